@@ -1,0 +1,22 @@
+"""Entry point for ``switchboard`` and ``python -m desktop_app``: headless commands or the desktop app."""
+
+from __future__ import annotations
+
+import sys
+
+HEADLESS_COMMANDS = {"ask"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in HEADLESS_COMMANDS:
+        from desktop_app.cli import main as cli_main
+
+        return cli_main(args)
+    from desktop_app.app import main as app_main
+
+    return app_main(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,202 @@
+"""Headless commands on the same Runtime as the window. ``switchboard ask`` is a stable contract:
+
+    switchboard ask [--base-url URL] [--model NAME] [--api-key-env VAR] [--dialect openai|deepseek]
+                    [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR] PROMPT
+
+Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from desktop_app.paths import HOME_ENV, app_paths
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.settings import infer_dialect, load_settings
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="switchboard", description="Switchboard headless commands.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    ask = sub.add_parser("ask", help="Run one prompt to its end and print the answer (or the events).")
+    ask.add_argument("prompt", metavar="PROMPT", help="the user prompt")
+    ask.add_argument("--base-url", help="OpenAI-compatible base URL (default: the configured provider)")
+    ask.add_argument("--model", help="model name (default: the configured model)")
+    ask.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    ask.add_argument("--dialect", choices=["openai", "deepseek"], help="wire dialect (default: inferred)")
+    ask.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
+    ask.add_argument(
+        "--approve",
+        choices=["ask", "always", "never"],
+        default="ask",
+        help="tool calls: ask on the terminal, approve all, or deny all (default: ask)",
+    )
+    ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
+    ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    return parser
+
+
+class TerminalApprover:
+    """Answers approvals on the terminal (``--approve ask``); without a terminal it denies with a reason."""
+
+    def __init__(self, runtime: object, out: TextIO) -> None:
+        self._runtime = runtime
+        self._out = out
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ApprovalRequired):
+            task = asyncio.ensure_future(self._ask(event))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _ask(self, event: ev.ApprovalRequired) -> None:
+        import json
+
+        from desktop_app.runtime.service import Runtime
+
+        runtime = self._runtime
+        assert isinstance(runtime, Runtime)
+        if not sys.stdin or not sys.stdin.isatty():
+            runtime.answer(
+                event.tool_call_id,
+                approved=False,
+                reason="no terminal to ask for approval; use --approve always or never",
+            )
+            return
+        args = json.dumps(event.arguments, ensure_ascii=False)
+        self._out.write(f"\nAllow {event.server}/{event.tool} {args}? [y/N] ")
+        self._out.flush()
+        line = await asyncio.to_thread(sys.stdin.readline)
+        approved = line.strip().lower() in {"y", "yes"}
+        runtime.answer(event.tool_call_id, approved=approved, reason=None if approved else "denied on the terminal")
+
+
+class TextPrinter:
+    """Default output: the answer streams to stdout, reasoning and notices to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self._out, self._err = out, err
+        self._in_reasoning = False
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ReasoningDelta):
+            self._err.write(event.text)
+            self._err.flush()
+            self._in_reasoning = True
+            return
+        if self._in_reasoning:
+            self._err.write("\n")
+            self._in_reasoning = False
+        if isinstance(event, ev.ContentDelta):
+            self._out.write(event.text)
+            self._out.flush()
+        elif isinstance(event, ev.ToolCall):
+            self._err.write(f"[tool] {event.server}/{event.tool} {event.arguments}\n")
+        elif isinstance(event, ev.ToolResult):
+            mark = "error" if event.is_error else "result"
+            self._err.write(f"[{mark}] {event.text[:2000]}\n")
+        elif isinstance(event, ev.RetryScheduled):
+            r = event.retry
+            self._err.write(f"[retry] {r.reason}, retrying in {r.delay_s:g} s ({r.attempt}/{r.max_attempts})\n")
+        elif isinstance(event, ev.Error):
+            self._err.write(f"error: {event.message}\n")
+        elif isinstance(event, ev.RunFinished):
+            self._out.write("\n")
+            self._out.flush()
+
+
+class JsonlPrinter:
+    """``--events jsonl``: every event exactly as the runtime emits it, one JSON object per line."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def __call__(self, event: ev.Event) -> None:
+        self._out.write(event.model_dump_json() + "\n")
+        self._out.flush()
+
+
+async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.runtime.host import Host
+    from desktop_app.runtime.host.config import load_mcp_config
+    from desktop_app.runtime.service import Runtime
+
+    paths = app_paths(ns.home).ensure()
+    settings = load_settings(paths.settings_file)
+    provider = settings.provider
+    updates: dict[str, object] = {}
+    if ns.base_url:
+        updates["base_url"] = ns.base_url
+    if ns.model:
+        updates["model"] = ns.model
+    if ns.api_key_env:
+        updates["api_key_env"] = ns.api_key_env
+    if ns.dialect:
+        updates["dialect"] = ns.dialect
+    elif ns.base_url:
+        updates["dialect"] = infer_dialect(ns.base_url)
+    provider = provider.model_copy(update=updates)
+    if not provider.base_url:
+        err.write("switchboard: no provider configured; pass --base-url (and --model) or set one in the app\n")
+        return EXIT_USAGE
+    if not provider.model:
+        provider = provider.model_copy(update={"model": "default"})
+    if ns.api_key_env and not os.environ.get(ns.api_key_env):
+        err.write(f"switchboard: environment variable {ns.api_key_env} is not set\n")
+        return EXIT_USAGE
+    mcp_path: Path = ns.mcp_config or paths.mcp_config_file
+    if ns.mcp_config and not ns.mcp_config.exists():
+        err.write(f"switchboard: {ns.mcp_config}: no such MCP config file\n")
+        return EXIT_USAGE
+    servers = load_mcp_config(mcp_path)
+    host = Host(servers)
+    runtime = Runtime(
+        settings=settings.model_copy(update={"provider": provider}), host=host, policy=ApprovalPolicy(ns.approve)
+    )
+    try:
+        await host.start()
+        for name, status in host.states().items():
+            if status.state == "failed":
+                err.write(f"switchboard: MCP server {name!r} failed to start: {status.error}\n")
+        runtime.subscribe(JsonlPrinter(out) if ns.events == "jsonl" else TextPrinter(out, err))
+        if ns.approve == "ask":
+            runtime.subscribe(TerminalApprover(runtime, err))
+        conversation = runtime.new_conversation()
+        outcome = await runtime.run(conversation, ns.prompt)
+    finally:
+        await runtime.aclose()
+    return EXIT_OK if outcome.status == "finished" else EXIT_FAILED
+
+
+def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        ns = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help exits 0, bad usage exits 2
+        return int(exc.code or 0)
+    if ns.home:
+        os.environ[HOME_ENV] = str(ns.home)
+    from desktop_app.log import setup_logging
+
+    setup_logging(app_paths(ns.home).log_dir)
+    try:
+        return asyncio.run(_ask(ns, out, err))
+    except ConfigError as exc:
+        err.write(f"switchboard: bad config: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        err.write("\nswitchboard: interrupted\n")
+        return EXIT_FAILED

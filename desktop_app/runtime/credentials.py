@@ -1,0 +1,67 @@
+"""Secrets in the OS keyring (service ``switchboard``), never in files or logs.
+
+When no keyring backend works, secrets are kept in memory for this session only and ``persistent``
+turns False, so the UI can warn once. Plaintext on disk is never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import keyring
+import keyring.errors
+
+SERVICE = "switchboard"
+log = logging.getLogger(__name__)
+
+
+class Credentials:
+    """Get, set and delete named secrets; falls back to memory (with ``persistent=False``) without a keyring."""
+
+    def __init__(self, service: str = SERVICE) -> None:
+        self._service = service
+        self._memory: dict[str, str] = {}
+        self.persistent = True
+        self.problem: str | None = None
+
+    def _fallback(self, exc: Exception) -> None:
+        if self.persistent:
+            self.persistent = False
+            self.problem = (
+                f"No usable system keyring ({type(exc).__name__}): secrets are kept in memory for this "
+                "session only. Install and unlock a keyring (e.g. GNOME Keyring or KWallet) to remember them."
+            )
+            log.warning("%s", self.problem)
+
+    def get(self, name: str) -> str | None:
+        if name in self._memory:
+            return self._memory[name]
+        if not self.persistent:
+            return None
+        try:
+            value: str | None = keyring.get_password(self._service, name)
+        except keyring.errors.KeyringError as exc:
+            self._fallback(exc)
+            return None
+        return value
+
+    def set(self, name: str, value: str) -> None:
+        if self.persistent:
+            try:
+                keyring.set_password(self._service, name, value)
+                self._memory.pop(name, None)
+                return
+            except keyring.errors.KeyringError as exc:
+                self._fallback(exc)
+        self._memory[name] = value
+
+    def delete(self, name: str) -> None:
+        self._memory.pop(name, None)
+        if not self.persistent:
+            return
+        try:
+            keyring.delete_password(self._service, name)
+        except keyring.errors.PasswordDeleteError:
+            pass
+        except keyring.errors.KeyringError as exc:
+            self._fallback(exc)

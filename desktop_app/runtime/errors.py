@@ -1,0 +1,147 @@
+"""The exception tree of the runtime. Every message says what happened and what to do.
+
+SwitchboardError
+├── ConfigError                 a settings or mcp.json file is broken (path, line, column, problem)
+├── CredentialError             the keyring refused a read or write
+├── ProviderError               the model endpoint failed
+│   ├── ProviderHTTPError       a non-2xx answer (status, headers, body head)
+│   ├── ProviderNetworkError    connect/read failure before any HTTP answer
+│   ├── StreamError             the SSE stream broke; ``after_progress`` says whether output was emitted
+│   │   ├── StreamDisconnected  ended before a terminal frame
+│   │   └── StreamStalled       no model output for the idle timeout
+│   └── EmptyCompletionError    the model returned no content and no tool call (``retryable`` if reasoning only)
+├── HostError                   the MCP host failed
+│   ├── ServerNotFoundError
+│   ├── ToolNotFoundError
+│   └── ServerStartError
+└── RunError                    the run loop refused or failed
+    ├── ConversationBusyError   a second run on a conversation that has one active
+    └── UnknownToolCallError    an answer for an unknown or already-answered tool-call id
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+
+class SwitchboardError(Exception):
+    """Base of every error the runtime raises on purpose."""
+
+    code = "switchboard_error"
+
+
+class ConfigError(SwitchboardError):
+    """A configuration file is unusable. The file is never overwritten."""
+
+    code = "config_error"
+
+    def __init__(self, path: Path | str, problem: str, *, line: int | None = None, column: int | None = None) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        self.line = line
+        self.column = column
+        where = str(self.path)
+        if line is not None:
+            where += f":{line}"
+            if column is not None:
+                where += f":{column}"
+        super().__init__(f"{where}: {problem}")
+
+
+class CredentialError(SwitchboardError):
+    code = "credential_error"
+
+
+class ProviderError(SwitchboardError):
+    code = "provider_error"
+    retryable = False
+
+
+class ProviderHTTPError(ProviderError):
+    """The endpoint answered with a non-2xx status."""
+
+    code = "provider_http_error"
+
+    def __init__(self, status: int, body: str, headers: Mapping[str, str] | None = None) -> None:
+        self.status = status
+        self.body = body
+        self.headers = dict(headers or {})
+        self.retryable = status in {429, 500, 502, 503, 504, 529}
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        head = self.body.strip()[:500]
+        hint = {
+            400: "the request was rejected; check the model name and the conversation",
+            401: "the API key was refused; set it again in the provider settings",
+            403: "the API key has no access to this model",
+            404: "the endpoint or model was not found; check the base URL and the model name",
+            429: "rate limited; wait a moment and try again",
+        }.get(self.status, "the provider had a problem; try again later" if self.status >= 500 else "")
+        text = f"HTTP {self.status} from the model provider"
+        if hint:
+            text += f" — {hint}"
+        if head:
+            text += f": {head}"
+        return text
+
+
+class ProviderNetworkError(ProviderError):
+    code = "provider_network_error"
+    retryable = True
+
+
+class StreamError(ProviderError):
+    """The response stream broke. After progress the partial output stands and there is no retry."""
+
+    code = "stream_error"
+
+    def __init__(self, message: str, *, after_progress: bool) -> None:
+        self.after_progress = after_progress
+        self.retryable = not after_progress
+        super().__init__(message)
+
+
+class StreamDisconnected(StreamError):
+    code = "stream_disconnected"
+
+
+class StreamStalled(StreamError):
+    code = "stream_stalled"
+
+
+class EmptyCompletionError(ProviderError):
+    code = "empty_completion"
+
+    def __init__(self, message: str, *, retryable: bool) -> None:
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class HostError(SwitchboardError):
+    code = "host_error"
+
+
+class ServerNotFoundError(HostError):
+    code = "server_not_found"
+
+
+class ToolNotFoundError(HostError):
+    code = "tool_not_found"
+
+
+class ServerStartError(HostError):
+    code = "server_start_error"
+
+
+class RunError(SwitchboardError):
+    code = "run_error"
+
+
+class ConversationBusyError(RunError):
+    code = "conversation_busy"
+
+
+class UnknownToolCallError(RunError):
+    code = "unknown_tool_call"

@@ -1,0 +1,1 @@
+"""Model providers: each translates one wire format into the normalized provider events."""

@@ -1,0 +1,85 @@
+"""What every provider yields and takes: the request shape and the normalized stream items."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from desktop_app.runtime.events import RetryInfo, TokenUsage
+from desktop_app.runtime.messages import Message, ToolCallRequest, ToolSpec
+
+
+class ChatRequest(BaseModel):
+    """One model request: the conversation so far, the tools on offer and the generation options."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    thinking: bool | None = None
+    reasoning_effort: str | None = None
+    max_tokens: int | None = None
+
+
+class _Item(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class ContentChunk(_Item):
+    kind: Literal["content"] = "content"
+    text: str
+
+
+class ReasoningChunk(_Item):
+    kind: Literal["reasoning"] = "reasoning"
+    text: str
+
+
+class ToolCallChunk(_Item):
+    """A fragment of a tool call being assembled (for progress display); the Completion has the whole."""
+
+    kind: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    id: str = ""
+    name: str = ""
+    arguments_delta: str = ""
+
+
+class UsageChunk(_Item):
+    kind: Literal["usage"] = "usage"
+    usage: TokenUsage
+
+
+class RetryChunk(_Item):
+    """The provider will try again; with ``stream_reset`` the partial output emitted so far is void."""
+
+    kind: Literal["retry"] = "retry"
+    info: RetryInfo
+
+
+class Completion(_Item):
+    """The end of one model response, with everything it said."""
+
+    kind: Literal["completion"] = "completion"
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCallRequest, ...] = ()
+    finish_reason: Literal["end_turn", "tool_use", "max_tokens"] = "end_turn"
+    usage: TokenUsage | None = None
+
+
+ProviderEvent = Annotated[
+    ContentChunk | ReasoningChunk | ToolCallChunk | UsageChunk | RetryChunk | Completion,
+    Field(discriminator="kind"),
+]
+
+
+class Provider(Protocol):
+    """A model endpoint. ``stream`` yields chunks and ends with exactly one ``Completion`` or raises."""
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]: ...
+
+    async def aclose(self) -> None: ...

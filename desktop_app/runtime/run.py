@@ -1,0 +1,286 @@
+"""One turn's loop: prompt → stream → tool calls → pause for approval → ``Host.call`` → continue.
+
+The loop streams one model response, records it, and for every tool call (in model order) asks the
+approval broker, calls the one host path and feeds the result back, until the model stops or the
+tool-round limit is reached. Tool failures and denials go back to the model as ``is_error`` results;
+provider failures end the run with an ``Error`` event, keeping any partial answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision
+from desktop_app.runtime.errors import ProviderError, SwitchboardError
+from desktop_app.runtime.messages import (
+    AssistantMessage,
+    Message,
+    ToolCallRequest,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from desktop_app.runtime.providers.base import (
+    ChatRequest,
+    Completion,
+    ContentChunk,
+    Provider,
+    ReasoningChunk,
+    RetryChunk,
+    UsageChunk,
+)
+
+Emit = Callable[[ev.Event], None]
+
+
+class ToolTarget(Protocol):
+    """What the loop needs to know of a tool the model named."""
+
+    @property
+    def server(self) -> str: ...
+
+    @property
+    def tool(self) -> str: ...
+
+
+class ToolOutcome(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def is_error(self) -> bool: ...
+
+    @property
+    def structured(self) -> dict[str, Any] | None: ...
+
+
+class ToolHost(Protocol):
+    """The host as the loop sees it: the tools on offer and the one call path."""
+
+    def tool_specs(self) -> list[ToolSpec]: ...
+
+    def lookup(self, model_name: str) -> ToolTarget | None: ...
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome: ...
+
+
+@dataclass
+class Conversation:
+    """A conversation's messages and its one active run, if any."""
+
+    id: str
+    messages: list[Message] = field(default_factory=list)
+    active_run: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    model: str
+    max_tool_rounds: int = 25
+    thinking: bool | None = None
+    reasoning_effort: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    status: Literal["finished", "failed", "cancelled"]
+    content: str = ""
+    error: str | None = None
+
+
+class RunLoop:
+    """Drives one run of one conversation. Create one per run; call ``execute``."""
+
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        run_id: str,
+        provider: Provider,
+        host: ToolHost,
+        broker: ApprovalBroker,
+        policy: ApprovalPolicy,
+        options: RunOptions,
+        emit: Emit,
+    ) -> None:
+        self._conv = conversation
+        self._run_id = run_id
+        self._provider = provider
+        self._host = host
+        self._broker = broker
+        self._policy = policy
+        self._options = options
+        self._emit_event = emit
+        self._partial_content: list[str] = []
+        self._partial_reasoning: list[str] = []
+
+    # -- helpers ---------------------------------------------------------------------------------------
+
+    @property
+    def _ids(self) -> dict[str, str]:
+        return {"conversation_id": self._conv.id, "run_id": self._run_id}
+
+    def _emit(self, event: ev.Event) -> None:
+        self._emit_event(event)
+
+    # -- the loop --------------------------------------------------------------------------------------
+
+    async def execute(self, prompt: str) -> RunOutcome:
+        self._emit(ev.RunStarted(**self._ids, model=self._options.model, prompt=prompt))
+        self._conv.messages.append(UserMessage(content=prompt))
+        rounds = 0
+        last_content = ""
+        try:
+            while True:
+                completion = await self._stream_once()
+                last_content = completion.content
+                self._conv.messages.append(
+                    AssistantMessage(
+                        content=completion.content,
+                        reasoning=completion.reasoning,
+                        tool_calls=completion.tool_calls,
+                    )
+                )
+                if not completion.tool_calls:
+                    reason: Literal["end_turn", "max_tokens"] = (
+                        "max_tokens" if completion.finish_reason == "max_tokens" else "end_turn"
+                    )
+                    self._emit(ev.RunFinished(**self._ids, reason=reason, content=completion.content))
+                    return RunOutcome(self._run_id, "finished", completion.content)
+                for call in completion.tool_calls:
+                    await self._run_tool_call(call)
+                rounds += 1
+                if rounds >= self._options.max_tool_rounds:
+                    self._emit(ev.RunFinished(**self._ids, reason="tool_round_limit", content=last_content))
+                    return RunOutcome(self._run_id, "finished", last_content)
+        except SwitchboardError as exc:
+            partial = self.keep_partial()
+            retryable = bool(getattr(exc, "retryable", False))
+            self._emit(ev.Error(**self._ids, code=exc.code, message=str(exc), retryable=retryable))
+            return RunOutcome(self._run_id, "failed", partial, str(exc))
+
+    def keep_partial(self) -> str:
+        """A failed or stopped stream keeps what it had said, so the conversation stays consistent.
+
+        Returns the partial answer text (empty when the stream had said nothing).
+        """
+        content, reasoning = "".join(self._partial_content), "".join(self._partial_reasoning)
+        if content or reasoning:
+            self._conv.messages.append(AssistantMessage(content=content, reasoning=reasoning))
+        self._partial_content.clear()
+        self._partial_reasoning.clear()
+        return content
+
+    async def _stream_once(self) -> Completion:
+        request = ChatRequest(
+            model=self._options.model,
+            messages=tuple(self._conv.messages),
+            tools=tuple(self._host.tool_specs()),
+            thinking=self._options.thinking,
+            reasoning_effort=self._options.reasoning_effort,
+        )
+        self._partial_content.clear()
+        self._partial_reasoning.clear()
+        completion: Completion | None = None
+        async for item in self._provider.stream(request):
+            if isinstance(item, ContentChunk):
+                if item.text:
+                    self._partial_content.append(item.text)
+                    self._emit(ev.ContentDelta(**self._ids, text=item.text))
+            elif isinstance(item, ReasoningChunk):
+                if item.text:
+                    self._partial_reasoning.append(item.text)
+                    self._emit(ev.ReasoningDelta(**self._ids, text=item.text))
+            elif isinstance(item, UsageChunk):
+                self._emit(ev.Usage(**self._ids, usage=item.usage))
+            elif isinstance(item, RetryChunk):
+                if item.info.stream_reset:
+                    self._partial_content.clear()
+                    self._partial_reasoning.clear()
+                self._emit(ev.RetryScheduled(**self._ids, retry=item.info))
+            elif isinstance(item, Completion):
+                completion = item
+        if completion is None:  # a provider must end with a Completion or raise
+            raise ProviderError("The model stream ended without a completion; try again.")
+        self._partial_content.clear()
+        self._partial_reasoning.clear()
+        return completion
+
+    async def _run_tool_call(self, call: ToolCallRequest) -> None:
+        target = self._host.lookup(call.name)
+        server, tool = (target.server, target.tool) if target else ("", call.name)
+        try:
+            arguments = call.parsed_arguments()
+        except ValueError as exc:
+            self._emit(
+                ev.ToolCall(**self._ids, tool_call_id=call.id, name=call.name, server=server, tool=tool, arguments={})
+            )
+            self._finish_tool(call, server, tool, f"Invalid tool arguments ({exc}); send a JSON object.", True)
+            return
+        self._emit(
+            ev.ToolCall(
+                **self._ids, tool_call_id=call.id, name=call.name, server=server, tool=tool, arguments=arguments
+            )
+        )
+        if target is None:
+            self._finish_tool(call, server, tool, f"Tool {call.name!r} not found.", True)
+            return
+        decision = await self._decide(call.id, server, tool, arguments)
+        if not decision.approved:
+            text = "The user denied this tool call."
+            if decision.reason:
+                text += f" Reason: {decision.reason}"
+            self._finish_tool(call, server, tool, text, True)
+            return
+        outcome = await self._host.call(server, tool, arguments)
+        self._finish_tool(call, server, tool, outcome.text, outcome.is_error, outcome.structured)
+
+    async def _decide(self, call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> Decision:
+        decision = self._policy.decide_without_asking()
+        if decision is None:
+            future = self._broker.open(call_id)
+            self._emit(
+                ev.ApprovalRequired(**self._ids, tool_call_id=call_id, server=server, tool=tool, arguments=arguments)
+            )
+            try:
+                decision = await future
+            finally:
+                self._broker.close(call_id)
+        self._emit(
+            ev.ApprovalDecided(
+                **self._ids,
+                tool_call_id=call_id,
+                approved=decision.approved,
+                reason=decision.reason,
+                source=decision.source,
+            )
+        )
+        return decision
+
+    def _finish_tool(
+        self,
+        call: ToolCallRequest,
+        server: str,
+        tool: str,
+        text: str,
+        is_error: bool,
+        structured: dict[str, Any] | None = None,
+    ) -> None:
+        self._emit(
+            ev.ToolResult(
+                **self._ids,
+                tool_call_id=call.id,
+                server=server,
+                tool=tool,
+                text=text,
+                is_error=is_error,
+                structured=structured,
+            )
+        )
+        content = text if text else json.dumps(structured) if structured is not None else ""
+        self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))

@@ -1,0 +1,62 @@
+"""Shared test setup: Qt offscreen, an isolated SWITCHBOARD_HOME, an in-memory keyring, the LLM server."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.errors
+import pytest
+from keyring.backend import KeyringBackend
+
+from tests.support.llm_server import ScriptedLLMServer
+
+
+class MemoryKeyring(KeyringBackend):
+    """An in-memory keyring backend, so tests never touch (or need) a real OS keyring."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.store.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.store[(service, username)] = password
+
+    def delete_password(self, service: str, username: str) -> None:
+        try:
+            del self.store[(service, username)]
+        except KeyError:
+            raise keyring.errors.PasswordDeleteError("not found") from None
+
+
+@pytest.fixture(autouse=True)
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    old = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(old)
+
+
+@pytest.fixture(autouse=True)
+def switchboard_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("SWITCHBOARD_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def llm_server() -> Iterator[ScriptedLLMServer]:
+    with ScriptedLLMServer() as server:
+        yield server
