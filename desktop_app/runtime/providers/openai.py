@@ -1,0 +1,386 @@
+"""The OpenAI-compatible Chat Completions streaming provider, DeepSeek-aware (Whale §1.1–1.3).
+
+It owns the wire format of ``POST <base>/chat/completions``: building the request body from a
+``ChatRequest`` (``build_body``, ``to_wire_messages``), assembling the streamed
+``chat.completion.chunk`` frames into provider events and one ``Completion`` (``StreamAssembler``), and
+the ``OpenAIProvider`` that puts them together over httpx. SSE framing and stall detection live in
+``_sse``; sending and retrying live in ``_retry``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx
+
+from desktop_app.runtime.errors import EmptyCompletionError, StreamDisconnected
+from desktop_app.runtime.events import TokenUsage
+from desktop_app.runtime.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCallRequest,
+    ToolMessage,
+    ToolSpec,
+    UserMessage,
+)
+from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
+from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, DONE, SSEReader, decode_data
+from desktop_app.runtime.providers.base import (
+    ChatRequest,
+    Completion,
+    ContentChunk,
+    ProviderEvent,
+    ReasoningChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+
+Dialect = Literal["openai", "deepseek"]
+
+DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)
+"""For a client the provider creates itself: 11 minutes per read (stalls are caught sooner by the idle
+timeout), 30 s to connect."""
+
+
+# ---- request ------------------------------------------------------------------------------------------
+
+
+def _tool_call_wire(call: ToolCallRequest) -> dict[str, Any]:
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def _assistant_wire(message: AssistantMessage, *, dialect: Dialect, thinking: bool | None) -> dict[str, Any]:
+    wire: dict[str, Any] = {"role": "assistant", "content": message.content}
+    if not message.tool_calls:
+        return wire  # reasoning is never sent back on a plain answer
+    if not message.content:
+        wire["content"] = None
+    wire["tool_calls"] = [_tool_call_wire(call) for call in message.tool_calls]
+    if dialect != "deepseek":
+        return wire  # stock OpenAI-compatible servers do not know reasoning_content
+    if message.reasoning:
+        wire["reasoning_content"] = message.reasoning
+    elif thinking:
+        wire["reasoning_content"] = ""  # DeepSeek thinking mode wants the key on tool-call turns
+    return wire
+
+
+def to_wire_messages(
+    messages: Sequence[Message], *, dialect: Dialect = "openai", thinking: bool | None = None
+) -> list[dict[str, Any]]:
+    """The ``messages`` array: system, user, assistant (with ``tool_calls``) and tool messages.
+
+    In the DeepSeek dialect ``reasoning_content`` is sent back only on assistant messages that carry tool
+    calls: the reasoning when there is some, else ``""`` with thinking on, else nothing. A failed tool's
+    result is marked with an ``Error:`` prefix, since the wire has no error flag.
+    """
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage | UserMessage):
+            out.append({"role": message.role, "content": message.content})
+        elif isinstance(message, AssistantMessage):
+            out.append(_assistant_wire(message, dialect=dialect, thinking=thinking))
+        elif isinstance(message, ToolMessage):
+            # The wire has no error flag: say it in the content so the model knows the call failed.
+            content = f"Error: {message.content}" if message.is_error else message.content
+            out.append({"role": "tool", "tool_call_id": message.tool_call_id, "content": content})
+    return out
+
+
+def to_wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools in the OpenAI function format."""
+    return [
+        {
+            "type": "function",
+            "function": {"name": tool.name, "description": tool.description, "parameters": tool.parameters},
+        }
+        for tool in tools
+    ]
+
+
+def build_body(request: ChatRequest, *, dialect: Dialect = "openai") -> dict[str, Any]:
+    """The JSON body of one streaming chat-completions request."""
+    body: dict[str, Any] = {
+        "model": request.model,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "messages": to_wire_messages(request.messages, dialect=dialect, thinking=request.thinking),
+    }
+    if request.tools:
+        body["tools"] = to_wire_tools(request.tools)
+    if request.max_tokens is not None and request.max_tokens > 0:
+        body["max_tokens"] = request.max_tokens
+    if dialect == "deepseek" and request.thinking is not None:
+        body["thinking"] = {"type": "enabled" if request.thinking else "disabled"}
+        effort = (request.reasoning_effort or "").strip().lower()
+        if request.thinking and effort:
+            body["reasoning_effort"] = effort
+    return body
+
+
+# ---- response -----------------------------------------------------------------------------------------
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def parse_usage(raw: Any) -> TokenUsage | None:
+    """A ``usage`` object as ``TokenUsage``; ``None`` when absent or all-zero.
+
+    DeepSeek's ``prompt_cache_hit_tokens``/``prompt_cache_miss_tokens`` map to the cache counts; OpenAI's
+    ``prompt_tokens_details.cached_tokens`` is used when those are missing.
+    """
+    if not isinstance(raw, Mapping):
+        return None
+    prompt = _int(raw.get("prompt_tokens"))
+    completion = _int(raw.get("completion_tokens"))
+    total = _int(raw.get("total_tokens"))
+    if not (prompt or completion or total):
+        return None
+    hit = _int(raw.get("prompt_cache_hit_tokens"))
+    miss = _int(raw.get("prompt_cache_miss_tokens"))
+    details = raw.get("prompt_tokens_details")
+    if "prompt_cache_hit_tokens" not in raw and isinstance(details, Mapping) and "cached_tokens" in details:
+        hit = _int(details.get("cached_tokens"))
+        miss = max(prompt - hit, 0)
+    return TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cache_hit_tokens=hit,
+        cache_miss_tokens=miss,
+    )
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+def is_progress(event: ProviderEvent) -> bool:
+    """Model output that restarts the idle timer (usage and retry notices are not)."""
+    return isinstance(event, ContentChunk | ReasoningChunk | ToolCallChunk)
+
+
+class StreamAssembler:
+    """Turns decoded ``chat.completion.chunk`` frames into provider events and the final ``Completion``.
+
+    Pure: no I/O. Only ``choices[0]`` is read. Tool-call fragments are assembled by ``index`` (missing
+    means 0); ``id`` and ``name`` are taken when non-empty and argument fragments are concatenated.
+    """
+
+    def __init__(self) -> None:
+        self._content: list[str] = []
+        self._reasoning: list[str] = []
+        self._calls: dict[int, _PartialCall] = {}
+        self.usage: TokenUsage | None = None
+        self.finish_reason: str | None = None
+        self.progressed = False
+
+    @property
+    def finished_with_tool_calls(self) -> bool:
+        """``finish_reason: tool_calls`` arrived: the answer is complete without waiting for ``[DONE]``."""
+        return self.finish_reason == "tool_calls"
+
+    def feed(self, frame: Mapping[str, Any]) -> list[ProviderEvent]:
+        """The events carried by one frame, in order."""
+        events: list[ProviderEvent] = []
+        choices = frame.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
+            choice = choices[0]
+            delta = choice.get("delta")
+            if isinstance(delta, Mapping):
+                events.extend(self._delta(delta))
+            finish = choice.get("finish_reason")
+            if isinstance(finish, str) and finish:
+                self.finish_reason = finish
+        usage = parse_usage(frame.get("usage"))
+        if usage is not None and usage != self.usage:
+            self.usage = usage
+            events.append(UsageChunk(usage=usage))
+        if any(is_progress(event) for event in events):
+            self.progressed = True
+        return events
+
+    def _delta(self, delta: Mapping[str, Any]) -> list[ProviderEvent]:
+        events: list[ProviderEvent] = []
+        reasoning = delta.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            self._reasoning.append(reasoning)
+            events.append(ReasoningChunk(text=reasoning))
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._content.append(content)
+            events.append(ContentChunk(text=content))
+        tool_calls = delta.get("tool_calls")
+        if isinstance(tool_calls, list):
+            for fragment in tool_calls:
+                if isinstance(fragment, Mapping):
+                    events.append(self._tool_fragment(fragment))
+        return events
+
+    def _tool_fragment(self, fragment: Mapping[str, Any]) -> ToolCallChunk:
+        index = fragment.get("index")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            index = 0
+        call = self._calls.setdefault(index, _PartialCall())
+        call_id = fragment.get("id")
+        if isinstance(call_id, str) and call_id:
+            call.id = call_id
+        function = fragment.get("function")
+        arguments = ""
+        if isinstance(function, Mapping):
+            name = function.get("name")
+            if isinstance(name, str) and name:
+                call.name = name
+            args = function.get("arguments")
+            if isinstance(args, str):
+                arguments = args
+                call.arguments.append(args)
+        return ToolCallChunk(index=index, id=call.id, name=call.name, arguments_delta=arguments)
+
+    def tool_calls(self) -> tuple[ToolCallRequest, ...]:
+        """The assembled calls in index order; a call the model sent without an id gets a fresh one."""
+        out = []
+        for index in sorted(self._calls):
+            call = self._calls[index]
+            out.append(
+                ToolCallRequest(
+                    id=call.id or f"call_{uuid.uuid4().hex[:24]}",
+                    name=call.name,
+                    arguments="".join(call.arguments) or "{}",
+                )
+            )
+        return tuple(out)
+
+    def complete(self) -> Completion:
+        """The final ``Completion``; ``EmptyCompletionError`` when there is no answer and no tool call."""
+        content = "".join(self._content)
+        reasoning = "".join(self._reasoning)
+        calls = self.tool_calls()
+        if not calls and not content.strip():
+            if reasoning.strip():
+                raise EmptyCompletionError(
+                    "The model reasoned but returned no answer and no tool call. Try again.", retryable=True
+                )
+            raise EmptyCompletionError(
+                "The model returned no answer and no tool call. Try again or rephrase the request.",
+                retryable=False,
+            )
+        finish: Literal["end_turn", "tool_use", "max_tokens"]
+        if self.finish_reason == "length":
+            finish = "max_tokens"
+        elif calls:
+            finish = "tool_use"
+        else:
+            finish = "end_turn"
+        return Completion(
+            content=content, reasoning=reasoning, tool_calls=calls, finish_reason=finish, usage=self.usage
+        )
+
+
+async def read_stream(
+    lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+) -> AsyncGenerator[ProviderEvent, None]:
+    """The provider events of one SSE response body, ending with exactly one ``Completion``.
+
+    It stops at ``[DONE]`` or right after ``finish_reason: tool_calls``. Raises ``StreamStalled`` when no
+    model output arrives for ``idle_timeout`` seconds and ``StreamDisconnected`` when the stream ends
+    without a terminal frame; both say whether output was already emitted.
+    """
+    reader = SSEReader(lines, idle_timeout=idle_timeout)
+    assembler = StreamAssembler()
+    frames = reader.frames()
+    try:
+        async for data in frames:
+            frame = decode_data(data)
+            if frame is None:
+                continue  # blank or malformed: skipped
+            if frame is DONE:
+                yield assembler.complete()
+                return
+            for event in assembler.feed(frame):
+                if is_progress(event):
+                    reader.mark_progress()
+                yield event
+            if assembler.finished_with_tool_calls:
+                yield assembler.complete()
+                return
+    finally:
+        await frames.aclose()
+    raise StreamDisconnected(
+        "The model stream ended before the answer was complete. Try again.",
+        after_progress=assembler.progressed,
+    )
+
+
+# ---- the provider -------------------------------------------------------------------------------------
+
+
+class OpenAIProvider:
+    """A Chat Completions endpoint (OpenAI, DeepSeek or any compatible server), streamed over SSE."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        dialect: Dialect = "openai",
+        client: httpx.AsyncClient | None = None,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        retry_policy: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        if idle_timeout <= 0:
+            raise ValueError("idle_timeout must be positive")
+        self.base_url = base_url.rstrip("/")
+        self.dialect: Dialect = dialect
+        self._api_key = api_key
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        self._idle_timeout = idle_timeout
+        self._retry_policy = retry_policy or RetryPolicy()
+        self._sleep = sleep
+
+    @property
+    def endpoint(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Accept": "text/event-stream"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
+        """Stream one response: deltas, usage and retry notices, then exactly one ``Completion``."""
+        body = build_body(request, dialect=self.dialect)
+        headers = self._headers()
+
+        async def send() -> httpx.Response:
+            http_request = self._client.build_request("POST", self.endpoint, json=body, headers=headers)
+            return await self._client.send(http_request, stream=True)
+
+        def read(response: httpx.Response) -> AsyncGenerator[ProviderEvent, None]:
+            return read_stream(response.aiter_lines(), idle_timeout=self._idle_timeout)
+
+        retrier = Retrier(self._retry_policy, sleep=self._sleep)
+        events = stream_with_retry(send, read, retrier=retrier)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider created it."""
+        if self._owns_client:
+            await self._client.aclose()
