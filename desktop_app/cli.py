@@ -1,6 +1,6 @@
 """Headless commands on the same Runtime as the window. ``switchboard ask`` is a stable contract:
 
-    switchboard ask [--base-url URL] [--model NAME] [--api-key-env VAR] [--dialect openai|deepseek]
+    switchboard ask [--base-url URL] [--model NAME] [--api-key-env VAR] [--dialect openai|deepseek|anthropic]
                     [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR] PROMPT
 
 Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file.
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--base-url", help="OpenAI-compatible base URL (default: the configured provider)")
     ask.add_argument("--model", help="model name (default: the configured model)")
     ask.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    ask.add_argument("--dialect", choices=["openai", "deepseek"], help="wire dialect (default: inferred)")
+    ask.add_argument("--dialect", choices=["openai", "deepseek", "anthropic"], help="wire dialect (default: inferred)")
     ask.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
     ask.add_argument(
         "--approve",

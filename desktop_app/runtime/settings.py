@@ -18,13 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from desktop_app.runtime.errors import ConfigError
 
 SETTINGS_VERSION = 1
-Dialect = Literal["openai", "deepseek"]
+Dialect = Literal["openai", "deepseek", "anthropic"]
 
 
 def infer_dialect(base_url: str) -> Dialect:
     """DeepSeek specifics switch on when the base URL points at DeepSeek."""
     host = urlsplit(base_url).hostname or ""
-    return "deepseek" if host.endswith("deepseek.com") else "openai"
+    if host.endswith("deepseek.com"):
+        return "deepseek"
+    if host.endswith("anthropic.com"):
+        return "anthropic"
+    return "openai"
 
 
 class ProviderSettings(BaseModel):
@@ -34,7 +38,9 @@ class ProviderSettings(BaseModel):
 
     base_url: str = Field("", description="OpenAI-compatible base URL, e.g. https://api.deepseek.com")
     model: str = Field("", description="Model name as the endpoint expects it")
-    dialect: Dialect = Field("openai", description="Wire dialect: openai, or deepseek for DeepSeek extras")
+    dialect: Dialect = Field(
+        "openai", description="Wire dialect: openai, deepseek (DeepSeek extras) or anthropic (Messages API)"
+    )
     api_key_env: str | None = Field(None, description="Read the API key from this environment variable")
     thinking: bool | None = Field(None, description="DeepSeek: thinking on/off (None: the model's default)")
     reasoning_effort: str | None = Field(None, description="DeepSeek: reasoning effort when thinking is on")

@@ -1,0 +1,200 @@
+"""Composition root of the desktop app: arguments, logging, QApplication + qasync loop, Runtime, window.
+
+Start-up order keeps the first paint near the bare-Qt floor: Qt and the window first, then, after the
+first paint, the heavy runtime (the MCP SDK import alone costs ~0.8 s) is imported in a worker thread and
+attached to the window, which shows "Starting…" until then. Shutdown order: the window closes, the UI's
+tasks are cancelled, ``await runtime.aclose()`` stops runs and MCP servers, and only then the loop stops.
+
+``--smoke-test`` does the same start-up, prints ``startup: <seconds> s to first paint``, creates the
+runtime, shuts down in order and exits 0 (1 if anything failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop_app import __version__
+from desktop_app.paths import HOME_ENV, AppPaths, app_paths
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.ui.main_window import MainWindow
+
+log = logging.getLogger("desktop_app.app")
+
+EXIT_OK, EXIT_FAILED = 0, 1
+FIRST_PAINT_TIMEOUT_S = 30.0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="switchboard", description="Switchboard desktop AI assistant.")
+    parser.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
+    parser.add_argument(
+        "--smoke-test", action="store_true", help="start, report the time to first paint, shut down, exit"
+    )
+    parser.add_argument("--version", action="version", version=f"switchboard {__version__}")
+    return parser
+
+
+def resource_path(name: str) -> Path:
+    """A file from ``resources/`` (next to the package in a checkout, under ``_MEIPASS`` when frozen)."""
+    base = getattr(sys, "_MEIPASS", None)
+    root = Path(base) if base else Path(__file__).resolve().parent.parent
+    return root / "resources" / name
+
+
+def build_runtime(paths: AppPaths) -> tuple[Runtime, list[str]]:
+    """The Runtime on the user's settings and ``mcp.json``; broken files give defaults and a problem line."""
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.host import Host, load_mcp_config
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.settings import Settings, load_settings
+
+    problems: list[str] = []
+    settings_path: Path | None = paths.settings_file
+    try:
+        settings = load_settings(paths.settings_file)
+    except ConfigError as exc:
+        problems.append(f"Settings file is broken, running on defaults (the file is left as is): {exc}")
+        settings, settings_path = Settings(), None  # never overwrite a broken file
+    try:
+        servers = load_mcp_config(paths.mcp_config_file) if paths.mcp_config_file.exists() else {}
+    except ConfigError as exc:
+        problems.append(f"mcp.json is broken, no MCP servers loaded: {exc}")
+        servers = {}
+    runtime = Runtime(settings=settings, host=Host(servers), settings_path=settings_path)
+    return runtime, problems
+
+
+class App:
+    """Runs the window and the runtime on the qasync loop; owns the start-up and shutdown order."""
+
+    def __init__(self, qapp: QApplication, window: MainWindow, paths: AppPaths, t0: float, *, smoke: bool) -> None:
+        self.qapp = qapp
+        self.window = window
+        self.paths = paths
+        self.t0 = t0
+        self.smoke = smoke
+        self.runtime: Runtime | None = None
+
+    async def run(self) -> int:
+        from desktop_app.ui.asyncqt import first_paint, install_asyncgen_hooks
+
+        loop = asyncio.get_running_loop()
+        install_asyncgen_hooks(loop)
+        closed: asyncio.Future[None] = loop.create_future()
+        self.qapp.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(None))
+        painted = first_paint(self.window)
+        self.window.show()
+        painted_at = await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_S)
+        print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
+        status = EXIT_OK
+        try:
+            await self._start_runtime()
+            if self.smoke:
+                print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
+                self.window.close()
+            await closed
+        except Exception:
+            log.exception("start-up failed")
+            status = EXIT_FAILED
+            if self.smoke:
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            await self.shutdown()
+        return status
+
+    async def _start_runtime(self) -> None:
+        # Import the runtime (mcp, ~0.8 s) off the UI thread so the "Starting…" window stays responsive.
+        await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.service")
+        await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.host")
+        runtime, problems = build_runtime(self.paths)
+        self.runtime = runtime
+        self.window.attach_runtime(runtime)
+        for problem in problems:
+            self.window.view.show_error(problem)
+        if not self.smoke:
+            self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")
+
+    async def _start_servers(self, runtime: Runtime) -> None:
+        host: Any = runtime.host
+        if hasattr(host, "start"):
+            await host.start()
+            failed = [(name, s.error) for name, s in host.states().items() if s.state == "failed"]
+            for name, error in failed:
+                self.window.view.add_notice(f"MCP server '{name}' failed to start: {error}", "error")
+
+    async def shutdown(self) -> None:
+        """Cancel the UI's tasks, close the runtime (runs, MCP servers, HTTP clients)."""
+        await self.window.tasks.cancel_all()
+        if self.runtime is not None:
+            try:
+                await self.runtime.aclose()
+            except Exception:
+                log.exception("runtime did not close cleanly")
+
+
+def _setup_logging(paths: AppPaths, level: str) -> None:
+    from desktop_app.log import setup_logging
+
+    setup_logging(paths.log_dir, level=getattr(logging, level))
+    console = logging.StreamHandler()
+    console.setLevel(logging.WARNING)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(console)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    t0 = time.perf_counter()
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.home:
+        os.environ[HOME_ENV] = str(args.home)
+    paths = app_paths().ensure()
+    _setup_logging(paths, args.log_level)
+
+    import qasync
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.main_window import MainWindow
+
+    qapp = QApplication.instance() or QApplication([sys.argv[0]])
+    assert isinstance(qapp, QApplication)
+    qapp.setApplicationName("Switchboard")
+    qapp.setApplicationVersion(__version__)
+    qapp.setDesktopFileName("switchboard")
+    icon = resource_path("switchboard.svg")
+    if icon.exists():
+        qapp.setWindowIcon(QIcon(str(icon)))
+    qapp.setQuitOnLastWindowClosed(False)  # we stop the loop ourselves, after runtime.aclose()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl+C in a terminal ends the app (Qt owns the loop)
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    window = MainWindow()
+    app = App(qapp, window, paths, t0, smoke=args.smoke_test)
+    try:
+        with loop:
+            return loop.run_until_complete(app.run())
+    finally:
+        asyncio.set_event_loop(None)
+        logging.shutdown()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

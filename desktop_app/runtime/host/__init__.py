@@ -1,0 +1,55 @@
+"""The MCP host: reads ``mcp.json``, connects external and built-in MCP servers, names their tools
+for the model, and offers one call path (:meth:`Host.call`) for every server.
+
+Modules:
+    ``config``      ``mcp.json`` -> :class:`ServerConfig` models (never writes the file)
+    ``names``       Whale's ``mcp__<server>__<tool>`` names (64-byte limit, SHA-1 suffix, collisions)
+    ``connection``  one server's lifecycle in its own task, stderr capture, :class:`CallOutcome`
+    ``host``        :class:`Host`: all servers, the tool table, the call path, status
+"""
+
+from desktop_app.runtime.host.config import ServerConfig, load_mcp_config, parse_mcp_config
+from desktop_app.runtime.host.connection import (
+    CallOutcome,
+    ConnectionState,
+    ServerConnection,
+    StderrBuffer,
+    error_outcome,
+    outcome_from_result,
+)
+from desktop_app.runtime.host.host import (
+    BuiltinFactory,
+    Host,
+    HostTool,
+    ServerState,
+    ServerStatus,
+    normalize_schema,
+)
+from desktop_app.runtime.host.names import (
+    parse_qualified_tool_name,
+    qualify_tool_name,
+    sanitize_component,
+    unique_tool_name,
+)
+
+__all__ = [
+    "BuiltinFactory",
+    "CallOutcome",
+    "ConnectionState",
+    "Host",
+    "HostTool",
+    "ServerConfig",
+    "ServerConnection",
+    "ServerState",
+    "ServerStatus",
+    "StderrBuffer",
+    "error_outcome",
+    "load_mcp_config",
+    "normalize_schema",
+    "outcome_from_result",
+    "parse_mcp_config",
+    "parse_qualified_tool_name",
+    "qualify_tool_name",
+    "sanitize_component",
+    "unique_tool_name",
+]

@@ -1,0 +1,134 @@
+"""qasync glue: the one way the UI starts coroutines, and the asyncgen-hooks fix for qasync.
+
+Every coroutine a Qt slot starts goes through ``TaskRunner.start`` (or the ``async_slot`` decorator, which
+uses the owner's ``tasks`` runner). The runner keeps a strong reference to each task until it ends (the
+loop only keeps weak ones) and hands any exception other than cancellation to one error callback, which
+the main window points at its inline error display. Never ``exec()`` a modal dialog inside a coroutine:
+use ``QDialog.open()`` and a signal instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sys
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QWidget
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+ErrorHandler = Callable[[BaseException], None]
+
+
+def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> None:
+    """Install the loop's async-generator hooks, which qasync's ``run_forever`` forgets.
+
+    Without them, an ``async for`` that breaks out of an SSE stream leaves nested async generators to be
+    finalized synchronously by the GC ("async generator ignored GeneratorExit").
+    """
+    sys.set_asyncgen_hooks(
+        firstiter=loop._asyncgen_firstiter_hook,  # type: ignore[attr-defined]
+        finalizer=loop._asyncgen_finalizer_hook,  # type: ignore[attr-defined]
+    )
+
+
+class TaskRunner:
+    """Starts coroutines as tasks on the running loop, keeps them alive and reports their failures."""
+
+    def __init__(self, on_error: ErrorHandler | None = None) -> None:
+        self.on_error: ErrorHandler | None = on_error
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._tasks)
+
+    def start(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+        task = asyncio.get_event_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is None:
+            return
+        if self.on_error is None:
+            log.error("unhandled error in %s", task.get_name(), exc_info=exc)
+        else:
+            try:
+                self.on_error(exc)
+            except Exception:  # the error display itself failed: log both, never raise into the loop
+                log.exception("error handler failed while reporting %r", exc)
+
+    async def cancel_all(self) -> None:
+        """Cancel every task still running and wait until they have ended."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class HasTasks(Protocol):
+    tasks: TaskRunner
+
+
+S = TypeVar("S", bound=HasTasks)
+
+
+def async_slot(
+    method: Callable[Concatenate[S, P], Coroutine[Any, Any, Any]],
+) -> Callable[Concatenate[S, P], None]:
+    """Turn an ``async def`` method into a plain slot that starts it on ``self.tasks``."""
+
+    @functools.wraps(method)
+    def slot(self: S, *args: P.args, **kwargs: P.kwargs) -> None:
+        self.tasks.start(method(self, *args, **kwargs), name=method.__qualname__)
+
+    return slot
+
+
+class _PaintFilter(QObject):
+    """Application-wide event filter that resolves a future at the first paint of a window's widgets."""
+
+    def __init__(self, window: QWidget, future: asyncio.Future[float]) -> None:
+        super().__init__(window)
+        self._window = window
+        self._future = future
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.Paint
+            and not self._future.done()
+            and isinstance(watched, QWidget)
+            and watched.window() is self._window
+        ):
+            self._future.set_result(time.perf_counter())
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
+        return False
+
+
+def first_paint(window: QWidget) -> asyncio.Future[float]:
+    """A future resolved with ``time.perf_counter()`` when ``window`` (or a child) is first painted.
+
+    Call it before ``window.show()``.
+    """
+    future: asyncio.Future[float] = asyncio.get_event_loop().create_future()
+    app = QApplication.instance()
+    if app is None:
+        raise RuntimeError("first_paint() needs a QApplication")
+    app.installEventFilter(_PaintFilter(window, future))
+    return future

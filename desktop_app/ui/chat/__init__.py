@@ -1,0 +1,1 @@
+"""The chat: controller (runtime events → Qt signals), transcript view, blocks and composer."""

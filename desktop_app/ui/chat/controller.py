@@ -1,0 +1,183 @@
+"""Runtime events → Qt signals for one conversation, with text deltas coalesced on a short timer.
+
+The runtime calls its listeners on the loop thread, which under qasync is the Qt main thread, so the
+controller emits directly. Reasoning and answer deltas are buffered and flushed at most every
+``FLUSH_INTERVAL_MS`` (and before any other event, so that order is kept): a 20,000-token answer makes a
+few hundred view updates, not 20,000 layout passes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+if TYPE_CHECKING:  # not at run time: the pydantic models cost start-up time before the first paint
+    from desktop_app.runtime import events as ev
+    from desktop_app.runtime.settings import ProviderSettings
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL_MS = 30
+
+# Event ``kind`` -> the signal that carries it (deltas are coalesced separately).
+SIGNAL_FOR_KIND = {
+    "run_started": "run_started",
+    "tool_call": "tool_called",
+    "approval_required": "approval_required",
+    "approval_decided": "approval_decided",
+    "tool_result": "tool_result",
+    "retry_scheduled": "retry_scheduled",
+    "usage": "usage_reported",
+    "run_finished": "run_finished",
+    "error": "run_failed",
+}
+
+
+class RuntimeLike(Protocol):
+    """The part of ``desktop_app.runtime.service.Runtime`` the UI uses."""
+
+    @property
+    def provider_settings(self) -> ProviderSettings: ...
+
+    def subscribe(self, listener: Any) -> Any: ...
+    def new_conversation(self) -> str: ...
+    async def run(self, conversation_id: str, prompt: str) -> Any: ...
+    def answer(self, tool_call_id: str, *, approved: bool, reason: str | None = None) -> None: ...
+    def cancel(self, conversation_id: str) -> None: ...
+    def is_running(self, conversation_id: str) -> bool: ...
+    def configure_provider(self, settings: ProviderSettings, api_key: str | None) -> None: ...
+    async def aclose(self) -> None: ...
+
+
+class ChatController(QObject):
+    """Turns the runtime's events for the current conversation into Qt signals, and forwards user intent.
+
+    Signals:
+        run_started(object): a ``RunStarted`` event (a new assistant turn begins).
+        reasoning_appended(str): coalesced reasoning text to append.
+        content_appended(str): coalesced answer text to append.
+        tool_called(object): a ``ToolCall`` event.
+        approval_required(object): an ``ApprovalRequired`` event; answer it with ``answer()``.
+        approval_decided(object): an ``ApprovalDecided`` event.
+        tool_result(object): a ``ToolResult`` event.
+        retry_scheduled(object): a ``RetryScheduled`` event.
+        usage_reported(object): a ``Usage`` event.
+        run_finished(object): a ``RunFinished`` event.
+        run_failed(object): an ``Error`` event.
+        busy_changed(bool): a run of this conversation started (True) or ended (False).
+    """
+
+    run_started = Signal(object)
+    reasoning_appended = Signal(str)
+    content_appended = Signal(str)
+    tool_called = Signal(object)
+    approval_required = Signal(object)
+    approval_decided = Signal(object)
+    tool_result = Signal(object)
+    retry_scheduled = Signal(object)
+    usage_reported = Signal(object)
+    run_finished = Signal(object)
+    run_failed = Signal(object)
+    busy_changed = Signal(bool)
+
+    def __init__(self, runtime: RuntimeLike, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatController")
+        self.runtime = runtime
+        self.conversation_id = runtime.new_conversation()
+        self._busy = False
+        self._reasoning: list[str] = []
+        self._content: list[str] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(FLUSH_INTERVAL_MS)
+        self._timer.timeout.connect(self.flush)
+        self._unsubscribe = runtime.subscribe(self._on_event)
+
+    # -- user intent -------------------------------------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def send(self, prompt: str) -> Coroutine[Any, Any, Any]:
+        """Mark the conversation busy now and return the coroutine that runs the turn (start it as a task).
+
+        Busy is set before the task starts, so Send turns into Stop at once and a second Ctrl+Enter in the
+        same event-loop iteration cannot start a second run.
+        """
+        self._set_busy(True)
+        return self._run(self.conversation_id, prompt)
+
+    async def _run(self, conversation_id: str, prompt: str) -> Any:
+        try:
+            return await self.runtime.run(conversation_id, prompt)
+        finally:
+            self.flush()
+            if conversation_id == self.conversation_id:
+                self._set_busy(False)
+
+    def stop(self) -> None:
+        if self.runtime.is_running(self.conversation_id):
+            self.runtime.cancel(self.conversation_id)
+
+    def answer(self, tool_call_id: str, approved: bool, reason: str | None = None) -> None:
+        self.runtime.answer(tool_call_id, approved=approved, reason=reason)
+
+    def new_conversation(self) -> str:
+        """Switch to a fresh conversation; events of the old one are ignored from now on."""
+        self.flush()
+        self.conversation_id = self.runtime.new_conversation()
+        self._set_busy(False)
+        return self.conversation_id
+
+    def close(self) -> None:
+        self._timer.stop()
+        self._unsubscribe()
+
+    # -- runtime events ----------------------------------------------------------------------------------
+
+    def _on_event(self, event: ev.Event) -> None:
+        if event.conversation_id != self.conversation_id:
+            return
+        kind = event.kind
+        if kind == "reasoning_delta":
+            if self._content:  # keep order: answer text before this reasoning goes out first
+                self.flush()
+            self._reasoning.append(event.text)
+            self._schedule()
+        elif kind == "content_delta":
+            if self._reasoning:
+                self.flush()
+            self._content.append(event.text)
+            self._schedule()
+        else:
+            self.flush()
+            name = SIGNAL_FOR_KIND.get(kind)
+            if name is None:
+                log.debug("ignoring event %s", kind)
+            else:
+                getattr(self, name).emit(event)
+
+    def _schedule(self) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def flush(self) -> None:
+        """Emit the buffered reasoning and answer text now."""
+        if self._reasoning:
+            text = "".join(self._reasoning)
+            self._reasoning.clear()
+            self.reasoning_appended.emit(text)
+        if self._content:
+            text = "".join(self._content)
+            self._content.clear()
+            self.content_appended.emit(text)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)

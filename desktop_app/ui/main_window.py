@@ -1,0 +1,227 @@
+"""The main window: transcript, composer, menus and status bar around one ``ChatController``.
+
+The window exists before the runtime does (start-up shows "Starting…" until ``attach_runtime``), so the
+first paint never waits for the MCP stack to import. Failures of any coroutine the window starts are shown
+inline in the transcript and in the status bar.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from desktop_app.runtime.errors import SwitchboardError
+from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.chat.composer import Composer
+from desktop_app.ui.chat.controller import ChatController, RuntimeLike
+from desktop_app.ui.chat.view import ChatView
+
+log = logging.getLogger(__name__)
+
+_VIEW_SIGNALS = (
+    "run_started",
+    "reasoning_appended",
+    "content_appended",
+    "tool_called",
+    "approval_required",
+    "approval_decided",
+    "tool_result",
+    "retry_scheduled",
+    "usage_reported",
+    "run_finished",
+    "run_failed",
+)
+
+if TYPE_CHECKING:
+    from desktop_app.runtime import events as ev
+    from desktop_app.ui.provider_dialog import ProviderDialog
+
+
+def describe_exception(exc: BaseException) -> str:
+    """A user-facing sentence for an exception: our own errors already say what to do."""
+    if isinstance(exc, SwitchboardError):
+        return str(exc)
+    return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."
+
+
+class MainWindow(QMainWindow):
+    """Switchboard's main window."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("Switchboard")
+        self.resize(980, 760)
+        self.tasks = TaskRunner(on_error=self.show_exception)
+        self.runtime: RuntimeLike | None = None
+        self.controller: ChatController | None = None
+        self.provider_dialog: ProviderDialog | None = None
+
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        self.view = ChatView()
+        layout.addWidget(self.view, 1)
+        self.composer = Composer()
+        self.composer.setEnabled(False)
+        self.composer.submitted.connect(self._on_submitted)
+        self.composer.stop_requested.connect(self._on_stop_requested)
+        layout.addWidget(self.composer)
+        self.setCentralWidget(central)
+
+        self.status = QLabel("Starting…")
+        self.status.setObjectName("statusText")
+        self.statusBar().addWidget(self.status, 1)
+        self.model_label = QLabel("")
+        self.model_label.setObjectName("modelLabel")
+        self.statusBar().addPermanentWidget(self.model_label)
+        self._build_menus()
+        self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        self.stop_shortcut.activated.connect(self._on_stop_requested)
+        self.composer.edit.setFocus()
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self.new_chat_action = QAction("&New chat", self)
+        self.new_chat_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_chat_action.triggered.connect(self._on_new_chat_triggered)
+        file_menu.addAction(self.new_chat_action)
+        file_menu.addSeparator()
+        quit_action = QAction("&Quit", self)
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_action.triggered.connect(self.close)
+        file_menu.addAction(quit_action)
+        settings_menu = self.menuBar().addMenu("&Settings")
+        self.provider_action = QAction("&Provider…", self)
+        self.provider_action.setEnabled(False)
+        self.provider_action.triggered.connect(self._on_provider_triggered)
+        settings_menu.addAction(self.provider_action)
+
+    # -- runtime -----------------------------------------------------------------------------------------
+
+    def attach_runtime(self, runtime: RuntimeLike) -> ChatController:
+        """Connect the (late-created) runtime; asks for a provider at first run."""
+        self.runtime = runtime
+        controller = ChatController(runtime, self)
+        for name in _VIEW_SIGNALS:
+            getattr(controller, name).connect(getattr(self.view, f"_on_{name}"))
+        controller.run_started.connect(self._on_run_started)
+        controller.content_appended.connect(self._on_content_appended)
+        controller.approval_required.connect(self._on_approval_required)
+        controller.approval_decided.connect(self._on_approval_decided)
+        controller.busy_changed.connect(self._on_busy_changed)
+        self.view.decided.connect(self._on_decided)
+        self.controller = controller
+        self.composer.setEnabled(True)
+        self.provider_action.setEnabled(True)
+        self.composer.edit.setFocus()
+        self._show_provider()
+        if not runtime.provider_settings.configured:
+            self.set_status("Choose a model provider to start (Settings → Provider…)")
+            self.open_provider_dialog(first_run=True)
+        else:
+            self.set_status("Ready")
+        return controller
+
+    def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
+        if self.runtime is None:
+            return None
+        if self.provider_dialog is not None and self.provider_dialog.isVisible():
+            self.provider_dialog.raise_()
+            return self.provider_dialog
+        from desktop_app.ui.provider_dialog import ProviderDialog  # pydantic settings: not before first paint
+
+        dialog = ProviderDialog(self.runtime, self, first_run=first_run)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.configured.connect(self._on_provider_configured)
+        self.provider_dialog = dialog
+        dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
+        return dialog
+
+    def set_status(self, text: str) -> None:
+        self.status.setText(text)
+
+    def show_exception(self, exc: BaseException) -> None:
+        """The error display for failed coroutines and slots: inline in the chat, and in the status bar."""
+        log.error("error shown to the user", exc_info=exc)
+        self.view.show_error(describe_exception(exc))
+        self.set_status("Error — see the conversation")
+
+    def _show_provider(self) -> None:
+        if self.runtime is not None:
+            settings = self.runtime.provider_settings
+            self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
+
+    # -- user actions ------------------------------------------------------------------------------------
+
+    def _on_submitted(self, prompt: str) -> None:
+        if self.controller is None or self.runtime is None:
+            return
+        self.view.add_user_message(prompt)
+        if not self.runtime.provider_settings.configured:
+            self.view.show_error("No model provider is set up yet. Open Settings → Provider… and try again.")
+            self.composer.set_text(prompt)
+            self.open_provider_dialog(first_run=True)
+            return
+        self.tasks.start(self.controller.send(prompt), name="send")
+
+    def _on_stop_requested(self) -> None:
+        if self.controller is not None and self.controller.busy:
+            self.set_status("Stopping…")
+            self.controller.stop()
+
+    def _on_decided(self, tool_call_id: str, approved: bool) -> None:
+        if self.controller is None:
+            return
+        try:
+            self.controller.answer(tool_call_id, approved)
+        except SwitchboardError as exc:
+            self.show_exception(exc)
+
+    def _on_new_chat_triggered(self) -> None:
+        if self.controller is None:
+            return
+        self.controller.stop()
+        self.controller.new_conversation()
+        self.view.clear()
+        self.set_status("Ready")
+        self.composer.edit.setFocus()
+
+    def _on_provider_triggered(self) -> None:
+        self.open_provider_dialog()
+
+    def _on_provider_configured(self) -> None:
+        self._show_provider()
+        self.set_status("Ready")
+
+    # -- controller signals ------------------------------------------------------------------------------
+
+    def _on_run_started(self, event: ev.RunStarted) -> None:
+        self.set_status(f"Thinking… ({event.model})")
+
+    def _on_content_appended(self, _text: str) -> None:
+        if self.status.text() != "Answering…":
+            self.set_status("Answering…")
+
+    def _on_approval_required(self, event: ev.ApprovalRequired) -> None:
+        self.set_status(f"Waiting for your approval: {event.tool}")
+
+    def _on_approval_decided(self, event: ev.ApprovalDecided) -> None:
+        self.set_status("Running the tool…" if event.approved else "Tool call denied")
+
+    def _on_busy_changed(self, busy: bool) -> None:
+        self.composer.set_busy(busy)
+        if not busy:
+            self.set_status("Ready")
+            self.composer.edit.setFocus()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller.close()
+        super().closeEvent(event)

@@ -1,0 +1,231 @@
+"""A hand-written fake of ``desktop_app.runtime.service.Runtime`` for UI tests: scripted events per run.
+
+Queue a script per run with ``script(*steps)``; ``run()`` emits ``RunStarted``, plays the steps and ends
+with ``RunFinished`` (or the scripted ``Fail``). Steps::
+
+    Reasoning("text")            one ReasoningDelta per piece (``pieces=`` to split)
+    Content("text")              one ContentDelta per piece
+    Stream(["a", "b", ...])      many ContentDeltas, yielding to the loop every ``yield_every`` deltas
+    Tool(id, server, tool, args, result="...", is_error=False)
+                                 ToolCall + ApprovalRequired, waits for ``answer()``, then ApprovalDecided
+                                 and ToolResult (a denial gives an is_error result, as the real loop does)
+    TokenUsage(prompt, completion)
+    Gate()                       wait here until the test calls ``gate.open()``
+    Fail(code, message)          end the run with an Error event
+
+It records answers, cancels and ``configure_provider`` calls, and never touches files or the keyring.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import uuid
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.errors import ConversationBusyError, UnknownToolCallError
+from desktop_app.runtime.run import RunOutcome
+from desktop_app.runtime.settings import ProviderSettings
+
+Listener = Callable[[ev.Event], None]
+
+
+@dataclass
+class Reasoning:
+    text: str
+    pieces: int = 1
+
+
+@dataclass
+class Content:
+    text: str
+    pieces: int = 1
+
+
+@dataclass
+class Stream:
+    deltas: Sequence[str]
+    yield_every: int = 1
+
+
+@dataclass
+class Tool:
+    tool_call_id: str
+    server: str
+    tool: str
+    arguments: dict[str, Any]
+    result: str = "ok"
+    is_error: bool = False
+
+
+@dataclass
+class TokenUsage:
+    prompt: int
+    completion: int
+    cache_hit: int = 0
+
+
+@dataclass
+class Gate:
+    event: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def open(self) -> None:
+        self.event.set()
+
+
+@dataclass
+class Fail:
+    code: str
+    message: str
+    retryable: bool = False
+
+
+Step = Reasoning | Content | Stream | Tool | TokenUsage | Gate | Fail
+
+
+def _split(text: str, pieces: int) -> list[str]:
+    size = max(1, -(-len(text) // max(1, pieces)))
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+class FakeRuntime:
+    """Implements the Runtime interface the UI uses, playing scripted runs."""
+
+    def __init__(self, provider_settings: ProviderSettings | None = None) -> None:
+        self.provider_settings = provider_settings or ProviderSettings(
+            base_url="http://127.0.0.1:9/v1", model="fake-model"
+        )
+        self.listeners: list[Listener] = []
+        self.scripts: deque[list[Step]] = deque()
+        self.answers: list[tuple[str, bool, str | None]] = []
+        self.cancelled: list[str] = []
+        self.configured: list[tuple[ProviderSettings, str | None]] = []
+        self.prompts: list[str] = []
+        self.emitted: list[ev.Event] = []
+        self.closed = False
+        self._ids = itertools.count(1)
+        self._pending: dict[str, asyncio.Future[tuple[bool, str | None]]] = {}
+        self._tasks: dict[str, asyncio.Task[RunOutcome]] = {}
+
+    # -- scripting ---------------------------------------------------------------------------------------
+
+    def script(self, *steps: Step) -> None:
+        self.scripts.append(list(steps))
+
+    # -- the Runtime interface ---------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self.listeners.append(listener)
+        return lambda: self.listeners.remove(listener) if listener in self.listeners else None
+
+    def new_conversation(self) -> str:
+        return f"conv-{next(self._ids)}"
+
+    def is_running(self, conversation_id: str) -> bool:
+        return conversation_id in self._tasks
+
+    async def run(self, conversation_id: str, prompt: str) -> RunOutcome:
+        if conversation_id in self._tasks:
+            raise ConversationBusyError("A run is already active in this conversation. Stop it first.")
+        self.prompts.append(prompt)
+        steps = self.scripts.popleft() if self.scripts else [Content("(no script)")]
+        run_id = uuid.uuid4().hex
+        task = asyncio.ensure_future(self._play(conversation_id, run_id, prompt, steps))
+        self._tasks[conversation_id] = task
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if not task.done():
+                task.cancel()
+            self._emit(ev.RunFinished(conversation_id=conversation_id, run_id=run_id, reason="cancelled"))
+            return RunOutcome(run_id, "cancelled")
+        finally:
+            self._tasks.pop(conversation_id, None)
+
+    def answer(self, tool_call_id: str, *, approved: bool, reason: str | None = None) -> None:
+        future = self._pending.pop(tool_call_id, None)
+        if future is None or future.done():
+            raise UnknownToolCallError(f"No pending approval for tool call {tool_call_id!r}.")
+        self.answers.append((tool_call_id, approved, reason))
+        future.set_result((approved, reason))
+
+    def cancel(self, conversation_id: str) -> None:
+        self.cancelled.append(conversation_id)
+        task = self._tasks.get(conversation_id)
+        if task is not None and not task.done():
+            task.cancel()
+
+    def configure_provider(self, settings: ProviderSettings, api_key: str | None) -> None:
+        self.configured.append((settings, api_key))
+        self.provider_settings = settings
+
+    async def aclose(self) -> None:
+        for conversation_id in list(self._tasks):
+            self.cancel(conversation_id)
+        self.closed = True
+
+    # -- playing a script --------------------------------------------------------------------------------
+
+    def _emit(self, event: ev.Event) -> None:
+        self.emitted.append(event)
+        for listener in list(self.listeners):
+            listener(event)
+
+    async def _play(self, conv: str, run_id: str, prompt: str, steps: list[Step]) -> RunOutcome:
+        ids = {"conversation_id": conv, "run_id": run_id}
+        self._emit(ev.RunStarted(**ids, model=self.provider_settings.model, prompt=prompt))
+        content: list[str] = []
+        for step in steps:
+            await asyncio.sleep(0)
+            if isinstance(step, Reasoning):
+                for piece in _split(step.text, step.pieces):
+                    self._emit(ev.ReasoningDelta(**ids, text=piece))
+                    await asyncio.sleep(0)
+            elif isinstance(step, Content):
+                for piece in _split(step.text, step.pieces):
+                    content.append(piece)
+                    self._emit(ev.ContentDelta(**ids, text=piece))
+                    await asyncio.sleep(0)
+            elif isinstance(step, Stream):
+                for index, piece in enumerate(step.deltas, 1):
+                    content.append(piece)
+                    self._emit(ev.ContentDelta(**ids, text=piece))
+                    if index % step.yield_every == 0:
+                        await asyncio.sleep(0)
+            elif isinstance(step, Tool):
+                await self._tool(ids, step)
+                content.clear()
+            elif isinstance(step, TokenUsage):
+                usage = ev.TokenUsage(
+                    prompt_tokens=step.prompt,
+                    completion_tokens=step.completion,
+                    total_tokens=step.prompt + step.completion,
+                    cache_hit_tokens=step.cache_hit,
+                )
+                self._emit(ev.Usage(**ids, usage=usage))
+            elif isinstance(step, Gate):
+                await step.event.wait()
+            elif isinstance(step, Fail):
+                self._emit(ev.Error(**ids, code=step.code, message=step.message, retryable=step.retryable))
+                return RunOutcome(run_id, "failed", "".join(content), step.message)
+        text = "".join(content)
+        self._emit(ev.RunFinished(**ids, reason="end_turn", content=text))
+        return RunOutcome(run_id, "finished", text)
+
+    async def _tool(self, ids: dict[str, str], step: Tool) -> None:
+        call = {"tool_call_id": step.tool_call_id, **ids}
+        self._emit(ev.ToolCall(**call, name=step.tool, server=step.server, tool=step.tool, arguments=step.arguments))
+        future: asyncio.Future[tuple[bool, str | None]] = asyncio.get_running_loop().create_future()
+        self._pending[step.tool_call_id] = future
+        self._emit(ev.ApprovalRequired(**call, server=step.server, tool=step.tool, arguments=step.arguments))
+        approved, reason = await future
+        self._emit(ev.ApprovalDecided(**call, approved=approved, reason=reason))
+        if approved:
+            text, is_error = step.result, step.is_error
+        else:
+            text, is_error = "The user denied this tool call.", True
+        self._emit(ev.ToolResult(**call, server=step.server, tool=step.tool, text=text, is_error=is_error))

@@ -1,0 +1,45 @@
+"""``python -m desktop_app.app --smoke-test``: the window paints, the startup line prints, exit 0."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.integration
+def test_smoke_test_paints_and_exits_zero(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "desktop_app.app", "--smoke-test"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    match = re.search(r"^startup: (\d+\.\d+) s to first paint$", proc.stdout, re.M)
+    assert match, proc.stdout
+    assert float(match.group(1)) < 10
+    assert "runtime: ready" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_mcp_is_not_imported_before_the_window_exists():
+    code = (
+        "import sys, desktop_app.app, desktop_app.ui.main_window, desktop_app.ui.chat.view;"
+        "bad = [m for m in ('mcp', 'desktop_app.runtime.service', 'desktop_app.runtime.events', 'pydantic')"
+        " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,50 @@
+"""The composer: Ctrl+Enter sends, Enter is a new line, Send becomes Stop while running."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from desktop_app.ui.chat.composer import Composer
+
+
+def test_ctrl_enter_sends_and_enter_inserts_a_newline(qtbot):
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    composer.submitted.connect(sent.append)
+    qtbot.keyClicks(composer.edit, "line one")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    qtbot.keyClicks(composer.edit, "line two")
+    assert sent == []
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert sent == ["line one\nline two"]
+    assert composer.text == ""
+
+
+def test_blank_prompts_are_not_sent(qtbot):
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    composer.submitted.connect(sent.append)
+    composer.set_text("   \n ")
+    qtbot.mouseClick(composer.button, Qt.MouseButton.LeftButton)
+    assert sent == []
+
+
+def test_button_is_stop_while_busy(qtbot):
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    stops: list[bool] = []
+    composer.submitted.connect(sent.append)
+    composer.stop_requested.connect(lambda: stops.append(True))
+    composer.set_busy(True)
+    assert composer.button.text() == "Stop"
+    assert composer.button.accessibleName() == "Stop"
+    composer.set_text("queued")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.mouseClick(composer.button, Qt.MouseButton.LeftButton)
+    assert sent == [] and stops == [True]
+    composer.set_busy(False)
+    assert composer.button.text() == "Send"
+    assert composer.edit.objectName() == "composer" and composer.button.objectName() == "sendButton"
