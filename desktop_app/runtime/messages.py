@@ -50,6 +50,8 @@ class AssistantMessage(_Model):
     role: Literal["assistant"] = "assistant"
     content: str = ""
     reasoning: str = ""
+    reasoning_signature: str = ""
+    """Anthropic: the signature of the thinking block, replayed with ``reasoning`` (empty elsewhere)."""
     tool_calls: tuple[ToolCallRequest, ...] = ()
 
 

@@ -1,4 +1,7 @@
-"""``OpenAIProvider`` against the real-socket scripted LLM server: the wire format end to end."""
+"""``OpenAIProvider`` against the real-socket scripted LLM server: the wire format end to end.
+
+The retry and stall fixtures (Whale §1.3) are in ``test_retry_fixtures.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from desktop_app.runtime.errors import StreamStalled
 from desktop_app.runtime.events import TokenUsage
-from desktop_app.runtime.messages import ToolCallRequest, UserMessage
+from desktop_app.runtime.messages import ToolCallRequest, ToolSpec, UserMessage
 from desktop_app.runtime.providers._retry import RetryPolicy
 from desktop_app.runtime.providers.base import (
     ChatRequest,
@@ -18,7 +20,6 @@ from desktop_app.runtime.providers.base import (
     ContentChunk,
     ProviderEvent,
     ReasoningChunk,
-    RetryChunk,
     ToolCallChunk,
     UsageChunk,
 )
@@ -26,11 +27,9 @@ from desktop_app.runtime.providers.openai import OpenAIProvider
 from tests.support.llm_server import (
     DONE,
     KEEPALIVE,
-    Pause,
     Reply,
     ScriptedLLMServer,
     chunk,
-    error_reply,
     text_reply,
     tool_call_reply,
     usage_frame,
@@ -151,73 +150,83 @@ async def test_malformed_frame_and_keepalives_are_skipped(llm_server: ScriptedLL
     assert sleep.delays == []
 
 
-@pytest.mark.asyncio
-async def test_stall_before_progress_is_retried(llm_server: ScriptedLLMServer) -> None:
-    llm_server.enqueue(Reply(steps=[KEEPALIVE, Pause(30.0)]), text_reply("recovered"))
-    provider, sleep = make_provider(llm_server, idle_timeout=0.2)
-    events = await collect(provider)
-    assert len(llm_server.requests) == 2
-    retry = events[0]
-    assert isinstance(retry, RetryChunk)
-    assert (retry.info.stage, retry.info.stream_reset, retry.info.attempt) == ("stream", True, 1)
-    assert sleep.delays == [1]
-    assert text_of(events, ContentChunk) == "recovered"
-    assert isinstance(events[-1], Completion)
+# ---- prefix completion (DeepSeek beta) ----------------------------------------------------------------
 
 
-@pytest.mark.asyncio
-async def test_stall_before_progress_without_stream_retries_raises(llm_server: ScriptedLLMServer) -> None:
-    llm_server.enqueue(Reply(steps=[KEEPALIVE, Pause(30.0)]))
-    provider, _ = make_provider(llm_server, idle_timeout=0.2, retry_policy=RetryPolicy(stream_max_attempts=1))
-    with pytest.raises(StreamStalled) as info:
-        await collect(provider)
-    assert info.value.after_progress is False
-    assert "no output for 0.2 s" in str(info.value)
-
-
-@pytest.mark.asyncio
-async def test_stall_after_progress_is_not_retried(llm_server: ScriptedLLMServer) -> None:
-    llm_server.enqueue(Reply(steps=[chunk(reasoning="thinking"), KEEPALIVE, Pause(30.0)]), text_reply("unused"))
-    provider, sleep = make_provider(llm_server, idle_timeout=0.2)
-    seen: list[ProviderEvent] = []
-
-    async def consume() -> None:
-        try:
-            async with asyncio.timeout(20), contextlib.aclosing(provider.stream(REQUEST)) as events:
-                async for event in events:
-                    seen.append(event)
-        finally:
-            await provider.aclose()
-
-    with pytest.raises(StreamStalled) as info:
-        await consume()
-    assert info.value.after_progress is True
-    assert seen == [ReasoningChunk(text="thinking")]
-    assert len(llm_server.requests) == 1
-    assert sleep.delays == []
-
-
-@pytest.mark.asyncio
-async def test_rate_limit_with_retry_after_then_ok(llm_server: ScriptedLLMServer) -> None:
-    llm_server.enqueue(
-        error_reply(429, {"error": {"message": "rate limited"}}, headers={"Retry-After": "2"}),
-        text_reply("finally"),
+def beta_provider(server: ScriptedLLMServer, **kwargs: Any) -> OpenAIProvider:
+    """A DeepSeek provider whose base ends in ``/beta``: used as-is for prefix completion."""
+    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
+    return OpenAIProvider(
+        base_url=server.url.replace("/v1", "/beta"),
+        api_key="sk-loop",
+        dialect="deepseek",
+        sleep=SleepRecorder(),
+        **kwargs,
     )
-    provider, sleep = make_provider(llm_server)
-    events = await collect(provider)
-    assert len(llm_server.requests) == 2
-    retries = [e for e in events if isinstance(e, RetryChunk)]
-    assert len(retries) == 1
-    info = retries[0].info
-    assert (info.attempt, info.status_code, info.stage, info.stream_reset, info.delay_s) == (
-        1,
-        429,
-        "request",
-        False,
-        2,
-    )
-    assert info.reason == "API rate limited"
-    assert sleep.delays == [2]
-    assert events[0] is retries[0]
+
+
+async def collect_prefix(
+    provider: OpenAIProvider, request: ChatRequest, prefix: str, stop: list[str] | None = None
+) -> list[ProviderEvent]:
+    try:
+        async with asyncio.timeout(20):
+            async with contextlib.aclosing(provider.stream_with_prefix(request, prefix, stop)) as events:
+                return [event async for event in events]
+    finally:
+        await provider.aclose()
+
+
+JUDGE = ChatRequest(
+    model="deepseek-chat",
+    messages=(UserMessage(content="Judge this."),),
+    tools=(ToolSpec(name="get_time"),),
+    thinking=False,
+)
+
+
+@pytest.mark.asyncio
+async def test_prefix_completion_joins_the_prefix_with_the_content(llm_server: ScriptedLLMServer) -> None:
+    llm_server.enqueue(text_reply('"decision":"pass"}', piece=6))
+    events = await collect_prefix(beta_provider(llm_server), JUDGE, "{", stop=["\n\n"])
+
+    deltas = [e.text for e in events if isinstance(e, ContentChunk)]
+    assert deltas[0] == "{"
+    assert "".join(deltas) == '{"decision":"pass"}'
+    completion = events[-1]
+    assert isinstance(completion, Completion)
+    assert completion.content == '{"decision":"pass"}'
+    [sent] = llm_server.requests
+    assert sent.path == "/beta/chat/completions"
+    body = sent.json
+    assert body["messages"] == [
+        {"role": "user", "content": "Judge this."},
+        {"role": "assistant", "content": "{", "prefix": True},
+    ]
+    assert body["stop"] == ["\n\n"]
+    assert "tools" not in body
+    assert body["thinking"] == {"type": "disabled"}
+    assert body["stream"] is True
+
+
+@pytest.mark.asyncio
+async def test_prefix_completion_does_not_double_a_repeated_prefix(llm_server: ScriptedLLMServer) -> None:
+    llm_server.enqueue(text_reply('{"decision":"block"}', piece=100))
+    events = await collect_prefix(beta_provider(llm_server), JUDGE, "{")
+    assert [e.text for e in events if isinstance(e, ContentChunk)] == ['{"decision":"block"}']
     assert isinstance(events[-1], Completion)
-    assert events[-1].content == "finally"
+    assert events[-1].content == '{"decision":"block"}'
+    assert "stop" not in llm_server.requests[0].json
+
+
+@pytest.mark.asyncio
+async def test_prefix_completion_falls_back_on_a_custom_base(llm_server: ScriptedLLMServer) -> None:
+    llm_server.enqueue(text_reply("plain answer"))
+    provider, _ = make_provider(llm_server, dialect="deepseek")
+    events = await collect_prefix(provider, JUDGE, "{", stop=["}"])
+    assert isinstance(events[-1], Completion)
+    assert events[-1].content == "plain answer"
+    [sent] = llm_server.requests
+    assert sent.path == "/v1/chat/completions"
+    assert sent.json["messages"] == [{"role": "user", "content": "Judge this."}]
+    assert "tools" not in sent.json
+    assert "stop" not in sent.json

@@ -66,6 +66,8 @@ class Completion(_Item):
     kind: Literal["completion"] = "completion"
     content: str = ""
     reasoning: str = ""
+    reasoning_signature: str = ""
+    """Anthropic: the thinking block's signature; keep it on the ``AssistantMessage`` to replay the reasoning."""
     tool_calls: tuple[ToolCallRequest, ...] = ()
     finish_reason: Literal["end_turn", "tool_use", "max_tokens"] = "end_turn"
     usage: TokenUsage | None = None

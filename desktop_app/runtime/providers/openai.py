@@ -1,10 +1,10 @@
 """The OpenAI-compatible Chat Completions streaming provider, DeepSeek-aware (Whale §1.1–1.3).
 
-It owns the wire format of ``POST <base>/chat/completions``: building the request body from a
-``ChatRequest`` (``build_body``, ``to_wire_messages``), assembling the streamed
-``chat.completion.chunk`` frames into provider events and one ``Completion`` (``StreamAssembler``), and
-the ``OpenAIProvider`` that puts them together over httpx. SSE framing and stall detection live in
-``_sse``; sending and retrying live in ``_retry``.
+It owns the wire format of ``POST <base>/chat/completions``: the request body (``build_request``,
+``to_wire_messages``), the assembly of streamed ``chat.completion.chunk`` frames into provider events and
+one ``Completion`` (``StreamAssembler``), and the ``OpenAIProvider`` that puts them together over httpx.
+Message repair, 400 diagnostics and prefix completion live in ``deepseek``; SSE framing and stall
+detection in ``_sse``; sending and retrying in ``_retry``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import httpx
 
-from desktop_app.runtime.errors import EmptyCompletionError, StreamDisconnected
+from desktop_app.runtime.errors import EmptyCompletionError, ProviderHTTPError, StreamDisconnected
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import (
     AssistantMessage,
@@ -38,6 +38,15 @@ from desktop_app.runtime.providers.base import (
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
+)
+from desktop_app.runtime.providers.deepseek import (
+    MessageDiagnostics,
+    count_reasoning,
+    join_prefix,
+    prefix_base_url,
+    prefix_message,
+    repair_messages,
+    with_diagnostics,
 )
 
 Dialect = Literal["openai", "deepseek"]
@@ -103,13 +112,20 @@ def to_wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def build_body(request: ChatRequest, *, dialect: Dialect = "openai") -> dict[str, Any]:
-    """The JSON body of one streaming chat-completions request."""
+def build_request(request: ChatRequest, *, dialect: Dialect = "openai") -> tuple[dict[str, Any], MessageDiagnostics]:
+    """The JSON body of one streaming chat-completions request, and what was repaired in its messages.
+
+    The messages are repaired first (``deepseek.repair_messages``, in every dialect) so that the server
+    never sees a tool call without its result or a stray tool result.
+    """
+    messages, diagnostics = repair_messages(request.messages)
+    if dialect == "deepseek":
+        count_reasoning(messages, diagnostics)
     body: dict[str, Any] = {
         "model": request.model,
         "stream": True,
         "stream_options": {"include_usage": True},
-        "messages": to_wire_messages(request.messages, dialect=dialect, thinking=request.thinking),
+        "messages": to_wire_messages(messages, dialect=dialect, thinking=request.thinking),
     }
     if request.tools:
         body["tools"] = to_wire_tools(request.tools)
@@ -120,7 +136,12 @@ def build_body(request: ChatRequest, *, dialect: Dialect = "openai") -> dict[str
         effort = (request.reasoning_effort or "").strip().lower()
         if request.thinking and effort:
             body["reasoning_effort"] = effort
-    return body
+    return body, diagnostics
+
+
+def build_body(request: ChatRequest, *, dialect: Dialect = "openai") -> dict[str, Any]:
+    """The JSON body of one streaming chat-completions request (see ``build_request``)."""
+    return build_request(request, dialect=dialect)[0]
 
 
 # ---- response -----------------------------------------------------------------------------------------
@@ -361,12 +382,52 @@ class OpenAIProvider:
         return headers
 
     async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
-        """Stream one response: deltas, usage and retry notices, then exactly one ``Completion``."""
-        body = build_body(request, dialect=self.dialect)
+        """Stream one response: deltas, usage and retry notices, then exactly one ``Completion``.
+
+        A 400 answer to a request whose messages had to be repaired says what was repaired.
+        """
+        body, diagnostics = build_request(request, dialect=self.dialect)
+        events = self._stream_body(self.endpoint, body, diagnostics)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+
+    async def stream_with_prefix(
+        self, request: ChatRequest, prefix: str, stop: Sequence[str] | None = None
+    ) -> AsyncGenerator[ProviderEvent, None]:
+        """Prefix completion (DeepSeek beta, Whale §1.1): the model continues ``prefix``.
+
+        The request is sent without tools to the beta endpoint (``deepseek.prefix_base_url``) with a
+        trailing ``{"role": "assistant", "content": prefix, "prefix": true}`` message and ``stop`` when
+        given. The prefix is the first content delta and the Completion's content starts with it. A blank
+        prefix, a dialect other than ``deepseek`` or a base URL without a beta endpoint falls back to a
+        normal stream without tools (no prefix message, no prefix in the output).
+        """
+        plain = request.model_copy(update={"tools": ()})
+        base = prefix_base_url(self.base_url) if self.dialect == "deepseek" and prefix.strip() else None
+        if base is None:
+            events = self.stream(plain)
+        else:
+            body, diagnostics = build_request(plain, dialect=self.dialect)
+            body["messages"].append(prefix_message(prefix))
+            if stop:
+                body["stop"] = list(stop)
+            events = join_prefix(self._stream_body(f"{base}/chat/completions", body, diagnostics), prefix)
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
+
+    async def _stream_body(
+        self, endpoint: str, body: dict[str, Any], diagnostics: MessageDiagnostics
+    ) -> AsyncGenerator[ProviderEvent, None]:
         headers = self._headers()
 
         async def send() -> httpx.Response:
-            http_request = self._client.build_request("POST", self.endpoint, json=body, headers=headers)
+            http_request = self._client.build_request("POST", endpoint, json=body, headers=headers)
             return await self._client.send(http_request, stream=True)
 
         def read(response: httpx.Response) -> AsyncGenerator[ProviderEvent, None]:
@@ -377,6 +438,11 @@ class OpenAIProvider:
         try:
             async for event in events:
                 yield event
+        except ProviderHTTPError as exc:
+            diagnosed = with_diagnostics(exc, diagnostics)
+            if diagnosed is exc:
+                raise
+            raise diagnosed from exc
         finally:
             await events.aclose()
 

@@ -1,0 +1,110 @@
+"""Provider presets: the well-known endpoints the provider dialog offers, each with its base URL and dialect.
+
+A preset only fills the form (base URL, dialect, suggested models); what gets saved is ordinary
+``ProviderSettings``. Local presets (Ollama, LM Studio) listen on loopback and need no key; the discovery
+module probes them. Custom is the empty preset for any other OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from desktop_app.runtime.settings import Dialect
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A known model endpoint.
+
+    ``models`` are suggestions for the (editable) model field; ``models_need_key`` says whether listing
+    models needs an API key (Anthropic's does); ``local`` marks servers on this machine.
+    """
+
+    key: str
+    name: str
+    base_url: str
+    dialect: Dialect
+    models: tuple[str, ...] = ()
+    local: bool = False
+    needs_key: bool = True
+    models_need_key: bool = False
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (local)" if self.local else self.name
+
+
+OPENAI = Preset("openai", "OpenAI", "https://api.openai.com/v1", "openai", ("gpt-4o-mini", "gpt-4o"))
+DEEPSEEK = Preset(
+    "deepseek",
+    "DeepSeek",
+    "https://api.deepseek.com",
+    "deepseek",
+    ("deepseek-chat", "deepseek-reasoner"),
+    note="deepseek-reasoner always thinks; deepseek-chat thinks when Thinking is on.",
+)
+ANTHROPIC = Preset(
+    "anthropic",
+    "Anthropic",
+    "https://api.anthropic.com",
+    "anthropic",
+    ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
+    models_need_key=True,
+    note="Type any model name; fetching the list needs your API key.",
+)
+OPENROUTER = Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "openai")
+OLLAMA = Preset("ollama", "Ollama", "http://127.0.0.1:11434/v1", "openai", local=True, needs_key=False)
+LM_STUDIO = Preset("lmstudio", "LM Studio", "http://127.0.0.1:1234/v1", "openai", local=True, needs_key=False)
+CUSTOM = Preset("custom", "Custom", "", "openai", note="Any OpenAI-compatible endpoint (vLLM, llama.cpp…).")
+
+PRESETS: tuple[Preset, ...] = (OPENAI, DEEPSEEK, ANTHROPIC, OPENROUTER, OLLAMA, LM_STUDIO, CUSTOM)
+LOCAL_PRESETS: tuple[Preset, ...] = tuple(p for p in PRESETS if p.local)
+
+
+def preset(key: str) -> Preset:
+    """The preset with this ``key``; ``KeyError`` names the known keys."""
+    for candidate in PRESETS:
+        if candidate.key == key:
+            return candidate
+    raise KeyError(f"unknown provider preset {key!r}; known: {', '.join(p.key for p in PRESETS)}")
+
+
+def _normalized(url: str) -> tuple[str, str, int | None, str]:
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    if host == "localhost":
+        host = "127.0.0.1"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), host, port, parts.path.rstrip("/")
+
+
+def match_preset(base_url: str) -> Preset:
+    """The preset whose base URL this is (trailing slash and ``localhost`` ignored), else Custom."""
+    if not base_url.strip():
+        return CUSTOM
+    wanted = _normalized(base_url)
+    for candidate in PRESETS:
+        if candidate.base_url and _normalized(candidate.base_url) == wanted:
+            return candidate
+    return CUSTOM
+
+
+__all__ = [
+    "ANTHROPIC",
+    "CUSTOM",
+    "DEEPSEEK",
+    "LM_STUDIO",
+    "LOCAL_PRESETS",
+    "OLLAMA",
+    "OPENAI",
+    "OPENROUTER",
+    "PRESETS",
+    "Preset",
+    "match_preset",
+    "preset",
+]
