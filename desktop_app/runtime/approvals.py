@@ -1,66 +1,195 @@
-"""Approvals as data keyed by tool-call id: the policy that says who decides, and the broker of pending answers.
+"""Approvals as data keyed by tool-call id: the policy, the grants, and the broker of pending answers.
 
-The run loop asks the broker for a decision and awaits it; the UI (or the CLI) answers by tool-call id.
-The runtime never opens a dialog and never blocks a thread: a pending approval is just a future.
+The run loop asks for a decision and awaits it; the UI (or the CLI) answers by tool-call id with a scope:
+approve once, for this conversation, always for this tool, trust the whole server, or deny with a reason
+(approved arguments may be edited). The runtime never opens a dialog and never blocks a thread: a pending
+approval is just a future. Grants made with a wider scope are remembered (``GrantStore``), listed with
+where they came from, and can be revoked.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Literal
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
 
-from desktop_app.runtime.errors import UnknownToolCallError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from desktop_app.runtime.errors import ConfigError, UnknownToolCallError
 
 ApprovalMode = Literal["ask", "always", "never"]
+Scope = Literal["once", "conversation", "tool", "server"]
+DecisionSource = Literal["user", "policy", "grant"]
 
 
 @dataclass(frozen=True)
 class Decision:
+    """An answer to one pending tool call. ``arguments`` are the edited arguments, if the user edited them."""
+
     approved: bool
     reason: str | None = None
-    source: Literal["user", "policy"] = "user"
+    source: DecisionSource = "user"
+    scope: Scope = "once"
+    arguments: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class ApprovalPolicy:
-    """``ask``: every external tool call waits for an answer; ``always``/``never`` decide by themselves."""
+    """``ask``: calls wait for an answer unless a grant covers them; ``always``/``never`` decide by themselves.
+
+    ``auto_approve_read_only`` approves tools that declare ``readOnlyHint`` (off by default). Built-in
+    read-only tools never ask, whatever the mode says short of ``never``.
+    """
 
     mode: ApprovalMode = "ask"
+    auto_approve_read_only: bool = False
 
-    def decide_without_asking(self) -> Decision | None:
-        if self.mode == "always":
-            return Decision(True, "approved by policy (--approve always)", "policy")
+    def decide_without_asking(self, *, builtin: bool = False, read_only: bool = False) -> Decision | None:
         if self.mode == "never":
             return Decision(False, "denied by policy (--approve never)", "policy")
+        if self.mode == "always":
+            return Decision(True, "approved by policy (--approve always)", "policy")
+        if builtin and read_only:
+            return Decision(True, "built-in read-only tool", "policy")
+        if read_only and self.auto_approve_read_only:
+            return Decision(True, "read-only tool (auto-approve read-only tools is on)", "policy")
         return None
+
+
+class Grant(BaseModel):
+    """A remembered approval: a tool (or a whole server) approved beyond one call."""
+
+    model_config = ConfigDict(frozen=True)
+
+    scope: Literal["conversation", "tool", "server"]
+    server: str
+    tool: str | None = None
+    conversation_id: str | None = None
+    granted_at: float = Field(default_factory=time.time)
+    origin: str = Field("", description="Where it came from, e.g. the conversation and tool call")
+
+    def covers(self, conversation_id: str, server: str, tool: str) -> bool:
+        if self.server != server:
+            return False
+        if self.scope == "server":
+            return True
+        if self.tool != tool:
+            return False
+        return self.scope == "tool" or self.conversation_id == conversation_id
+
+    @property
+    def key(self) -> tuple[str, str, str | None, str | None]:
+        return (self.scope, self.server, self.tool, self.conversation_id)
+
+
+class _GrantFile(BaseModel):
+    version: int = 1
+    grants: list[Grant] = Field(default_factory=list)
+
+
+class GrantStore:
+    """Grants in memory, with the lasting ones (tool, server) saved atomically to ``path`` when given.
+
+    Conversation grants last as long as the conversation's runtime. A broken grants file raises
+    ``ConfigError`` at load and is never overwritten (the store then stays in memory only).
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._grants: list[Grant] = []
+        self.problem: str | None = None
+        if path is not None and path.exists():
+            try:
+                data = _GrantFile.model_validate_json(path.read_text(encoding="utf-8"))
+                self._grants = list(data.grants)
+            except (ValidationError, ValueError) as exc:
+                self._path = None  # never overwrite a file we could not read
+                raise ConfigError(path, f"unreadable grants file: {exc}") from exc
+
+    def list(self) -> list[Grant]:
+        return list(self._grants)
+
+    def find(self, conversation_id: str, server: str, tool: str) -> Grant | None:
+        return next((g for g in self._grants if g.covers(conversation_id, server, tool)), None)
+
+    def add(self, grant: Grant) -> None:
+        if any(g.key == grant.key for g in self._grants):
+            return
+        self._grants.append(grant)
+        if grant.scope != "conversation":
+            self._save()
+
+    def revoke(self, grant: Grant) -> bool:
+        before = len(self._grants)
+        self._grants = [g for g in self._grants if g.key != grant.key]
+        if len(self._grants) != before:
+            self._save()
+            return True
+        return False
+
+    def _save(self) -> None:
+        if self._path is None:
+            return
+        lasting = [g for g in self._grants if g.scope != "conversation"]
+        text = _GrantFile(grants=lasting).model_dump_json(indent=2)
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".grants-", dir=self._path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, self._path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@dataclass
+class _Pending:
+    future: asyncio.Future[Decision]
+    conversation_id: str
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 class ApprovalBroker:
     """Pending approvals by tool-call id. ``answer`` for an unknown or answered id raises loudly."""
 
     def __init__(self) -> None:
-        self._pending: dict[str, asyncio.Future[Decision]] = {}
+        self._pending: dict[str, _Pending] = {}
 
-    def open(self, tool_call_id: str) -> asyncio.Future[Decision]:
+    def open(self, tool_call_id: str, conversation_id: str = "") -> asyncio.Future[Decision]:
         if tool_call_id in self._pending:
             raise UnknownToolCallError(f"Tool call {tool_call_id!r} is already waiting for an answer.")
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._pending[tool_call_id] = future
+        self._pending[tool_call_id] = _Pending(future, conversation_id)
         return future
 
     def close(self, tool_call_id: str) -> None:
-        future = self._pending.pop(tool_call_id, None)
-        if future is not None and not future.done():
-            future.cancel()
+        pending = self._pending.pop(tool_call_id, None)
+        if pending is not None and not pending.future.done():
+            pending.future.cancel()
 
-    def pending(self) -> list[str]:
-        return [k for k, f in self._pending.items() if not f.done()]
+    def pending(self, conversation_id: str | None = None) -> list[str]:
+        return [
+            k
+            for k, p in self._pending.items()
+            if not p.future.done() and (conversation_id is None or p.conversation_id == conversation_id)
+        ]
 
     def answer(self, tool_call_id: str, decision: Decision) -> None:
-        future = self._pending.get(tool_call_id)
-        if future is None or future.done():
+        pending = self._pending.get(tool_call_id)
+        if pending is None or pending.future.done():
             raise UnknownToolCallError(
                 f"No tool call {tool_call_id!r} is waiting for approval (unknown id, or already answered)."
             )
-        future.set_result(decision)
+        if decision.arguments is not None and not decision.approved:
+            raise ValueError("edited arguments only go with an approval")
+        pending.future.set_result(decision)
+
+
+def describe_arguments(arguments: dict[str, Any]) -> str:
+    return json.dumps(arguments, ensure_ascii=False, sort_keys=True)

@@ -50,9 +50,12 @@ class _ToolEvent(_Event):
 
 
 class RunStarted(_Event):
+    """A run began. ``continued`` runs carry on a paused turn (pending approvals, tool-round limit)."""
+
     kind: Literal["run_started"] = "run_started"
     model: str
     prompt: str
+    continued: bool = False
 
 
 class ReasoningDelta(_Event):
@@ -85,10 +88,17 @@ class ApprovalRequired(_ToolEvent):
 
 
 class ApprovalDecided(_ToolEvent):
+    """How a tool call was decided: by the user (with a scope), by policy, or by an earlier grant.
+
+    ``edited_arguments`` holds the arguments the user changed before approving (``None`` if unchanged).
+    """
+
     kind: Literal["approval_decided"] = "approval_decided"
     approved: bool
     reason: str | None = None
-    source: Literal["user", "policy"] = "user"
+    source: Literal["user", "policy", "grant"] = "user"
+    scope: Literal["once", "conversation", "tool", "server"] = "once"
+    edited_arguments: dict[str, Any] | None = None
 
 
 class ToolResult(_ToolEvent):
@@ -148,3 +158,49 @@ EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 def parse_event(data: str | bytes) -> Event:
     """Parse one JSON event line, as written by ``switchboard ask --events jsonl``."""
     return EVENT_ADAPTER.validate_json(data)
+
+
+# -- host-level events: about MCP servers, not about a conversation or a run ----------------------
+
+HostServerState = Literal["idle", "disabled", "starting", "ready", "failed", "restarting", "stopped"]
+"""A server's state. ``restarting``: an automatic or manual restart is connecting it again."""
+
+
+class _HostEvent(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    server: str
+
+
+class ServerStateChanged(_HostEvent):
+    """A server changed state. After a crash, ``failed`` carries ``restart_in_s`` (the backoff delay)
+    and ``attempt`` (1, 2, … consecutive automatic restarts; 0 outside a restart sequence)."""
+
+    kind: Literal["server_state"] = "server_state"
+    state: HostServerState
+    error: str | None = None
+    tool_count: int = 0
+    restart_in_s: float | None = None
+    attempt: int = 0
+
+
+class ServerLog(_HostEvent):
+    """A log message a server sent (``notifications/message``)."""
+
+    kind: Literal["server_log"] = "server_log"
+    level: str
+    logger: str | None = None
+    data: Any = None
+
+
+class ToolsChanged(_HostEvent):
+    """A server's tool list was fetched again after it said the list changed."""
+
+    kind: Literal["tools_changed"] = "tools_changed"
+    tool_count: int
+
+
+HostEvent = Annotated[ServerStateChanged | ServerLog | ToolsChanged, Field(discriminator="kind")]
+"""Events of the MCP host (``Host.subscribe``). Separate from :data:`Event`: no conversation or run id."""
+
+HOST_EVENT_ADAPTER: TypeAdapter[HostEvent] = TypeAdapter(HostEvent)

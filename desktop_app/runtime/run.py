@@ -9,12 +9,20 @@ provider failures end the run with an ``Error`` event, keeping any partial answe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision
+from desktop_app.runtime.approvals import (
+    ApprovalBroker,
+    ApprovalPolicy,
+    Decision,
+    Grant,
+    GrantStore,
+    describe_arguments,
+)
+from desktop_app.runtime.clock import current_conversation
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.messages import (
     AssistantMessage,
@@ -45,6 +53,12 @@ class ToolTarget(Protocol):
 
     @property
     def tool(self) -> str: ...
+
+    @property
+    def builtin(self) -> bool: ...
+
+    @property
+    def read_only(self) -> bool: ...
 
 
 class ToolOutcome(Protocol):
@@ -105,6 +119,7 @@ class RunLoop:
         host: ToolHost,
         broker: ApprovalBroker,
         policy: ApprovalPolicy,
+        grants: GrantStore,
         options: RunOptions,
         emit: Emit,
     ) -> None:
@@ -114,6 +129,7 @@ class RunLoop:
         self._host = host
         self._broker = broker
         self._policy = policy
+        self._grants = grants
         self._options = options
         self._emit_event = emit
         self._partial_content: list[str] = []
@@ -130,12 +146,23 @@ class RunLoop:
 
     # -- the loop --------------------------------------------------------------------------------------
 
-    async def execute(self, prompt: str) -> RunOutcome:
-        self._emit(ev.RunStarted(**self._ids, model=self._options.model, prompt=prompt))
-        self._conv.messages.append(UserMessage(content=prompt))
+    async def execute(self, prompt: str | None, *, pending: Sequence[ToolCallRequest] = ()) -> RunOutcome:
+        """Run a turn: with a ``prompt``, a new user turn; without, continue a paused one.
+
+        ``pending`` are tool calls of the last assistant message still without results (a run that
+        paused for approvals, possibly before an app restart): they are decided and run first.
+        """
+        current_conversation.set(self._conv.id)  # lets "retry now" find this run's retry waits
+        self._emit(ev.RunStarted(**self._ids, model=self._options.model, prompt=prompt or "", continued=prompt is None))
+        if prompt is not None:
+            self._conv.messages.append(UserMessage(content=prompt))
         rounds = 0
         last_content = ""
         try:
+            if pending:
+                for call in pending:
+                    await self._run_tool_call(call)
+                rounds += 1
             while True:
                 completion = await self._stream_once()
                 last_content = completion.content
@@ -143,6 +170,7 @@ class RunLoop:
                     AssistantMessage(
                         content=completion.content,
                         reasoning=completion.reasoning,
+                        reasoning_signature=completion.reasoning_signature,
                         tool_calls=completion.tool_calls,
                     )
                 )
@@ -230,20 +258,32 @@ class RunLoop:
         if target is None:
             self._finish_tool(call, server, tool, f"Tool {call.name!r} not found.", True)
             return
-        decision = await self._decide(call.id, server, tool, arguments)
+        decision = await self._decide(call.id, target, arguments)
         if not decision.approved:
             text = "The user denied this tool call."
             if decision.reason:
                 text += f" Reason: {decision.reason}"
             self._finish_tool(call, server, tool, text, True)
             return
+        note = ""
+        if decision.arguments is not None and decision.arguments != arguments:
+            arguments = decision.arguments
+            self._replace_call_arguments(call, arguments)
+            note = (
+                f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"
+            )
         outcome = await self._host.call(server, tool, arguments)
-        self._finish_tool(call, server, tool, outcome.text, outcome.is_error, outcome.structured)
+        self._finish_tool(call, server, tool, note + outcome.text, outcome.is_error, outcome.structured)
 
-    async def _decide(self, call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> Decision:
-        decision = self._policy.decide_without_asking()
+    async def _decide(self, call_id: str, target: ToolTarget, arguments: dict[str, Any]) -> Decision:
+        server, tool = target.server, target.tool
+        decision = self._policy.decide_without_asking(builtin=target.builtin, read_only=target.read_only)
         if decision is None:
-            future = self._broker.open(call_id)
+            grant = self._grants.find(self._conv.id, server, tool)
+            if grant is not None:
+                decision = Decision(True, f"granted earlier ({grant.scope})", "grant", grant.scope)
+        if decision is None:
+            future = self._broker.open(call_id, self._conv.id)
             self._emit(
                 ev.ApprovalRequired(**self._ids, tool_call_id=call_id, server=server, tool=tool, arguments=arguments)
             )
@@ -251,6 +291,16 @@ class RunLoop:
                 decision = await future
             finally:
                 self._broker.close(call_id)
+            if decision.approved and decision.scope != "once":
+                self._grants.add(
+                    Grant(
+                        scope=decision.scope,
+                        server=server,
+                        tool=None if decision.scope == "server" else tool,
+                        conversation_id=self._conv.id if decision.scope == "conversation" else None,
+                        origin=f"approved in conversation {self._conv.id} (tool call {call_id})",
+                    )
+                )
         self._emit(
             ev.ApprovalDecided(
                 **self._ids,
@@ -258,9 +308,23 @@ class RunLoop:
                 approved=decision.approved,
                 reason=decision.reason,
                 source=decision.source,
+                scope=decision.scope,
+                edited_arguments=decision.arguments if decision.arguments != arguments else None,
             )
         )
         return decision
+
+    def _replace_call_arguments(self, call: ToolCallRequest, arguments: dict[str, Any]) -> None:
+        """Edited arguments replace the model's in the history, so the model sees what really ran."""
+        raw = json.dumps(arguments, ensure_ascii=False)
+        for index in range(len(self._conv.messages) - 1, -1, -1):
+            message = self._conv.messages[index]
+            if isinstance(message, AssistantMessage) and any(c.id == call.id for c in message.tool_calls):
+                calls = tuple(
+                    c.model_copy(update={"arguments": raw}) if c.id == call.id else c for c in message.tool_calls
+                )
+                self._conv.messages[index] = message.model_copy(update={"tool_calls": calls})
+                return
 
     def _finish_tool(
         self,
@@ -284,3 +348,16 @@ class RunLoop:
         )
         content = text if text else json.dumps(structured) if structured is not None else ""
         self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))
+
+
+def pending_tool_calls(messages: Sequence[Message]) -> list[ToolCallRequest]:
+    """Tool calls of the last assistant message that have no result yet (a paused turn), in model order."""
+    answered: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, AssistantMessage):
+            return [c for c in message.tool_calls if c.id not in answered]
+        else:
+            return []
+    return []

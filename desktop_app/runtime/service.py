@@ -13,15 +13,16 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision
+from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision, Grant, GrantStore, Scope
+from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConversationBusyError, RunError
-from desktop_app.runtime.messages import SystemMessage
+from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.providers.base import Provider
-from desktop_app.runtime.run import Conversation, RunLoop, RunOptions, RunOutcome, ToolHost
+from desktop_app.runtime.run import Conversation, RunLoop, RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 
 if TYPE_CHECKING:
@@ -31,17 +32,7 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[ev.Event], None]
 ProviderFactory = Callable[[ProviderSettings, str | None], Provider]
-
-
-def default_provider_factory(settings: ProviderSettings, api_key: str | None) -> Provider:
-    from desktop_app.runtime.providers.openai import OpenAIProvider
-
-    return OpenAIProvider(
-        base_url=settings.base_url,
-        api_key=api_key,
-        dialect=settings.dialect,
-        idle_timeout=settings.stall_timeout_s,
-    )
+"""Builds a provider from settings and an API key; the default is ``providers.factory.make_provider``."""
 
 
 class Runtime:
@@ -55,7 +46,8 @@ class Runtime:
         credentials: Credentials | None = None,
         settings_path: Path | None = None,
         policy: ApprovalPolicy | None = None,
-        provider_factory: ProviderFactory = default_provider_factory,
+        grants: GrantStore | None = None,
+        provider_factory: ProviderFactory | None = None,
         api_key_override: str | None = None,
     ) -> None:
         self._settings = settings
@@ -66,6 +58,8 @@ class Runtime:
         self._provider_factory = provider_factory
         self._api_key_override = api_key_override
         self._broker = ApprovalBroker()
+        self.grants = grants or GrantStore()
+        self.sleeper = RetrySleeper()
         self._listeners: list[Listener] = []
         self._conversations: dict[str, Conversation] = {}
         self._tasks: dict[str, asyncio.Task[RunOutcome]] = {}
@@ -114,7 +108,12 @@ class Runtime:
 
     def _get_provider(self) -> Provider:
         if self._provider is None:
-            self._provider = self._provider_factory(self._settings.provider, self.api_key())
+            if self._provider_factory is not None:
+                self._provider = self._provider_factory(self._settings.provider, self.api_key())
+            else:
+                from desktop_app.runtime.providers.factory import make_provider
+
+                self._provider = make_provider(self._settings.provider, self.api_key(), sleep=self.sleeper.sleep)
         return self._provider
 
     def _drop_provider(self) -> None:
@@ -160,14 +159,44 @@ class Runtime:
         conv = self._conversations.get(conversation_id)
         return conv is not None and conv.active_run is not None
 
+    def load_conversation(self, conversation_id: str, messages: list[Message]) -> Conversation:
+        """Make a stored conversation (e.g. from the store after a restart) available to runs."""
+        conv = self._conversations.get(conversation_id)
+        if conv is None:
+            conv = Conversation(id=conversation_id, messages=list(messages))
+            self._conversations[conversation_id] = conv
+        elif conv.active_run is None:
+            conv.messages = list(messages)
+        return conv
+
+    def pending_tool_calls(self, conversation_id: str) -> list[ToolCallRequest]:
+        """Tool calls of a paused turn that have no result yet (they wait for ``continue_run``)."""
+        return pending_tool_calls(self.conversation(conversation_id).messages)
+
     async def run(self, conversation_id: str, prompt: str) -> RunOutcome:
         """Run one user turn to its end. A second run on a busy conversation is refused."""
+        return await self._start(conversation_id, prompt)
+
+    async def continue_run(self, conversation_id: str) -> RunOutcome:
+        """Continue a paused turn: ask again for pending approvals (also after a restart), or, after the
+        tool-round limit, give the model another round of N."""
+        return await self._start(conversation_id, None)
+
+    async def _start(self, conversation_id: str, prompt: str | None) -> RunOutcome:
         conv = self.conversation(conversation_id)
         if conv.active_run is not None:
             raise ConversationBusyError(
                 f"A run is already active in this conversation (run {conv.active_run}). "
                 "Wait for it to finish or stop it first."
             )
+        pending = pending_tool_calls(conv.messages)
+        if prompt is not None:
+            # A new prompt abandons a paused turn: its calls go back to the model as not run.
+            for call in pending:
+                conv.messages.append(
+                    ToolMessage(tool_call_id=call.id, content="Not run: the user moved on.", is_error=True)
+                )
+            pending = []
         run_id = uuid.uuid4().hex
         conv.active_run = run_id
         options = RunOptions(
@@ -183,10 +212,11 @@ class Runtime:
             host=self._host,
             broker=self._broker,
             policy=self._policy,
+            grants=self.grants,
             options=options,
             emit=self._publish,
         )
-        task = asyncio.ensure_future(loop.execute(prompt))
+        task = asyncio.ensure_future(loop.execute(prompt, pending=pending))
         self._tasks[conversation_id] = task
         try:
             return await asyncio.shield(task)
@@ -202,12 +232,31 @@ class Runtime:
             conv.active_run = None
             self._tasks.pop(conversation_id, None)
 
-    def answer(self, tool_call_id: str, *, approved: bool, reason: str | None = None) -> None:
-        """Answer a pending approval. Unknown or already-answered ids raise ``UnknownToolCallError``."""
-        self._broker.answer(tool_call_id, Decision(approved, reason, "user"))
+    def answer(
+        self,
+        tool_call_id: str,
+        *,
+        approved: bool,
+        reason: str | None = None,
+        scope: Scope = "once",
+        arguments: dict[str, Any] | None = None,
+    ) -> None:
+        """Answer a pending approval by tool-call id. Unknown or answered ids raise ``UnknownToolCallError``.
 
-    def pending_approvals(self) -> list[str]:
-        return self._broker.pending()
+        ``scope`` widens an approval (this conversation, this tool always, the whole server);
+        ``arguments`` replaces the model's arguments (recorded and shown as an edit).
+        """
+        self._broker.answer(tool_call_id, Decision(approved, reason, "user", scope, arguments))
+
+    def revoke_grant(self, grant: Grant) -> bool:
+        return self.grants.revoke(grant)
+
+    def retry_now(self, conversation_id: str) -> bool:
+        """Cut short the conversation's pending retry wait. Returns whether one was waiting."""
+        return self.sleeper.wake(conversation_id)
+
+    def pending_approvals(self, conversation_id: str | None = None) -> list[str]:
+        return self._broker.pending(conversation_id)
 
     def cancel(self, conversation_id: str) -> None:
         """Stop the conversation's active run: closes the stream, drops pending approvals."""

@@ -42,7 +42,7 @@ class ProviderSettings(BaseModel):
         "openai", description="Wire dialect: openai, deepseek (DeepSeek extras) or anthropic (Messages API)"
     )
     api_key_env: str | None = Field(None, description="Read the API key from this environment variable")
-    thinking: bool | None = Field(None, description="DeepSeek: thinking on/off (None: the model's default)")
+    thinking: bool | None = Field(None, description="DeepSeek/Anthropic: thinking on/off (None: the model's default)")
     reasoning_effort: str | None = Field(None, description="DeepSeek: reasoning effort when thinking is on")
     stall_timeout_s: float = Field(90.0, gt=0, description="Give up on a stream silent for this long")
 

@@ -63,6 +63,8 @@ class FakeTool:
     name: str
     server: str
     tool: str
+    builtin: bool = False
+    read_only: bool = False
 
 
 @dataclass(frozen=True)
