@@ -2,10 +2,14 @@
 VENV := .venv/bin
 TEST_TIMEOUT ?= 840
 
-.PHONY: run test bootstrap lint typecheck contracts pytest smoke clean
+.PHONY: run test bootstrap test-servers lint typecheck contracts pytest smoke clean
 
 bootstrap:
 	@scripts/bootstrap.sh
+
+# Real MCP servers for the integration tests (npm, pinned, project-local).
+test-servers:
+	@scripts/install-test-servers.sh
 
 run: bootstrap
 	$(VENV)/switchboard
@@ -27,7 +31,7 @@ typecheck:
 pytest:
 	QT_QPA_PLATFORM=offscreen timeout --signal=KILL $(TEST_TIMEOUT) $(VENV)/pytest -q
 
-test: bootstrap lint contracts typecheck pytest
+test: bootstrap test-servers lint contracts typecheck pytest
 
 clean:
 	rm -rf .venv .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -29,6 +29,7 @@ from desktop_app.paths import HOME_ENV, AppPaths, app_paths
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.assembly import Assembly
     from desktop_app.runtime.service import Runtime
     from desktop_app.ui.main_window import MainWindow
 
@@ -56,29 +57,6 @@ def resource_path(name: str) -> Path:
     return root / "resources" / name
 
 
-def build_runtime(paths: AppPaths) -> tuple[Runtime, list[str]]:
-    """The Runtime on the user's settings and ``mcp.json``; broken files give defaults and a problem line."""
-    from desktop_app.runtime.errors import ConfigError
-    from desktop_app.runtime.host import Host, load_mcp_config
-    from desktop_app.runtime.service import Runtime
-    from desktop_app.runtime.settings import Settings, load_settings
-
-    problems: list[str] = []
-    settings_path: Path | None = paths.settings_file
-    try:
-        settings = load_settings(paths.settings_file)
-    except ConfigError as exc:
-        problems.append(f"Settings file is broken, running on defaults (the file is left as is): {exc}")
-        settings, settings_path = Settings(), None  # never overwrite a broken file
-    try:
-        servers = load_mcp_config(paths.mcp_config_file) if paths.mcp_config_file.exists() else {}
-    except ConfigError as exc:
-        problems.append(f"mcp.json is broken, no MCP servers loaded: {exc}")
-        servers = {}
-    runtime = Runtime(settings=settings, host=Host(servers), settings_path=settings_path)
-    return runtime, problems
-
-
 class App:
     """Runs the window and the runtime on the qasync loop; owns the start-up and shutdown order."""
 
@@ -89,6 +67,7 @@ class App:
         self.t0 = t0
         self.smoke = smoke
         self.runtime: Runtime | None = None
+        self.assembly: Assembly | None = None
 
     async def run(self) -> int:
         from desktop_app.ui.asyncqt import first_paint, install_asyncgen_hooks
@@ -123,7 +102,10 @@ class App:
         # Import the runtime (mcp, ~0.8 s) off the UI thread so the "Starting…" window stays responsive.
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.service")
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.host")
-        runtime, problems = build_runtime(self.paths)
+        from desktop_app.assembly import assemble
+
+        self.assembly = assemble(self.paths, strict=False)
+        runtime, problems = self.assembly.runtime, self.assembly.problems
         self.runtime = runtime
         self.window.attach_runtime(runtime)
         for problem in problems:
@@ -142,9 +124,9 @@ class App:
     async def shutdown(self) -> None:
         """Cancel the UI's tasks, close the runtime (runs, MCP servers, HTTP clients)."""
         await self.window.tasks.cancel_all()
-        if self.runtime is not None:
+        if self.assembly is not None:
             try:
-                await self.runtime.aclose()
+                await self.assembly.aclose()
             except Exception:
                 log.exception("runtime did not close cleanly")
 

@@ -4,6 +4,11 @@
                     [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR] PROMPT
 
 Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file.
+
+    switchboard import-config FILE [--home DIR] [--replace]
+
+imports another app's MCP servers (Claude Desktop, VS Code, Cursor, nanobot, Whale) into mcp.json,
+moving secrets into the keyring. Exit codes: 0 imported, 1 no usable keyring, 2 a bad file.
 """
 
 from __future__ import annotations
@@ -43,7 +48,50 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
     ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    add_import_config_parser(sub)
     return parser
+
+
+def add_import_config_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    imp = sub.add_parser(
+        "import-config",
+        help="Import MCP servers from Claude Desktop, VS Code, Cursor, nanobot or Whale into mcp.json.",
+    )
+    imp.add_argument("file", type=Path, metavar="FILE", help="the configuration file (or nanobot folder) to import")
+    imp.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    imp.add_argument("--replace", action="store_true", help="replace existing servers that have the same name")
+
+
+def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``switchboard import-config``: prints servers, keyring entry names (never values) and conflicts."""
+    from desktop_app.runtime.credentials import Credentials
+    from desktop_app.runtime.errors import CredentialError
+    from desktop_app.runtime.host.importers import import_config
+
+    target = app_paths(ns.home).ensure().mcp_config_file
+    try:
+        report = import_config(ns.file, target, Credentials(), replace=ns.replace, require_keyring=True)
+    except ConfigError as exc:
+        err.write(f"switchboard: bad config: {exc}\n")
+        return EXIT_USAGE
+    except CredentialError as exc:
+        err.write(f"switchboard: {exc}\n")
+        return EXIT_FAILED
+    out.write(f"Read {report.source} ({report.format}).\n")
+    sections = [
+        ("Imported into " + str(report.target), report.imported),
+        ("Replaced", report.replaced),
+        ("Secrets moved to the keyring (service 'switchboard')", report.secrets),
+        ("Conflicts: kept the existing server (use --replace to overwrite)", report.conflicts),
+        ("Skipped", report.skipped),
+        ("Notes", report.notes),
+    ]
+    for title, items in sections:
+        if items:
+            out.write(f"{title}:\n" + "".join(f"  {item}\n" for item in items))
+    if not report.written:
+        out.write(f"Nothing new to import; {report.target} is unchanged.\n")
+    return EXIT_OK
 
 
 class TerminalApprover:
@@ -128,9 +176,7 @@ class JsonlPrinter:
 
 
 async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_app.runtime.host import Host
-    from desktop_app.runtime.host.config import load_mcp_config
-    from desktop_app.runtime.service import Runtime
+    from desktop_app.assembly import assemble
 
     paths = app_paths(ns.home).ensure()
     settings = load_settings(paths.settings_file)
@@ -155,15 +201,19 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if ns.api_key_env and not os.environ.get(ns.api_key_env):
         err.write(f"switchboard: environment variable {ns.api_key_env} is not set\n")
         return EXIT_USAGE
-    mcp_path: Path = ns.mcp_config or paths.mcp_config_file
     if ns.mcp_config and not ns.mcp_config.exists():
         err.write(f"switchboard: {ns.mcp_config}: no such MCP config file\n")
         return EXIT_USAGE
-    servers = load_mcp_config(mcp_path)
-    host = Host(servers)
-    runtime = Runtime(
-        settings=settings.model_copy(update={"provider": provider}), host=host, policy=ApprovalPolicy(ns.approve)
+    built = assemble(
+        paths,
+        strict=True,
+        settings=settings.model_copy(update={"provider": provider}),
+        mcp_config=ns.mcp_config,
+        policy=ApprovalPolicy(ns.approve),
     )
+    for problem in built.problems:
+        err.write(f"switchboard: {problem}\n")
+    runtime, host = built.runtime, built.host
     try:
         await host.start()
         for name, status in host.states().items():
@@ -175,7 +225,7 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         conversation = runtime.new_conversation()
         outcome = await runtime.run(conversation, ns.prompt)
     finally:
-        await runtime.aclose()
+        await built.aclose()
     return EXIT_OK if outcome.status == "finished" else EXIT_FAILED
 
 
@@ -192,6 +242,8 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     from desktop_app.log import setup_logging
 
     setup_logging(app_paths(ns.home).log_dir)
+    if ns.command == "import-config":
+        return import_config_command(ns, out, err)
     try:
         return asyncio.run(_ask(ns, out, err))
     except ConfigError as exc:

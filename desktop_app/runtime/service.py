@@ -12,6 +12,7 @@ import logging
 import os
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ class Runtime:
         self._host = host
         self._credentials = credentials or Credentials()
         self._settings_path = settings_path
-        self._policy = policy or ApprovalPolicy("ask")
+        self._policy = policy or ApprovalPolicy("ask", auto_approve_read_only=settings.auto_approve_read_only)
         self._provider_factory = provider_factory
         self._api_key_override = api_key_override
         self._broker = ApprovalBroker()
@@ -95,6 +96,17 @@ class Runtime:
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
         self._drop_provider()
+
+    @property
+    def policy(self) -> ApprovalPolicy:
+        return self._policy
+
+    def set_auto_approve_read_only(self, enabled: bool) -> None:
+        """Turn auto-approval of ``readOnlyHint`` tools on or off (saved with the settings)."""
+        self._settings = self._settings.model_copy(update={"auto_approve_read_only": enabled})
+        self._policy = replace(self._policy, auto_approve_read_only=enabled)
+        if self._settings_path is not None:
+            save_settings(self._settings_path, self._settings)
 
     def api_key(self) -> str | None:
         provider = self._settings.provider

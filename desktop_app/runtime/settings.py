@@ -63,6 +63,9 @@ class Settings(BaseModel):
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
     max_tool_rounds: int = Field(25, ge=1, description="Tool rounds per user turn before the run pauses")
     system_prompt: str = Field("", description="Optional system prompt sent at the start of a conversation")
+    auto_approve_read_only: bool = Field(
+        False, description="Run tools that declare readOnlyHint without asking (built-in read-only tools never ask)"
+    )
 
 
 def _validation_problem(exc: ValidationError) -> str:

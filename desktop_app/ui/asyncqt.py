@@ -71,6 +71,11 @@ class TaskRunner:
             except Exception:  # the error display itself failed: log both, never raise into the loop
                 log.exception("error handler failed while reporting %r", exc)
 
+    def cancel_pending(self) -> None:
+        """Ask every running task to stop, without waiting (for a widget that is going away)."""
+        for task in list(self._tasks):
+            task.cancel()
+
     async def cancel_all(self) -> None:
         """Cancel every task still running and wait until they have ended."""
         tasks = list(self._tasks)

@@ -15,9 +15,10 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from desktop_app.runtime.errors import SwitchboardError
-from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.controller import ChatController, RuntimeLike
+from desktop_app.ui.chat.retry import retry_headline
 from desktop_app.ui.chat.view import ChatView
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ _VIEW_SIGNALS = (
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
+    from desktop_app.ui.approvals_dialog import ApprovalsDialog
+    from desktop_app.ui.chat.tool_card import ApprovalAnswer
     from desktop_app.ui.provider_dialog import ProviderDialog
 
 
@@ -60,6 +63,7 @@ class MainWindow(QMainWindow):
         self.runtime: RuntimeLike | None = None
         self.controller: ChatController | None = None
         self.provider_dialog: ProviderDialog | None = None
+        self.approvals_dialog: ApprovalsDialog | None = None
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -101,6 +105,11 @@ class MainWindow(QMainWindow):
         self.provider_action.setEnabled(False)
         self.provider_action.triggered.connect(self._on_provider_triggered)
         settings_menu.addAction(self.provider_action)
+        self.approvals_action = QAction("&Approvals…", self)
+        self.approvals_action.setObjectName("approvalsAction")
+        self.approvals_action.setEnabled(False)
+        self.approvals_action.triggered.connect(self._on_approvals_triggered)
+        settings_menu.addAction(self.approvals_action)
 
     # -- runtime -----------------------------------------------------------------------------------------
 
@@ -113,12 +122,18 @@ class MainWindow(QMainWindow):
         controller.run_started.connect(self._on_run_started)
         controller.content_appended.connect(self._on_content_appended)
         controller.approval_required.connect(self._on_approval_required)
+        controller.retry_scheduled.connect(self._on_retry_scheduled)
         controller.approval_decided.connect(self._on_approval_decided)
         controller.busy_changed.connect(self._on_busy_changed)
         self.view.decided.connect(self._on_decided)
+        self.view.retry_now_requested.connect(self._on_retry_now_requested)
+        self.view.stop_requested.connect(self._on_stop_requested)
+        self.view.continue_requested.connect(self._on_continue_requested)
         self.controller = controller
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
+        self.approvals_action.setEnabled(True)
+        self._show_round_limit()
         self.composer.edit.setFocus()
         self._show_provider()
         if not runtime.provider_settings.configured:
@@ -143,6 +158,22 @@ class MainWindow(QMainWindow):
         dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
         return dialog
 
+    def open_approvals_dialog(self) -> ApprovalsDialog | None:
+        if self.runtime is None:
+            return None
+        if self.approvals_dialog is not None and self.approvals_dialog.isVisible():
+            self.approvals_dialog.refresh()
+            self.approvals_dialog.raise_()
+            return self.approvals_dialog
+        from desktop_app.ui.approvals_dialog import ApprovalsDialog  # pydantic grants: not before first paint
+
+        dialog = ApprovalsDialog(self.runtime, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(self._on_approvals_dialog_destroyed)
+        self.approvals_dialog = dialog
+        dialog.open()
+        return dialog
+
     def set_status(self, text: str) -> None:
         self.status.setText(text)
 
@@ -156,6 +187,10 @@ class MainWindow(QMainWindow):
         if self.runtime is not None:
             settings = self.runtime.provider_settings
             self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
+
+    def _show_round_limit(self) -> None:
+        settings = getattr(self.runtime, "settings", None)
+        self.view.max_tool_rounds = getattr(settings, "max_tool_rounds", None)
 
     # -- user actions ------------------------------------------------------------------------------------
 
@@ -175,13 +210,36 @@ class MainWindow(QMainWindow):
             self.set_status("Stopping…")
             self.controller.stop()
 
-    def _on_decided(self, tool_call_id: str, approved: bool) -> None:
+    def _on_retry_now_requested(self) -> None:
+        if self.controller is not None and self.controller.busy:
+            self.set_status("Retrying now…")
+            self.controller.retry_now()
+
+    def _on_decided(self, tool_call_id: str, answer: ApprovalAnswer) -> None:
         if self.controller is None:
             return
         try:
-            self.controller.answer(tool_call_id, approved)
-        except SwitchboardError as exc:
+            self.controller.answer(tool_call_id, answer)
+        except (SwitchboardError, ValueError) as exc:
+            self.view.approval_failed(tool_call_id)
             self.show_exception(exc)
+
+    def _on_continue_requested(self) -> None:
+        if self.controller is None or self.controller.busy:
+            return
+        self.set_status("Continuing…")
+        self._continue_run()
+
+    @async_slot
+    async def _continue_run(self) -> None:
+        if self.controller is None:
+            return
+        try:
+            await self.controller.continue_run()
+        except Exception:
+            if self.view.paused_line is not None:  # let the user try again
+                self.view.paused_line.continue_button.setEnabled(True)
+            raise
 
     def _on_new_chat_triggered(self) -> None:
         if self.controller is None:
@@ -195,8 +253,15 @@ class MainWindow(QMainWindow):
     def _on_provider_triggered(self) -> None:
         self.open_provider_dialog()
 
+    def _on_approvals_triggered(self) -> None:
+        self.open_approvals_dialog()
+
+    def _on_approvals_dialog_destroyed(self) -> None:
+        self.approvals_dialog = None
+
     def _on_provider_configured(self) -> None:
         self._show_provider()
+        self._show_round_limit()
         self.set_status("Ready")
 
     # -- controller signals ------------------------------------------------------------------------------
@@ -207,6 +272,9 @@ class MainWindow(QMainWindow):
     def _on_content_appended(self, _text: str) -> None:
         if self.status.text() != "Answering…":
             self.set_status("Answering…")
+
+    def _on_retry_scheduled(self, event: ev.RetryScheduled) -> None:
+        self.set_status(f"Waiting to retry: {retry_headline(event.retry)}")
 
     def _on_approval_required(self, event: ev.ApprovalRequired) -> None:
         self.set_status(f"Waiting for your approval: {event.tool}")

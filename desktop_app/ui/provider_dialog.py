@@ -1,11 +1,17 @@
-"""Settings → Provider…: base URL, model, dialect and API key; OK hands them to the runtime.
+"""Settings → Provider…: preset, base URL, dialect, model (fetched or typed), API key and DeepSeek options.
 
-The key goes to ``Runtime.configure_provider``, which stores it in the keyring (never in a file). Leaving
-the key field empty keeps the stored key. The dialog is opened with ``open()`` (never ``exec()`` inside a
+A preset fills the base URL, the dialect and suggested models; "Fetch models" asks the endpoint for its
+list and "Detect local" probes loopback for Ollama / LM Studio (both async through ``async_slot``; their
+problems are shown inline, never in a modal box). OK hands the settings and the key to
+``Runtime.configure_provider``, which stores the key in the keyring (never in a file). Leaving the key
+field empty keeps the stored key. The dialog is opened with ``open()`` (never ``exec()`` inside a
 coroutine) and reports through its ``configured`` signal.
 """
 
 from __future__ import annotations
+
+import logging
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -13,16 +19,57 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop_app.runtime.providers.discovery import ModelListError, detect_local_servers, list_models
+from desktop_app.runtime.providers.presets import CUSTOM, LOCAL_PRESETS, PRESETS, Preset, match_preset
 from desktop_app.runtime.settings import ProviderSettings, infer_dialect
+from desktop_app.ui.asyncqt import TaskRunner, async_slot
+from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
 
-DIALECTS = ("openai", "deepseek")
+log = logging.getLogger(__name__)
+
+DIALECTS = ("openai", "deepseek", "anthropic")
+THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+EFFORTS = ("", "low", "medium", "high")
+_QUIET = "QLabel { color: palette(placeholder-text); }"
+_ERROR = f"QLabel {{ color: {ERROR_COLOR}; }}"
+
+
+def _with_button(field: QWidget, button: QPushButton) -> QHBoxLayout:
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(field, 1)
+    row.addWidget(button)
+    return row
+
+
+def _buddy_label(text: str, buddy: QWidget) -> QLabel:
+    """A row label whose ``&`` mnemonic focuses ``buddy`` (rows holding a layout get no buddy otherwise)."""
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _hint_label(name: str) -> QLabel:
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(_QUIET)
+    label.hide()
+    return label
 
 
 class ProviderDialog(QDialog):
@@ -37,48 +84,100 @@ class ProviderDialog(QDialog):
     def __init__(self, runtime: RuntimeLike, parent: QWidget | None = None, *, first_run: bool = False) -> None:
         super().__init__(parent)
         self.runtime = runtime
+        self.tasks = TaskRunner(on_error=self._on_task_failed)
+        self.local_candidates: tuple[Preset, ...] = LOCAL_PRESETS  # what "Detect local" probes (tests narrow it)
+        self.detected: list[Preset] = []
         self.setObjectName("providerDialog")
         self.setWindowTitle("Model provider")
-        self.setMinimumWidth(460)
+        self.setMinimumWidth(540)
         current = runtime.provider_settings
         layout = QVBoxLayout(self)
         intro = QLabel(
-            "Switchboard talks to any OpenAI-compatible endpoint (OpenAI, DeepSeek, OpenRouter, Ollama, "
-            "LM Studio, vLLM…). The API key is stored in the system keyring, never in a file."
+            "Choose a preset or enter any OpenAI-compatible endpoint. "
+            "The API key is stored in the system keyring, never in a file."
         )
         if first_run:
             intro.setText("Welcome! Choose the model provider to start. " + intro.text())
         intro.setWordWrap(True)
         layout.addWidget(intro)
         form = QFormLayout()
+
+        self.preset = QComboBox()
+        self.preset.setObjectName("presetCombo")
+        self.preset.setAccessibleName("Provider preset")
+        for item in PRESETS:
+            self.preset.addItem(item.label, item.key)
+        self.preset.activated.connect(self._on_preset_activated)
+        self.detect_button = QPushButton("Detect local")
+        self.detect_button.setObjectName("detectLocalButton")
+        self.detect_button.setToolTip("Look for Ollama and LM Studio on this machine (127.0.0.1 only)")
+        self.detect_button.clicked.connect(self._on_detect_clicked)
+        form.addRow(_buddy_label("&Provider:", self.preset), _with_button(self.preset, self.detect_button))
+        self.detect_status = _hint_label("detectStatus")
+        form.addRow("", self.detect_status)
+
         self.base_url = QLineEdit(current.base_url)
         self.base_url.setObjectName("baseUrlEdit")
         self.base_url.setAccessibleName("Base URL")
-        self.base_url.setPlaceholderText("https://api.deepseek.com")
+        self.base_url.setPlaceholderText("https://api.example.com/v1")
         self.base_url.textEdited.connect(self._on_base_url_edited)
         form.addRow("Base &URL:", self.base_url)
-        self.model = QLineEdit(current.model)
-        self.model.setObjectName("modelEdit")
-        self.model.setAccessibleName("Model")
-        self.model.setPlaceholderText("deepseek-chat")
-        form.addRow("&Model:", self.model)
         self.dialect = QComboBox()
         self.dialect.setObjectName("dialectCombo")
         self.dialect.setAccessibleName("Dialect")
         self.dialect.addItems(list(DIALECTS))
         self.dialect.setCurrentText(current.dialect)
+        self.dialect.currentTextChanged.connect(self._on_dialect_changed)
         form.addRow("&Dialect:", self.dialect)
+
+        self.model = QComboBox()
+        self.model.setObjectName("modelCombo")
+        self.model.setAccessibleName("Model")
+        self.model.setEditable(True)
+        self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.model.lineEdit().setPlaceholderText("Fetch the list or type the model name")
+        self.fetch_button = QPushButton("Fetch models")
+        self.fetch_button.setObjectName("fetchModelsButton")
+        self.fetch_button.setToolTip("Ask the endpoint which models it offers (GET <base URL>/models)")
+        self.fetch_button.clicked.connect(self._on_fetch_clicked)
+        form.addRow(_buddy_label("&Model:", self.model), _with_button(self.model, self.fetch_button))
+        self.fetch_status = _hint_label("fetchStatus")
+        form.addRow("", self.fetch_status)
+
         self.api_key = QLineEdit()
         self.api_key.setObjectName("apiKeyEdit")
         self.api_key.setAccessibleName("API key")
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.api_key.setPlaceholderText("leave empty to keep the stored key")
         form.addRow("API &key:", self.api_key)
         layout.addLayout(form)
+
+        self.deepseek_box = QGroupBox("DeepSeek options")
+        self.deepseek_box.setObjectName("deepseekOptions")
+        ds_form = QFormLayout(self.deepseek_box)
+        self.thinking = QComboBox()
+        self.thinking.setObjectName("thinkingCombo")
+        self.thinking.setAccessibleName("Thinking")
+        for text, value in THINKING_CHOICES:
+            self.thinking.addItem(text, value)
+        self.thinking.setCurrentIndex([v for _t, v in THINKING_CHOICES].index(current.thinking))
+        self.thinking.currentIndexChanged.connect(self._on_thinking_changed)
+        ds_form.addRow("&Thinking:", self.thinking)
+        self.effort = QComboBox()
+        self.effort.setObjectName("effortCombo")
+        self.effort.setAccessibleName("Reasoning effort")
+        self.effort.setEditable(True)
+        self.effort.addItems(list(EFFORTS))
+        self.effort.lineEdit().setPlaceholderText("model default")
+        self.effort.setCurrentText(current.reasoning_effort or "")
+        ds_form.addRow("Reasoning &effort:", self.effort)
+        layout.addWidget(self.deepseek_box)
+
+        self.note = _hint_label("presetNote")
+        layout.addWidget(self.note)
         self.problem = QLabel("")
         self.problem.setObjectName("providerProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("QLabel { color: #d64541; }")
+        self.problem.setStyleSheet(_ERROR)
         self.problem.hide()
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -86,22 +185,157 @@ class ProviderDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
 
+        selected = match_preset(current.base_url)
+        self._select_preset(selected)
+        self._set_models(selected.models, current.model)
+        self._show_preset_hints(selected)
+        self._on_dialect_changed(self.dialect.currentText())
+        self._on_thinking_changed()
+
+    # -- presets -----------------------------------------------------------------------------------------
+
+    @property
+    def selected_preset(self) -> Preset:
+        key = self.preset.currentData()
+        return next((p for p in PRESETS if p.key == key), CUSTOM)
+
+    def apply_preset(self, preset: Preset) -> None:
+        """Fill base URL, dialect and suggested models from ``preset`` (Custom keeps the typed URL)."""
+        self._select_preset(preset)
+        if preset.base_url:
+            self.base_url.setText(preset.base_url)
+        self.dialect.setCurrentText(preset.dialect)
+        keep = self.model.currentText() if preset is CUSTOM else ""
+        self._set_models(preset.models, keep or (preset.models[0] if preset.models else ""))
+        self._show_preset_hints(preset)
+        self.fetch_status.hide()
+
+    def _select_preset(self, preset: Preset) -> None:
+        index = self.preset.findData(preset.key)
+        self.preset.setCurrentIndex(index if index >= 0 else self.preset.findData(CUSTOM.key))
+
+    def _show_preset_hints(self, preset: Preset) -> None:
+        self.api_key.setPlaceholderText(
+            "usually not needed for a local server" if not preset.needs_key else "leave empty to keep the stored key"
+        )
+        self.note.setText(preset.note)
+        self.note.setVisible(bool(preset.note))
+
+    def _set_models(self, models: tuple[str, ...] | list[str], current: str) -> None:
+        self.model.clear()
+        self.model.addItems(list(models))
+        self.model.setCurrentText(current)
+
+    def _on_preset_activated(self, index: int) -> None:
+        key = self.preset.itemData(index)
+        self.apply_preset(next((p for p in PRESETS if p.key == key), CUSTOM))
+
     def _on_base_url_edited(self, text: str) -> None:
         self.dialect.setCurrentText(infer_dialect(text.strip()))
+        self._select_preset(match_preset(text))
+
+    def _on_dialect_changed(self, dialect: str) -> None:
+        self.deepseek_box.setVisible(dialect == "deepseek")
+
+    def _on_thinking_changed(self, _index: int = 0) -> None:
+        self.effort.setEnabled(self.thinking.currentData() is not False)
+
+    # -- fetching models and detecting local servers -----------------------------------------------------
+
+    def _on_fetch_clicked(self) -> None:
+        self.fetch_models()
+
+    def _on_detect_clicked(self) -> None:
+        self.detect_local()
+
+    def _key_for(self, base_url: str) -> str | None:
+        """The typed key, else the one stored for this endpoint (keyring or environment), if any."""
+        typed = self.api_key.text().strip()
+        if typed:
+            return typed
+        current = self.runtime.provider_settings
+        stored: Any = None
+        try:
+            if base_url.rstrip("/") == current.base_url.rstrip("/") and hasattr(self.runtime, "api_key"):
+                stored = self.runtime.api_key()
+            elif (credentials := getattr(self.runtime, "credentials", None)) is not None:
+                stored = credentials.get(ProviderSettings(base_url=base_url).key_name)
+        except Exception:  # a keyring failure only means "no stored key" here
+            log.warning("could not read the stored API key for %s", base_url, exc_info=True)
+        return stored if isinstance(stored, str) and stored else None
+
+    @async_slot
+    async def fetch_models(self) -> None:
+        """Fill the model list from ``GET <base URL>/models``; problems are shown under the field."""
+        base_url = self.base_url.text().strip()
+        dialect = self.dialect.currentText()
+        key = self._key_for(base_url)
+        if dialect == "anthropic" and not key:
+            self._fetch_note("Anthropic lists its models only with an API key: enter it above, or type a name.")
+            return
+        self.fetch_button.setEnabled(False)
+        self._fetch_note("Fetching models…")
+        try:
+            models = await list_models(base_url, key, dialect)  # type: ignore[arg-type]
+        except ModelListError as exc:
+            self._fetch_note(str(exc), error=True)
+            return
+        finally:
+            self.fetch_button.setEnabled(True)
+        if not models:
+            self._fetch_note("The endpoint listed no models. Type the model name instead.", error=True)
+            return
+        typed = self.model.currentText().strip()
+        self._set_models(models, typed if typed in models else models[0])
+        self._fetch_note(f"{_plural(len(models), 'model')} available.")
+
+    @async_slot
+    async def detect_local(self) -> None:
+        """Probe loopback for local model servers; select the first one found."""
+        self.detect_button.setEnabled(False)
+        self._note(self.detect_status, "Looking for model servers on this machine…")
+        try:
+            self.detected = await detect_local_servers(candidates=self.local_candidates)
+        finally:
+            self.detect_button.setEnabled(True)
+        if not self.detected:
+            looked = ", ".join(f"{p.name} ({p.base_url})" for p in self.local_candidates)
+            self._note(self.detect_status, f"No local model server answered. Looked for {looked}.", error=True)
+            return
+        found = "; ".join(f"{p.name} at {p.base_url} ({_plural(len(p.models), 'model')})" for p in self.detected)
+        self._note(self.detect_status, f"Found {found}.")
+        self.apply_preset(self.detected[0])  # a detected preset carries the models the server listed
+
+    def _fetch_note(self, text: str, *, error: bool = False) -> None:
+        self._note(self.fetch_status, text, error=error)
+
+    @staticmethod
+    def _note(label: QLabel, text: str, *, error: bool = False) -> None:
+        label.setText(text)
+        label.setStyleSheet(_ERROR if error else _QUIET)
+        label.show()
+
+    def _on_task_failed(self, exc: BaseException) -> None:
+        log.error("provider dialog task failed", exc_info=exc)
+        self._show_problem(f"Something went wrong ({type(exc).__name__}: {exc}).")
+
+    # -- saving ------------------------------------------------------------------------------------------
 
     def _on_accepted(self) -> None:
         base_url = self.base_url.text().strip()
-        model = self.model.text().strip()
+        model = self.model.currentText().strip()
         if not base_url.startswith(("http://", "https://")):
             self._show_problem("The base URL must start with http:// or https://.")
             return
         if not model:
-            self._show_problem("Enter the model name the endpoint expects.")
+            self._show_problem("Enter the model name the endpoint expects (or fetch the list).")
             return
+        update: dict[str, Any] = {"base_url": base_url, "model": model, "dialect": self.dialect.currentText()}
+        if update["dialect"] == "deepseek":
+            update["thinking"] = self.thinking.currentData()
+            update["reasoning_effort"] = self.effort.currentText().strip() or None
         try:
-            settings = self.runtime.provider_settings.model_copy(
-                update={"base_url": base_url, "model": model, "dialect": self.dialect.currentText()}
-            )
+            settings = self.runtime.provider_settings.model_copy(update=update)
             settings = ProviderSettings.model_validate(settings.model_dump())
             self.runtime.configure_provider(settings, self.api_key.text().strip() or None)
         except Exception as exc:  # shown in the dialog: the user can fix it and try again
@@ -114,3 +348,7 @@ class ProviderDialog(QDialog):
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.show()
+
+    def done(self, result: int) -> None:
+        self.tasks.cancel_pending()  # a fetch still running must not touch a closed dialog
+        super().done(result)

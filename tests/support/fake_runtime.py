@@ -6,14 +6,21 @@ with ``RunFinished`` (or the scripted ``Fail``). Steps::
     Reasoning("text")            one ReasoningDelta per piece (``pieces=`` to split)
     Content("text")              one ContentDelta per piece
     Stream(["a", "b", ...])      many ContentDeltas, yielding to the loop every ``yield_every`` deltas
-    Tool(id, server, tool, args, result="...", is_error=False)
+    Tool(id, server, tool, args, result="...", is_error=False, policy=None)
                                  ToolCall + ApprovalRequired, waits for ``answer()``, then ApprovalDecided
-                                 and ToolResult (a denial gives an is_error result, as the real loop does)
+                                 and ToolResult (a denial gives an is_error result, as the real loop does).
+                                 As in the real loop, a grant that covers the call (``grants``) decides it
+                                 without asking (source "grant"), ``policy=True/False`` decides it by policy,
+                                 and an approval with a wider scope adds a grant.
     TokenUsage(prompt, completion)
     Gate()                       wait here until the test calls ``gate.open()``
     Fail(code, message)          end the run with an Error event
+    RoundLimit()                 end the run with ``RunFinished(reason="tool_round_limit")``
 
-It records answers, cancels and ``configure_provider`` calls, and never touches files or the keyring.
+``continue_run()`` plays the next script as a continued run (``RunStarted.continued``); to mimic a resumed
+turn, script the same ``Tool`` ids again (the real runtime re-emits ToolCall + ApprovalRequired for them).
+It records answers (``answers``: id, approved, reason; ``answer_log``: every keyword), cancels, continues,
+retry-now requests, revoked grants and ``configure_provider`` calls, and never touches files or the keyring.
 """
 
 from __future__ import annotations
@@ -27,9 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.runtime import events as ev
+from desktop_app.runtime.approvals import Grant, GrantStore, Scope
 from desktop_app.runtime.errors import ConversationBusyError, UnknownToolCallError
 from desktop_app.runtime.run import RunOutcome
-from desktop_app.runtime.settings import ProviderSettings
+from desktop_app.runtime.settings import ProviderSettings, Settings
 
 Listener = Callable[[ev.Event], None]
 
@@ -60,6 +68,7 @@ class Tool:
     arguments: dict[str, Any]
     result: str = "ok"
     is_error: bool = False
+    policy: bool | None = None
 
 
 @dataclass
@@ -84,7 +93,20 @@ class Fail:
     retryable: bool = False
 
 
-Step = Reasoning | Content | Stream | Tool | TokenUsage | Gate | Fail
+@dataclass
+class RoundLimit:
+    pass
+
+
+@dataclass(frozen=True)
+class _Answer:
+    approved: bool
+    reason: str | None
+    scope: Scope
+    arguments: dict[str, Any] | None
+
+
+Step = Reasoning | Content | Stream | Tool | TokenUsage | Gate | Fail | RoundLimit
 
 
 def _split(text: str, pieces: int) -> list[str]:
@@ -95,20 +117,28 @@ def _split(text: str, pieces: int) -> list[str]:
 class FakeRuntime:
     """Implements the Runtime interface the UI uses, playing scripted runs."""
 
-    def __init__(self, provider_settings: ProviderSettings | None = None) -> None:
+    def __init__(self, provider_settings: ProviderSettings | None = None, *, max_tool_rounds: int = 25) -> None:
+        self.auto_approve_read_only = False
         self.provider_settings = provider_settings or ProviderSettings(
             base_url="http://127.0.0.1:9/v1", model="fake-model"
         )
+        self.max_tool_rounds = max_tool_rounds
+        self.grants = GrantStore()
         self.listeners: list[Listener] = []
         self.scripts: deque[list[Step]] = deque()
         self.answers: list[tuple[str, bool, str | None]] = []
+        self.answer_log: list[dict[str, Any]] = []
         self.cancelled: list[str] = []
+        self.continued: list[str] = []
+        self.retry_nows: list[str] = []
+        self.revoked: list[Grant] = []
+        self.ran_with: dict[str, dict[str, Any]] = {}
         self.configured: list[tuple[ProviderSettings, str | None]] = []
         self.prompts: list[str] = []
         self.emitted: list[ev.Event] = []
         self.closed = False
         self._ids = itertools.count(1)
-        self._pending: dict[str, asyncio.Future[tuple[bool, str | None]]] = {}
+        self._pending: dict[str, tuple[str, asyncio.Future[_Answer]]] = {}
         self._tasks: dict[str, asyncio.Task[RunOutcome]] = {}
 
     # -- scripting ---------------------------------------------------------------------------------------
@@ -117,6 +147,17 @@ class FakeRuntime:
         self.scripts.append(list(steps))
 
     # -- the Runtime interface ---------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return Settings(
+            provider=self.provider_settings,
+            max_tool_rounds=self.max_tool_rounds,
+            auto_approve_read_only=self.auto_approve_read_only,
+        )
+
+    def set_auto_approve_read_only(self, enabled: bool) -> None:
+        self.auto_approve_read_only = enabled
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self.listeners.append(listener)
@@ -129,9 +170,16 @@ class FakeRuntime:
         return conversation_id in self._tasks
 
     async def run(self, conversation_id: str, prompt: str) -> RunOutcome:
+        self.prompts.append(prompt)
+        return await self._start(conversation_id, prompt)
+
+    async def continue_run(self, conversation_id: str) -> RunOutcome:
+        self.continued.append(conversation_id)
+        return await self._start(conversation_id, None)
+
+    async def _start(self, conversation_id: str, prompt: str | None) -> RunOutcome:
         if conversation_id in self._tasks:
             raise ConversationBusyError("A run is already active in this conversation. Stop it first.")
-        self.prompts.append(prompt)
         steps = self.scripts.popleft() if self.scripts else [Content("(no script)")]
         run_id = uuid.uuid4().hex
         task = asyncio.ensure_future(self._play(conversation_id, run_id, prompt, steps))
@@ -146,12 +194,47 @@ class FakeRuntime:
         finally:
             self._tasks.pop(conversation_id, None)
 
-    def answer(self, tool_call_id: str, *, approved: bool, reason: str | None = None) -> None:
-        future = self._pending.pop(tool_call_id, None)
+    def answer(
+        self,
+        tool_call_id: str,
+        *,
+        approved: bool,
+        reason: str | None = None,
+        scope: Scope = "once",
+        arguments: dict[str, Any] | None = None,
+    ) -> None:
+        _conv, future = self._pending.get(tool_call_id, ("", None))
         if future is None or future.done():
             raise UnknownToolCallError(f"No pending approval for tool call {tool_call_id!r}.")
+        if arguments is not None and not approved:
+            raise ValueError("edited arguments only go with an approval")
+        del self._pending[tool_call_id]
         self.answers.append((tool_call_id, approved, reason))
-        future.set_result((approved, reason))
+        self.answer_log.append(
+            {
+                "tool_call_id": tool_call_id,
+                "approved": approved,
+                "reason": reason,
+                "scope": scope,
+                "arguments": arguments,
+            }
+        )
+        future.set_result(_Answer(approved, reason, scope, arguments))
+
+    def pending_approvals(self, conversation_id: str | None = None) -> list[str]:
+        return [
+            call_id
+            for call_id, (conv, future) in self._pending.items()
+            if not future.done() and conversation_id in (None, conv)
+        ]
+
+    def revoke_grant(self, grant: Grant) -> bool:
+        self.revoked.append(grant)
+        return self.grants.revoke(grant)
+
+    def retry_now(self, conversation_id: str) -> bool:
+        self.retry_nows.append(conversation_id)
+        return False
 
     def cancel(self, conversation_id: str) -> None:
         self.cancelled.append(conversation_id)
@@ -175,9 +258,10 @@ class FakeRuntime:
         for listener in list(self.listeners):
             listener(event)
 
-    async def _play(self, conv: str, run_id: str, prompt: str, steps: list[Step]) -> RunOutcome:
+    async def _play(self, conv: str, run_id: str, prompt: str | None, steps: list[Step]) -> RunOutcome:
         ids = {"conversation_id": conv, "run_id": run_id}
-        self._emit(ev.RunStarted(**ids, model=self.provider_settings.model, prompt=prompt))
+        model = self.provider_settings.model
+        self._emit(ev.RunStarted(**ids, model=model, prompt=prompt or "", continued=prompt is None))
         content: list[str] = []
         for step in steps:
             await asyncio.sleep(0)
@@ -212,6 +296,10 @@ class FakeRuntime:
             elif isinstance(step, Fail):
                 self._emit(ev.Error(**ids, code=step.code, message=step.message, retryable=step.retryable))
                 return RunOutcome(run_id, "failed", "".join(content), step.message)
+            elif isinstance(step, RoundLimit):
+                text = "".join(content)
+                self._emit(ev.RunFinished(**ids, reason="tool_round_limit", content=text))
+                return RunOutcome(run_id, "finished", text)
         text = "".join(content)
         self._emit(ev.RunFinished(**ids, reason="end_turn", content=text))
         return RunOutcome(run_id, "finished", text)
@@ -219,13 +307,50 @@ class FakeRuntime:
     async def _tool(self, ids: dict[str, str], step: Tool) -> None:
         call = {"tool_call_id": step.tool_call_id, **ids}
         self._emit(ev.ToolCall(**call, name=step.tool, server=step.server, tool=step.tool, arguments=step.arguments))
-        future: asyncio.Future[tuple[bool, str | None]] = asyncio.get_running_loop().create_future()
-        self._pending[step.tool_call_id] = future
-        self._emit(ev.ApprovalRequired(**call, server=step.server, tool=step.tool, arguments=step.arguments))
-        approved, reason = await future
-        self._emit(ev.ApprovalDecided(**call, approved=approved, reason=reason))
+        grant = self.grants.find(ids["conversation_id"], step.server, step.tool)
+        if step.policy is not None:
+            reason = "approved by policy" if step.policy else "denied by policy"
+            self._emit(ev.ApprovalDecided(**call, approved=step.policy, reason=reason, source="policy"))
+            approved = step.policy
+        elif grant is not None:
+            reason = f"granted earlier ({grant.scope})"
+            self._emit(ev.ApprovalDecided(**call, approved=True, reason=reason, source="grant", scope=grant.scope))
+            approved = True
+        else:
+            approved = await self._ask(ids["conversation_id"], call, step)
         if approved:
             text, is_error = step.result, step.is_error
         else:
             text, is_error = "The user denied this tool call.", True
         self._emit(ev.ToolResult(**call, server=step.server, tool=step.tool, text=text, is_error=is_error))
+
+    async def _ask(self, conv: str, call: dict[str, str], step: Tool) -> bool:
+        future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
+        self._pending[step.tool_call_id] = (conv, future)
+        self._emit(ev.ApprovalRequired(**call, server=step.server, tool=step.tool, arguments=step.arguments))
+        try:
+            answer = await future
+        finally:
+            self._pending.pop(step.tool_call_id, None)
+        if answer.approved and answer.scope != "once":
+            self.grants.add(
+                Grant(
+                    scope=answer.scope,
+                    server=step.server,
+                    tool=None if answer.scope == "server" else step.tool,
+                    conversation_id=conv if answer.scope == "conversation" else None,
+                    origin=f"approved in conversation {conv} (tool call {step.tool_call_id})",
+                )
+            )
+        edited = answer.arguments if answer.arguments not in (None, step.arguments) else None
+        self._emit(
+            ev.ApprovalDecided(
+                **call,
+                approved=answer.approved,
+                reason=answer.reason,
+                scope=answer.scope,
+                edited_arguments=edited,
+            )
+        )
+        self.ran_with[step.tool_call_id] = edited if edited is not None else step.arguments
+        return answer.approved

@@ -24,7 +24,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -57,6 +57,15 @@ class Reply:
     steps: Sequence[Step] = ()
     headers: dict[str, str] = field(default_factory=dict)
     content_type: str = "text/event-stream"
+
+
+@dataclass(frozen=True)
+class Write:
+    """One step the server wrote and flushed: when (``time.monotonic()``), for which request, what."""
+
+    at: float
+    request_index: int
+    data: bytes
 
 
 @dataclass(frozen=True)
@@ -183,9 +192,19 @@ def error_reply(status: int, body: dict[str, Any] | str, headers: dict[str, str]
 class ScriptedLLMServer:
     """A threaded loopback HTTP server answering chat completions from a queue of ``Reply``s."""
 
-    def __init__(self, replies: Iterable[Reply] = (), *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        replies: Iterable[Reply] = (),
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        on_write: Callable[[Write], None] | None = None,
+    ) -> None:
         self._replies: deque[Reply] = deque(replies)
         self.requests: list[RecordedRequest] = []
+        self.writes: list[Write] = []
+        """Every scripted byte step written to a client, with its ``time.monotonic()`` send time."""
+        self.on_write = on_write
         self._lock = threading.Lock()
         self._closing = threading.Event()
         outer = self
@@ -210,6 +229,7 @@ class ScriptedLLMServer:
                         RecordedRequest("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
                     )
                     reply = outer._replies.popleft() if outer._replies else None
+                    index = len(outer.requests) - 1
                 if reply is None:
                     self._send_simple(500, {"error": {"message": "ScriptedLLMServer: no reply scripted"}})
                     return
@@ -233,6 +253,7 @@ class ScriptedLLMServer:
                         else:
                             self.wfile.write(step)
                             self.wfile.flush()
+                            outer._wrote(Write(time.monotonic(), index, step))
                 except (BrokenPipeError, ConnectionResetError):
                     return
 
@@ -247,6 +268,12 @@ class ScriptedLLMServer:
         self._server = ThreadingHTTPServer((host, port), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="llm-server", daemon=True)
+
+    def _wrote(self, write: Write) -> None:
+        with self._lock:
+            self.writes.append(write)
+        if self.on_write is not None:
+            self.on_write(write)
 
     @property
     def port(self) -> int:

@@ -3,31 +3,59 @@
 This module owns turning the file into validated :class:`ServerConfig` models. It never writes
 the file. A broken file raises :class:`~desktop_app.runtime.errors.ConfigError` naming the path,
 with line and column for JSON syntax errors and the field path (``mcpServers.time.args``) for
-invalid values. ``${NAME}`` references in ``env`` values are expanded from the process
-environment; ``${keyring:NAME}`` references are left untouched for the secrets layer.
+invalid values. Unknown fields are kept (``model_extra``) and ignored.
+
+References are checked for syntax when the file is read but expanded only when a server starts
+(:func:`expand_value`): ``${NAME}`` from the process environment and ``${keyring:NAME}`` from the
+keyring, in ``env`` values and ``headers``.
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "${TZ}"},
-                             "disabled": false, "timeout": 30, "startupTimeout": 90}}}
+                             "disabled": false, "timeout": 30, "startupTimeout": 90},
+                    "docs": {"type": "http", "url": "https://example.com/mcp",
+                             "headers": {"Authorization": "${keyring:mcp:docs:header:Authorization}"}}}}
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from desktop_app.runtime.errors import ConfigError
 
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
-_KEYRING_PREFIX = "keyring:"
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 7230 token
+KEYRING_PREFIX = "keyring:"
+
+Transport = Literal["stdio", "http", "sse"]
+_TRANSPORTS: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamable_http": "http",
+    "streamablehttp": "http",
+    "sse": "sse",
+}
+TRANSPORT_NAMES = ("stdio", "http", "streamable-http", "sse")
+"""The canonical spellings of ``type`` / ``transport`` (case-insensitive; ``_`` variants accepted too)."""
+
+SecretLookup = Callable[[str], str | None]
+
+
+def normalize_transport(value: str) -> Transport:
+    """``stdio``, ``http`` (also ``streamable-http`` and its variants) or ``sse``; anything else raises ValueError."""
+    found = _TRANSPORTS.get(value.strip().lower())
+    if found is None:
+        raise ValueError(f"unknown transport '{value}'; use one of {', '.join(TRANSPORT_NAMES)}")
+    return found
 
 
 class ServerConfig(BaseModel):
-    """One MCP server entry. Unknown fields (``hooks``, ``trust``, ``headers`` …) stay in ``model_extra``."""
+    """One MCP server entry. Unknown fields stay in ``model_extra`` and are ignored."""
 
     model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
 
@@ -35,38 +63,96 @@ class ServerConfig(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    declared_type: str | None = Field(default=None, alias="type", description="stdio | http | streamable-http | sse")
+    declared_transport: str | None = Field(default=None, alias="transport", description="Same values as ``type``.")
     disabled: bool = False
     timeout: float | None = Field(default=None, gt=0, description="Per-call timeout in seconds.")
     startup_timeout: float | None = Field(
         default=None, gt=0, alias="startupTimeout", description="Connect timeout in seconds."
     )
+    hooks: dict[str, Any] | None = Field(default=None, description="Per-server MCP message hooks.")
+    trust: bool = Field(default=False, description="The user trusts this server: its tools run without asking.")
+    pinned: bool | list[str] = Field(default=False, description="Tools always offered to the model (True: all).")
+    excluded_tools: list[str] = Field(default_factory=list, alias="excludedTools")
+    allow_unsafe_env: bool = Field(
+        default=False, alias="allowUnsafeEnv", description="Allow LD_PRELOAD, DYLD_*, NODE_OPTIONS … in env."
+    )
+
+    @field_validator("declared_type", "declared_transport")
+    @classmethod
+    def _known_transport(cls, value: str | None) -> str | None:
+        if value is not None:
+            normalize_transport(value)
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _valid_headers(cls, headers: dict[str, str]) -> dict[str, str]:
+        for name, value in headers.items():
+            if not _HEADER_NAME.match(name):
+                raise ValueError(f"header name '{name}' is not a valid HTTP token")
+            if "\r" in value or "\n" in value:
+                raise ValueError(f"header '{name}' may not contain a line break")
+        return headers
 
     @model_validator(mode="after")
-    def _needs_command_or_url(self) -> ServerConfig:
-        if not (self.command and self.command.strip()) and not (self.url and self.url.strip()):
+    def _consistent(self) -> ServerConfig:
+        if self.declared_type is not None and self.declared_transport is not None:
+            kind, transport = normalize_transport(self.declared_type), normalize_transport(self.declared_transport)
+            if kind != transport:
+                raise ValueError(f"type '{self.declared_type}' and transport '{self.declared_transport}' disagree")
+        has_command = bool(self.command and self.command.strip())
+        has_url = bool(self.url and self.url.strip())
+        if not has_command and not has_url:
             raise ValueError("requires either command or url")
+        if self.declared_type is not None or self.declared_transport is not None:
+            if self.transport == "stdio" and not has_command:
+                raise ValueError("a stdio server requires a command")
+            if self.transport != "stdio" and not has_url:
+                raise ValueError(f"a {self.transport} server requires a url")
         return self
 
     @property
-    def transport(self) -> str:
-        """``stdio`` when a command is given, else ``http``."""
+    def transport(self) -> Transport:
+        """Explicit ``type``, else ``transport``, else ``stdio`` when a command is given, else ``http``."""
+        declared = self.declared_type or self.declared_transport
+        if declared is not None:
+            return normalize_transport(declared)
         return "stdio" if self.command and self.command.strip() else "http"
 
 
-def expand_env_value(value: str, environ: Mapping[str, str], *, where: str) -> str:
-    """Expand ``${NAME}`` from ``environ``. Unset, empty or unclosed references raise ``ValueError``."""
-    start = value.find("${")
-    if start == -1:
+def check_references(value: str, *, where: str) -> None:
+    """Raise ``ValueError`` for an empty (``${}``) or unclosed reference; nothing is looked up."""
+    rest = _REFERENCE.sub(lambda m: "" if m.group(1).strip() else "\0", value)
+    if "\0" in rest:
+        raise ValueError(f"{where}: empty variable reference '${{}}'")
+    if "${" in rest:
+        raise ValueError(f"{where}: unclosed variable reference (missing '}}')")
+
+
+def expand_value(
+    value: str,
+    environ: Mapping[str, str],
+    *,
+    where: str,
+    secrets: SecretLookup | None = None,
+) -> str:
+    """Expand ``${NAME}`` from ``environ`` and ``${keyring:NAME}`` through ``secrets``.
+
+    Without ``secrets`` keyring references are left as they are. An unset variable, a missing
+    keyring entry, an empty or an unclosed reference raises ``ValueError`` naming ``where``.
+    """
+    if "${" not in value:
         return value
+    check_references(value, where=where)
     out: list[str] = []
     pos = 0
     for match in _REFERENCE.finditer(value):
         out.append(value[pos : match.start()])
         name = match.group(1).strip()
-        if not name:
-            raise ValueError(f"{where}: empty variable reference '${{}}'")
-        if name.startswith(_KEYRING_PREFIX):
-            out.append(match.group(0))
+        if name.startswith(KEYRING_PREFIX):
+            out.append(match.group(0) if secrets is None else _secret(name[len(KEYRING_PREFIX) :], secrets, where))
         elif name in environ:
             out.append(environ[name])
         else:
@@ -75,11 +161,26 @@ def expand_env_value(value: str, environ: Mapping[str, str], *, where: str) -> s
                 "Switchboard or put the value in mcp.json"
             )
         pos = match.end()
-    rest = value[pos:]
-    if "${" in rest:
-        raise ValueError(f"{where}: unclosed variable reference (missing '}}')")
-    out.append(rest)
+    out.append(value[pos:])
     return "".join(out)
+
+
+def _secret(entry: str, secrets: SecretLookup, where: str) -> str:
+    entry = entry.strip()
+    if not entry:
+        raise ValueError(f"{where}: empty keyring reference '${{keyring:}}'")
+    found = secrets(entry)
+    if found is None:
+        raise ValueError(
+            f"{where}: keyring entry '{entry}' (service 'switchboard') is not set; set it with "
+            f"`keyring set switchboard {entry}` or import the server's configuration again"
+        )
+    return found
+
+
+def expand_env_value(value: str, environ: Mapping[str, str], *, where: str) -> str:
+    """Expand ``${NAME}`` from ``environ``, leaving ``${keyring:…}`` untouched (see :func:`expand_value`)."""
+    return expand_value(value, environ, where=where)
 
 
 def _field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
@@ -87,8 +188,11 @@ def _field_path(prefix: str, loc: tuple[int | str, ...]) -> str:
 
 
 def parse_mcp_config(text: str, path: Path, *, environ: Mapping[str, str] | None = None) -> dict[str, ServerConfig]:
-    """Parse the text of an ``mcp.json`` (already read); ``path`` is only used in error messages."""
-    env_source = os.environ if environ is None else environ
+    """Parse the text of an ``mcp.json`` (already read); ``path`` is only used in error messages.
+
+    ``environ`` is accepted for compatibility and ignored: references are expanded at start-up.
+    """
+    del environ
     text = text.removeprefix("\ufeff")
     if not text.strip():
         return {}
@@ -119,14 +223,13 @@ def parse_mcp_config(text: str, path: Path, *, environ: Mapping[str, str] | None
                 problems.append(f"{where}: {error['msg'].removeprefix('Value error, ')}")
             continue
         try:
-            expanded = {
-                key: expand_env_value(value, env_source, where=f"{prefix}.env.{key}")
-                for key, value in config.env.items()
-            }
+            for field, values in (("env", config.env), ("headers", config.headers)):
+                for key, value in values.items():
+                    check_references(value, where=f"{prefix}.{field}.{key}")
         except ValueError as exc:
             problems.append(str(exc))
             continue
-        servers[name] = config.model_copy(update={"env": expanded})
+        servers[name] = config
     if problems:
         raise ConfigError(path, "; ".join(problems))
     return servers
@@ -145,3 +248,18 @@ def load_mcp_config(path: Path, *, environ: Mapping[str, str] | None = None) -> 
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"the file is not valid UTF-8 (byte {exc.start})") from None
     return parse_mcp_config(text, path, environ=environ)
+
+
+__all__ = [
+    "KEYRING_PREFIX",
+    "TRANSPORT_NAMES",
+    "SecretLookup",
+    "ServerConfig",
+    "Transport",
+    "check_references",
+    "expand_env_value",
+    "expand_value",
+    "load_mcp_config",
+    "normalize_transport",
+    "parse_mcp_config",
+]

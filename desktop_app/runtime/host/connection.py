@@ -1,166 +1,65 @@
-"""One MCP server's lifecycle: connect, list tools, call tools, capture stderr, close.
+"""One MCP server's lifecycle: connect, list tools, follow tool-list changes, call tools, close.
 
-A :class:`ServerConnection` owns one ``mcp.Client``. The client is an anyio async context manager
-whose cancel scopes must be entered and exited in the same task, so each connection runs in its
-own long-lived asyncio task: it enters ``async with Client(...)``, lists the tools, signals
-ready, then waits for a stop request. Calls from other tasks go through the client object.
+A :class:`ServerConnection` owns one ``mcp.Client`` (built in :meth:`ServerConnection.make_client`,
+the one place its callbacks are wired). The client is an anyio async context manager whose cancel
+scopes must be entered and exited in the same task, so each connection runs in its own long-lived
+asyncio task: it enters the client, lists the tools, signals ready, then follows
+``tools/list_changed`` (the legacy push through ``message_handler``, or ``Client.listen`` on
+2026-07-28 connections) until a stop request. Calls from other tasks go through the client.
 
 Failures never escape to callers as exceptions: start-up problems set ``state = "failed"`` with
 a message, and :meth:`ServerConnection.call_tool` turns timeouts, protocol errors and a crashed
-process into an error :class:`CallOutcome`. A stdio server's stderr goes to a bounded in-memory
-buffer (:class:`StderrBuffer`), never to the terminal.
+process into an error :class:`CallOutcome`. A server that was ready and then died (its stream
+ended, a call saw the connection close, or it stopped answering after a timed-out call) ends
+``failed`` with :attr:`ServerConnection.crashed` set; the host decides whether to restart it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
-import json
+import logging
 import math
-import os
-import threading
-from collections.abc import AsyncIterator
-from typing import Any, Literal, TextIO
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from typing import Any, Literal
 
 import anyio
 import mcp_types as mtypes
-from mcp import Client, MCPError, StdioServerParameters, stdio_client
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client._transport import TransportStreams
+from mcp.client.session import IncomingMessage
+from mcp.client.subscriptions import Subscription
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, ConfigDict, Field
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from desktop_app.runtime.events import HostEvent
+from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
+from desktop_app.runtime.host.transports import (
+    STDERR_LIMIT,
+    HttpKind,
+    HttpProbe,
+    HttpTarget,
+    StderrBuffer,
+    TransportMemory,
+    sse_streams,
+    stdio_with_captured_stderr,
+    streamable_http_streams,
+    watch_eof,
+)
+
+logger = logging.getLogger(__name__)
 
 ConnectionState = Literal["starting", "ready", "failed", "stopped"]
-Target = StdioServerParameters | str | MCPServer
-"""What to connect to: a stdio command, a streamable-HTTP URL, or an in-process server."""
+Target = StdioServerParameters | HttpTarget | str | MCPServer
+"""What to connect to: a stdio command, a ``url`` server (or a bare streamable-HTTP URL), or an in-process server."""
+ChangeListener = Callable[["ServerConnection", Literal["state", "tools"]], None]
 
 DEFAULT_TIMEOUT = 60.0
-STDERR_LIMIT = 256 * 1024
 _MAX_TOOL_PAGES = 100
 _TIMEOUT_GRACE = 2.0
-_STDERR_DRAIN_TIMEOUT = 1.0
 _CRASH_CLEANUP_TIMEOUT = 10.0
-
-
-class CallOutcome(BaseModel):
-    """The result of one tool call as the run loop sees it. ``text`` is what the model reads."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    is_error: bool = False
-    structured: dict[str, Any] | None = None
-    content: list[dict[str, Any]] = Field(default_factory=list)
-
-
-def error_outcome(message: str) -> CallOutcome:
-    """An error outcome carrying ``message`` as its only text block."""
-    return CallOutcome(text=message, is_error=True, content=[{"type": "text", "text": message}])
-
-
-def _decoded_size(data: str) -> int:
-    try:
-        return len(base64.b64decode(data, validate=False))
-    except (binascii.Error, ValueError):
-        return len(data) * 3 // 4
-
-
-def _summarize_block(block: mtypes.ContentBlock) -> str:
-    """Text for one content block: text as is, everything else as a one-line summary."""
-    if isinstance(block, mtypes.TextContent):
-        return block.text
-    if isinstance(block, mtypes.ImageContent | mtypes.AudioContent):
-        return f"[{block.type} {block.mime_type}, {_decoded_size(block.data)} bytes]"
-    if isinstance(block, mtypes.ResourceLink):
-        return f"[resource link {block.uri}" + (f" ({block.name})" if block.name else "") + "]"
-    resource = block.resource  # the last kind: an embedded resource
-    if isinstance(resource, mtypes.TextResourceContents):
-        return f"[resource {resource.uri}]\n{resource.text}"
-    mime = f" {resource.mime_type}" if resource.mime_type else ""
-    return f"[resource {resource.uri}{mime}, {_decoded_size(resource.blob)} bytes]"
-
-
-def outcome_from_result(result: mtypes.CallToolResult) -> CallOutcome:
-    """Convert an MCP ``CallToolResult``, applying nanobot's single-JSON-text -> structured rule."""
-    texts = [_summarize_block(block) for block in result.content]
-    text = "\n".join(part for part in texts if part)
-    if result.is_error and not text:
-        text = "MCP tool returned an error"
-    structured = result.structured_content
-    text_blocks = [block for block in result.content if isinstance(block, mtypes.TextContent)]
-    if structured is None and len(text_blocks) == 1:
-        with contextlib.suppress(ValueError):
-            parsed = json.loads(text_blocks[0].text)
-            if isinstance(parsed, dict):
-                structured = parsed
-    return CallOutcome(
-        text=text,
-        is_error=bool(result.is_error),
-        structured=structured,
-        content=[block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content],
-    )
-
-
-class StderrBuffer:
-    """The last ``limit`` bytes a server wrote to stderr. Thread-safe; fed by a reader thread."""
-
-    def __init__(self, limit: int = STDERR_LIMIT) -> None:
-        self._limit = limit
-        self._data = bytearray()
-        self._lock = threading.Lock()
-
-    def feed(self, chunk: bytes) -> None:
-        with self._lock:
-            self._data.extend(chunk)
-            overflow = len(self._data) - self._limit
-            if overflow > 0:
-                del self._data[:overflow]
-
-    def text(self) -> str:
-        with self._lock:
-            return self._data.decode("utf-8", errors="replace")
-
-    def last_line(self) -> str:
-        lines = [line.strip() for line in self.text().splitlines() if line.strip()]
-        return lines[-1][:300] if lines else ""
-
-
-@contextlib.asynccontextmanager
-async def _stdio_with_captured_stderr(
-    params: StdioServerParameters, sink: StderrBuffer
-) -> AsyncIterator[TransportStreams]:
-    """``stdio_client`` with the child's stderr piped into ``sink`` by a daemon reader thread.
-
-    On exit it waits (briefly, bounded) until the thread has read everything the child wrote, so
-    the tail is complete when a failure is reported. A grandchild that keeps the pipe open only
-    costs that bounded wait and one parked daemon thread.
-    """
-    loop = asyncio.get_running_loop()
-    drained = asyncio.Event()
-    read_fd, write_fd = os.pipe()
-    writer: TextIO = open(write_fd, "w", encoding="utf-8")  # noqa: SIM115, ASYNC230 - a pipe; closed below
-
-    def pump() -> None:
-        try:
-            while chunk := os.read(read_fd, 65536):
-                sink.feed(chunk)
-        except OSError:
-            pass
-        finally:
-            os.close(read_fd)
-            with contextlib.suppress(RuntimeError):  # the loop may be closed already
-                loop.call_soon_threadsafe(drained.set)
-
-    threading.Thread(target=pump, name=f"mcp-stderr-{params.command}", daemon=True).start()
-    try:
-        async with stdio_client(params, errlog=writer) as streams:
-            writer.close()  # the child holds its own copy; ours would keep the pipe open forever
-            yield streams
-    finally:
-        writer.close()
-        with anyio.CancelScope(shield=True), anyio.move_on_after(_STDERR_DRAIN_TIMEOUT):
-            await drained.wait()
+_HEALTH_CHECK_TIMEOUT = 5.0
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -181,6 +80,9 @@ class ServerConnection:
         startup_timeout: float = DEFAULT_TIMEOUT,
         call_timeout: float = DEFAULT_TIMEOUT,
         stderr_limit: int = STDERR_LIMIT,
+        on_change: ChangeListener | None = None,
+        emit: Callable[[HostEvent], None] | None = None,
+        transport_memory: TransportMemory | None = None,
     ) -> None:
         self.name = name
         self.target = target
@@ -188,13 +90,21 @@ class ServerConnection:
         self.call_timeout = call_timeout
         self.state: ConnectionState = "starting"
         self.error: str | None = None
+        self.crashed = False
+        """The server was ready and then died (as opposed to failing to start or being closed)."""
         self.tools: list[mtypes.Tool] = []
+        self.transport: Literal["stdio", "http", "sse", "in-process"] | None = None
         self.stderr = StderrBuffer(stderr_limit)
+        self._on_change = on_change
+        self._emit = emit
+        self._memory = transport_memory or TransportMemory()
         self._client: Client | None = None
         self._task: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()
         self._stop = asyncio.Event()
+        self._tools_dirty = asyncio.Event()
         self._scope: anyio.CancelScope | None = None
+        self._crash_context = ""
 
     @classmethod
     def failed(cls, name: str, message: str) -> ServerConnection:
@@ -222,18 +132,82 @@ class ServerConnection:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         if self.state in ("starting", "ready"):
-            self.state = "stopped"
+            self._set_state("stopped")
         self._settled.set()
 
     def stderr_tail(self) -> str:
         return self.stderr.text()
 
-    def _client_for_target(self) -> Client:
-        if self.target is None:
+    def _set_state(self, state: ConnectionState) -> None:
+        if state != self.state:
+            self.state = state
+            if self._on_change is not None:
+                self._on_change(self, "state")
+
+    def _fail(self, message: str) -> None:
+        if self.state != "failed":
+            self.error = message
+            self._set_state("failed")
+
+    def _crash(self, context: str = "") -> None:
+        """The ready server died or stopped answering: stop the connection task and mark it crashed."""
+        if not self.crashed and not self._stop.is_set():
+            self.crashed = True
+            self._crash_context = context
+            self._stop.set()
+
+    # -- the client -----------------------------------------------------------------------------
+
+    def make_client(self, server: AbstractAsyncContextManager[TransportStreams] | MCPServer) -> Client:
+        """The one place a ``mcp.Client`` is built: add client-feature callbacks here."""
+        return Client(server, message_handler=self._on_message)
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        # Runs on the session's read loop: never await session I/O here, only flag the work.
+        if isinstance(message, mtypes.ToolListChangedNotification):
+            self._tools_dirty.set()
+        elif isinstance(message, Exception):
+            logger.debug("MCP server '%s' sent something unreadable: %s", self.name, message)
+
+    async def _enter_client(self, stack: AsyncExitStack) -> Client:
+        """Enter a client for the target; a ``url`` server without a type tries HTTP, then SSE."""
+        target = self.target
+        if target is None:
             raise RuntimeError("nothing to connect to")
-        if isinstance(self.target, StdioServerParameters):
-            return Client(_stdio_with_captured_stderr(self.target, self.stderr))
-        return Client(self.target)
+        if isinstance(target, MCPServer):
+            self.transport = "in-process"
+            return await stack.enter_async_context(self.make_client(target))
+        if isinstance(target, StdioServerParameters):
+            self.transport = "stdio"
+            transport = watch_eof(stdio_with_captured_stderr(target, self.stderr), self._on_eof)
+            return await stack.enter_async_context(self.make_client(transport))
+        http = target if isinstance(target, HttpTarget) else HttpTarget(url=target, kind="http")
+        kinds: list[HttpKind] = [http.kind] if http.kind else self._memory.order(http.url)
+        for index, kind in enumerate(kinds):
+            probe = HttpProbe()
+            opened = streamable_http_streams(http, probe) if kind == "http" else sse_streams(http, probe)
+            try:
+                client = await stack.enter_async_context(self.make_client(watch_eof(opened, self._on_eof)))
+            except Exception as exc:
+                if index + 1 < len(kinds) and probe.wrong_transport_status is not None:
+                    logger.info(
+                        "MCP server '%s': %s answered HTTP %s, trying %s",
+                        self.name,
+                        kind,
+                        probe.wrong_transport_status,
+                        kinds[index + 1],
+                    )
+                    continue
+                raise exc from None
+            self.transport = kind
+            if http.kind is None:
+                self._memory.remember(http.url, kind)
+            return client
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _on_eof(self) -> None:
+        if self.state == "ready":
+            self._crash()
 
     async def _run(self) -> None:
         scope = self._scope = anyio.CancelScope(deadline=anyio.current_time() + self.startup_timeout)
@@ -242,14 +216,16 @@ class ServerConnection:
         was_ready = False
         try:
             with scope:
-                async with self._client_for_target() as client:
+                async with AsyncExitStack() as stack:
+                    client = await self._enter_client(stack)
+                    subscription = await self._listen_for_tool_changes(stack, client)  # before listing: no gap
                     self.tools = await self._list_all_tools(client)
                     scope.deadline = math.inf
                     self._client = client
-                    self.state = "ready"
                     was_ready = True
+                    self._set_state("ready")
                     self._settled.set()
-                    await self._stop.wait()
+                    await self._follow_until_stopped(client, subscription)
             if scope.cancelled_caught and not self._stop.is_set():
                 self._fail(
                     f"did not finish starting within {self.startup_timeout:g} s; raise "
@@ -257,35 +233,78 @@ class ServerConnection:
                 )
         except Exception as exc:  # a server fault must not escape the connection task
             leaf = _leaf(exc)
-            if was_ready:
-                self._fail(f"the connection broke: {leaf or type(leaf).__name__}; restart the server")
-            else:
+            if was_ready and (self.crashed or not self._stop.is_set()):
+                if not self.crashed:
+                    self.crashed = True
+                    self._crash_context = f" (the connection broke: {leaf or type(leaf).__name__})"
+            elif not was_ready:
                 self._fail(self._describe_start_error(leaf))
         finally:
             self._client = None
-            if self.state in ("starting", "ready"):
-                self.state = "stopped"
+            if self.crashed:
+                tail = self.stderr.last_line()
+                hint = f" (last stderr line: {tail})" if tail else ""
+                self._fail(f"the server exited unexpectedly{self._crash_context}{hint}")
+            elif self.state in ("starting", "ready"):
+                self._set_state("stopped")
             self._settled.set()
 
-    async def _list_all_tools(self, client: Client) -> list[mtypes.Tool]:
+    async def _follow_until_stopped(self, client: Client, subscription: Subscription | None) -> None:
+        """While ready: re-list tools whenever the server says they changed, until ``close()`` or a crash."""
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._refresh_tools_when_dirty, client)
+            if subscription is not None:
+                tg.start_soon(self._mark_dirty_on_events, subscription)
+            await self._stop.wait()
+            tg.cancel_scope.cancel()
+
+    async def _listen_for_tool_changes(self, stack: AsyncExitStack, client: Client) -> Subscription | None:
+        """On 2026-07-28 connections, an acknowledged ``subscriptions/listen`` stream for tool changes."""
+        capability = client.server_capabilities.tools
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (capability and capability.list_changed):
+            return None  # legacy servers push notifications/tools/list_changed to the message handler
+        try:
+            return await stack.enter_async_context(client.listen(tools_list_changed=True))
+        except Exception as exc:  # listening is a convenience: the connection stays usable without it
+            logger.info("MCP server '%s': not following tool-list changes: %s", self.name, exc)
+            return None
+
+    async def _mark_dirty_on_events(self, subscription: Subscription) -> None:
+        try:
+            async for _event in subscription:
+                self._tools_dirty.set()
+        except Exception as exc:  # e.g. SubscriptionLost: the connection itself may still be fine
+            logger.info("MCP server '%s': stopped following tool-list changes: %s", self.name, exc)
+
+    async def _refresh_tools_when_dirty(self, client: Client) -> None:
+        while True:
+            await self._tools_dirty.wait()
+            self._tools_dirty.clear()
+            try:
+                self.tools = await self._list_all_tools(client, cache_mode="refresh")
+            except Exception as exc:  # keep the old list; a broken connection is noticed elsewhere
+                logger.info("MCP server '%s': re-listing tools failed: %s", self.name, exc)
+                continue
+            if self._on_change is not None:
+                self._on_change(self, "tools")
+
+    async def _list_all_tools(
+        self, client: Client, *, cache_mode: Literal["use", "refresh", "bypass"] = "use"
+    ) -> list[mtypes.Tool]:
         tools: list[mtypes.Tool] = []
         cursor: str | None = None
         for _ in range(_MAX_TOOL_PAGES):
-            page = await client.list_tools(cursor=cursor)
+            page = await client.list_tools(cursor=cursor, cache_mode=cache_mode)
             tools.extend(page.tools)
             cursor = page.next_cursor
             if not cursor:
                 break
         return tools
 
-    def _fail(self, message: str) -> None:
-        if self.state != "failed":
-            self.state = "failed"
-            self.error = message
-
     def _describe_start_error(self, exc: BaseException) -> str:
-        if isinstance(self.target, StdioServerParameters):
-            command = self.target.command
+        target = self.target
+        if isinstance(target, StdioServerParameters):
+            command = target.command
             if isinstance(exc, FileNotFoundError):
                 return (
                     f"could not start '{command}': command not found; check 'command' in mcp.json "
@@ -298,6 +317,9 @@ class ServerConnection:
         detail = str(exc) or type(exc).__name__
         if isinstance(exc, MCPError) and exc.error.code == mtypes.CONNECTION_CLOSED:
             detail = "the server closed the connection during start-up"
+        if isinstance(target, HttpTarget | str) and not isinstance(exc, MCPError):
+            url = target.url if isinstance(target, HttpTarget) else target
+            return f"could not connect to {url}: {type(exc).__name__}: {detail}; check 'url' and 'headers' in mcp.json"
         tail = self.stderr.last_line()
         hint = f" (last stderr line: {tail})" if tail else ""
         return f"failed to start: {detail}{hint}; check its command, args and env in mcp.json"
@@ -313,7 +335,7 @@ class ServerConnection:
     ) -> CallOutcome:
         """Call ``tool``; every failure (timeout, crash, protocol error) comes back as an error outcome."""
         client = self._client
-        if client is None or self.state != "ready":
+        if client is None or self.state != "ready" or self.crashed:
             reason = f": {self.error}" if self.error else ""
             return error_outcome(
                 f"MCP server '{self.name}' is not running ({self.state}{reason}). "
@@ -324,37 +346,50 @@ class ServerConnection:
             with anyio.move_on_after(limit + _TIMEOUT_GRACE) as backstop:
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=limit)
             if backstop.cancelled_caught:
-                return self._timeout_outcome(tool, limit)
+                return await self._timeout_outcome(client, tool, limit)
         except MCPError as exc:
-            return await self._mcp_error_outcome(tool, exc, limit)
+            return await self._mcp_error_outcome(client, tool, exc, limit)
         except Exception as exc:  # a broken server or transport must not break the run loop
             leaf = _leaf(exc)
             if isinstance(leaf, MCPError):
-                return await self._mcp_error_outcome(tool, leaf, limit)
+                return await self._mcp_error_outcome(client, tool, leaf, limit)
             return error_outcome(
                 f"Calling '{tool}' on MCP server '{self.name}' failed: {type(leaf).__name__}: {leaf}. "
                 "Check the arguments or try again."
             )
         return outcome_from_result(result)
 
-    def _timeout_outcome(self, tool: str, limit: float) -> CallOutcome:
-        return error_outcome(
-            f"The call to '{tool}' on MCP server '{self.name}' timed out after {limit:g} s. "
-            "Try again with simpler input, or raise 'timeout' for this server in mcp.json."
-        )
+    async def _responsive(self, client: Client, limit: float) -> bool:
+        """Whether the server still answers a cheap request (after one of its calls timed out)."""
+        with anyio.move_on_after(min(_HEALTH_CHECK_TIMEOUT, max(limit, 0.5))):
+            with contextlib.suppress(Exception):
+                await client.list_tools(cache_mode="bypass")
+                return True
+        return False
 
-    async def _mcp_error_outcome(self, tool: str, exc: MCPError, limit: float) -> CallOutcome:
+    async def _timeout_outcome(self, client: Client, tool: str, limit: float) -> CallOutcome:
+        message = (
+            f"The call to '{tool}' on MCP server '{self.name}' timed out after {limit:g} s "
+            "(the server's 'timeout' setting in mcp.json). Try again with simpler input, or raise 'timeout'."
+        )
+        if self.state == "ready" and not self.crashed and not await self._responsive(client, limit):
+            self._crash(f": it stopped answering after the call to '{tool}' timed out")
+            message += " The server stopped answering and will be restarted."
+        return error_outcome(message)
+
+    async def _mcp_error_outcome(self, client: Client, tool: str, exc: MCPError, limit: float) -> CallOutcome:
         code = exc.error.code
         if code == mtypes.REQUEST_TIMEOUT:
-            return self._timeout_outcome(tool, limit)
+            return await self._timeout_outcome(client, tool, limit)
         if code == mtypes.CONNECTION_CLOSED:
-            self.state = "failed"  # no new calls while the connection task closes the client
-            self._stop.set()
+            if not self.crashed:
+                self._crash(f" during a call to '{tool}'")
+            else:
+                self._crash_context = f" during a call to '{tool}'"
             if self._task is not None:  # reap the process and drain its stderr (bounded)
                 await asyncio.wait({self._task}, timeout=_CRASH_CLEANUP_TIMEOUT)
             tail = self.stderr.last_line()
             hint = f" (last stderr line: {tail})" if tail else ""
-            self.error = f"the server exited unexpectedly during a call to '{tool}'{hint}"
             return error_outcome(
                 f"MCP server '{self.name}' stopped while running '{tool}'{hint}. "
                 "The server must be restarted before its tools can be used again."
@@ -363,3 +398,16 @@ class ServerConnection:
             f"MCP server '{self.name}' rejected the call to '{tool}': {exc.error.message} "
             f"(error {code}). Check the tool name and arguments."
         )
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "CallOutcome",
+    "ChangeListener",
+    "ConnectionState",
+    "ServerConnection",
+    "StderrBuffer",
+    "Target",
+    "error_outcome",
+    "outcome_from_result",
+]

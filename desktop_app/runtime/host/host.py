@@ -12,13 +12,16 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any
 
 from mcp import StdioServerParameters
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict
 
-from desktop_app.runtime.errors import ServerNotFoundError
+from desktop_app.runtime.credentials import Credentials
+from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
+from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.connection import (
     DEFAULT_TIMEOUT,
@@ -27,11 +30,17 @@ from desktop_app.runtime.host.connection import (
     Target,
     error_outcome,
 )
+from desktop_app.runtime.host.environment import check_env_safety, expand_env, login_shell_path, resolve_command
+from desktop_app.runtime.host.lifecycle import DEFAULT_MAX_RESTARTS, EventBus, HostListener, RestartSupervisor, Sleep
 from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
+from desktop_app.runtime.host.outcomes import DEFAULT_MAX_OUTPUT_CHARS, truncate_outcome
+from desktop_app.runtime.host.targets import http_target
+from desktop_app.runtime.host.transports import TransportMemory
 from desktop_app.runtime.messages import ToolSpec
 
-ServerState = Literal["idle", "disabled", "starting", "ready", "failed", "stopped"]
-"""``idle``: known but not connected yet (a built-in before first use, or before ``start()``)."""
+ServerState = HostServerState
+"""``idle``: known but not connected yet (a built-in before first use, or before ``start()``);
+``restarting``: an automatic restart is connecting it again (see :mod:`.lifecycle`)."""
 
 BuiltinFactory = Callable[[], MCPServer]
 
@@ -60,6 +69,9 @@ class ServerStatus(BaseModel):
     error: str | None = None
     tool_count: int = 0
     builtin: bool = False
+    restart_in_s: float | None = None
+    """While ``failed`` after a crash: the automatic restart is due this many seconds after the crash."""
+    attempt: int = 0
 
 
 def normalize_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -72,11 +84,31 @@ def normalize_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
     return result
 
 
-def stdio_parameters(config: ServerConfig) -> StdioServerParameters:
-    """The stdio launch parameters: ``~`` expanded, environment = process env + the server's ``env``."""
-    command = os.path.expanduser((config.command or "").strip())
+def stdio_parameters(
+    config: ServerConfig,
+    *,
+    name: str | None = None,
+    credentials: Credentials | None = None,
+    environ: Mapping[str, str] | None = None,
+    search_path: str | None = None,
+) -> StdioServerParameters:
+    """The stdio launch parameters, computed when the server starts.
+
+    ``env`` is checked for unsafe variables (unless ``allowUnsafeEnv``) and expanded (``${NAME}`` from
+    ``environ``, ``${keyring:NAME}`` from ``credentials``, default a new :class:`Credentials`); ``~`` is
+    expanded in the command and args; a bare command is resolved on ``search_path`` (default: the
+    server's own ``PATH`` from ``env``, else :func:`login_shell_path`), and the child gets that PATH.
+    The environment is ``environ`` (default ``os.environ``) plus the server's ``env``.
+    Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
+    """
+    label = name or (config.command or "").strip() or "stdio"
+    base = dict(os.environ if environ is None else environ)
+    check_env_safety(label, config)
+    env = expand_env(label, config, environ=base, credentials=credentials)
+    path = env.get("PATH") or search_path or login_shell_path()
+    command = resolve_command(label, os.path.expanduser((config.command or "").strip()), path)
     args = [os.path.expanduser(arg) if arg.startswith("~") else arg for arg in config.args]
-    return StdioServerParameters(command=command, args=args, env={**os.environ, **config.env})
+    return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
 
 
 class Host:
@@ -88,14 +120,35 @@ class Host:
         *,
         call_timeout: float = DEFAULT_TIMEOUT,
         startup_timeout: float = DEFAULT_TIMEOUT,
+        max_output_chars: int | None = DEFAULT_MAX_OUTPUT_CHARS,
+        credentials: Credentials | None = None,
+        transport_cache: Path | None = None,
+        sleep: Sleep = asyncio.sleep,
+        max_restarts: int | None = DEFAULT_MAX_RESTARTS,
     ) -> None:
+        """``call_timeout``/``startup_timeout`` apply unless a server sets ``timeout``/``startupTimeout``;
+        ``max_output_chars`` is the ``tool_output_limit`` setting (``None``: no limit);
+        ``transport_cache`` is a JSON file remembering which HTTP transport each URL speaks;
+        ``sleep`` waits out restart backoff (tests inject a fake); ``max_restarts`` caps consecutive
+        automatic restarts (``None``: no cap)."""
         self._configs: dict[str, ServerConfig] = dict(servers or {})
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
+        self.max_output_chars = max_output_chars
+        self._credentials = credentials
         self._builtins: dict[str, BuiltinFactory] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._connections: dict[str, ServerConnection] = {}
         self._closed = False
+        self._events = EventBus()
+        self._memory = TransportMemory(transport_cache)
+        self._supervisor = RestartSupervisor(
+            reconnect=self._reconnect,
+            describe=lambda name: (self._status(name).error, self._status(name).tool_count),
+            publish=self._events.publish,
+            sleep=sleep,
+            max_restarts=max_restarts,
+        )
 
     # -- registration and lifecycle -------------------------------------------------------------
 
@@ -108,7 +161,15 @@ class Host:
     async def start(self) -> None:
         """Connect every enabled external server concurrently. Failures are recorded, never raised."""
         names = [name for name, cfg in sorted(self._configs.items()) if not cfg.disabled]
+        for name, config in sorted(self._configs.items()):
+            if config.disabled:
+                self._events.publish(ServerStateChanged(server=name, state="disabled"))
         await asyncio.gather(*(self._ensure(name) for name in names))
+
+    def subscribe(self, listener: HostListener) -> Callable[[], None]:
+        """Call ``listener`` with every :data:`~desktop_app.runtime.events.HostEvent` from now on
+        (synchronously, on the event loop); returns a function that unsubscribes it."""
+        return self._events.subscribe(listener)
 
     async def ensure_connected(self, server: str) -> ServerStatus:
         """Connect ``server`` if it is not yet (this is "first use" for a built-in); report its state."""
@@ -119,7 +180,8 @@ class Host:
         return self._status(server)
 
     async def restart(self, server: str) -> ServerStatus:
-        """Close ``server``'s connection (if any) and connect it again."""
+        """Close ``server``'s connection (if any) and connect it again; resets the restart backoff."""
+        await self._supervisor.reset(server)
         connection = self._connections.pop(server, None)
         if connection is not None:
             await connection.close()
@@ -128,6 +190,7 @@ class Host:
     async def aclose(self) -> None:
         """Stop every connection; stdio children are closed and reaped. The host cannot be restarted."""
         self._closed = True
+        await self._supervisor.aclose()
         connections = list(self._connections.values())
         await asyncio.gather(*(connection.close() for connection in connections))
 
@@ -142,6 +205,8 @@ class Host:
             if connection is None:
                 connection = self._new_connection(server)
                 self._connections[server] = connection
+                if connection.state == "failed":  # could not even be attempted: no task will report it
+                    self._on_connection_change(connection, "state")
         await connection.start()
         return connection
 
@@ -155,17 +220,64 @@ class Host:
                 instance = self._builtins[server]()
             except Exception as exc:  # a broken built-in must not take the host down
                 return ServerConnection.failed(server, f"the built-in server could not be created: {exc}")
-            return ServerConnection(
-                server, instance, startup_timeout=self.startup_timeout, call_timeout=self.call_timeout
-            )
+            return self._connection(server, instance, None, None)
         config = self._configs[server]
-        target: Target = stdio_parameters(config) if config.transport == "stdio" else (config.url or "")
+        try:
+            target: Target = (
+                stdio_parameters(config, name=server, credentials=self._credentials)
+                if config.transport == "stdio"
+                else http_target(server, config, credentials=self._credentials)
+            )
+        except SwitchboardError as exc:  # a missing secret, an unsafe env, a command not on PATH
+            return ServerConnection.failed(server, str(exc))
+        return self._connection(server, target, config.startup_timeout, config.timeout)
+
+    def _connection(
+        self, server: str, target: Target, startup_timeout: float | None, call_timeout: float | None
+    ) -> ServerConnection:
         return ServerConnection(
             server,
             target,
-            startup_timeout=config.startup_timeout or self.startup_timeout,
-            call_timeout=config.timeout or self.call_timeout,
+            startup_timeout=startup_timeout or self.startup_timeout,
+            call_timeout=call_timeout or self.call_timeout,
+            on_change=self._on_connection_change,
+            emit=self._events.publish,
+            transport_memory=self._memory,
         )
+
+    def _on_connection_change(self, connection: ServerConnection, what: str) -> None:
+        server = connection.name
+        if self._connections.get(server) is not connection or self._closed:
+            return  # a replaced or closing connection
+        if what == "tools":
+            self._events.publish(ToolsChanged(server=server, tool_count=len(connection.tools)))
+            return
+        if connection.state == "failed" and connection.crashed:
+            self._supervisor.crashed(server)  # publishes "failed" with the restart delay
+            if self._supervisor.active(server):
+                return
+        elif self._supervisor.active(server) and connection.state != "ready":
+            return  # the supervisor reports the attempts of a restart sequence
+        if connection.state == "ready":
+            self._supervisor.ready(server)
+        status = self._status(server)
+        self._events.publish(
+            ServerStateChanged(
+                server=server,
+                state=status.state,
+                error=status.error,
+                tool_count=status.tool_count,
+                attempt=self._supervisor.attempt(server),
+            )
+        )
+
+    async def _reconnect(self, server: str) -> bool:
+        """One automatic restart: replace the connection and start it; whether it became ready."""
+        old = self._connections.pop(server, None)
+        if old is not None:
+            await old.close()
+        connection = await self._ensure(server)
+        return connection.state == "ready"
 
     # -- tools ----------------------------------------------------------------------------------
 
@@ -241,7 +353,14 @@ class Host:
             return error_outcome(
                 f"Tool '{tool}' was not found on MCP server '{server}'. Use one of the tools that are listed."
             )
-        return await connection.call_tool(tool, arguments)
+        if self._supervisor.active(server) and connection.state != "ready":
+            phase = self._supervisor.phase(server)
+            when = f" in {phase[1]:g} s" if phase is not None and phase[1] is not None else " now"
+            return error_outcome(
+                f"MCP server '{server}' is not running ({connection.error}); it will be restarted{when}. "
+                "Try again once it is ready, or use another tool."
+            )
+        return truncate_outcome(await connection.call_tool(tool, arguments), self.max_output_chars)
 
     # -- status ---------------------------------------------------------------------------------
 
@@ -257,12 +376,16 @@ class Host:
             config = self._configs.get(server)
             state: ServerState = "disabled" if config is not None and config.disabled else "idle"
             return ServerStatus(name=server, state=state, builtin=builtin)
+        phase = self._supervisor.phase(server)
+        ready = connection.state == "ready"
         return ServerStatus(
             name=server,
-            state=connection.state,
+            state="restarting" if phase is not None and phase[0] == "restarting" and not ready else connection.state,
             error=connection.error,
             tool_count=len(connection.tools) if connection.state == "ready" else 0,
             builtin=builtin,
+            restart_in_s=phase[1] if phase is not None else None,
+            attempt=self._supervisor.attempt(server),
         )
 
     def stderr_tail(self, server: str) -> str:

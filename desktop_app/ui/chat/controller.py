@@ -16,7 +16,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 if TYPE_CHECKING:  # not at run time: the pydantic models cost start-up time before the first paint
     from desktop_app.runtime import events as ev
-    from desktop_app.runtime.settings import ProviderSettings
+    from desktop_app.runtime.approvals import Grant
+    from desktop_app.runtime.settings import ProviderSettings, Settings
+    from desktop_app.ui.chat.tool_card import ApprovalAnswer
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +38,38 @@ SIGNAL_FOR_KIND = {
 }
 
 
+class GrantsLike(Protocol):
+    def list(self) -> list[Grant]: ...
+
+
 class RuntimeLike(Protocol):
     """The part of ``desktop_app.runtime.service.Runtime`` the UI uses."""
 
     @property
     def provider_settings(self) -> ProviderSettings: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def grants(self) -> GrantsLike: ...
 
     def subscribe(self, listener: Any) -> Any: ...
     def new_conversation(self) -> str: ...
     async def run(self, conversation_id: str, prompt: str) -> Any: ...
-    def answer(self, tool_call_id: str, *, approved: bool, reason: str | None = None) -> None: ...
+    async def continue_run(self, conversation_id: str) -> Any: ...
+    def answer(
+        self,
+        tool_call_id: str,
+        *,
+        approved: bool,
+        reason: str | None = None,
+        scope: Any = "once",
+        arguments: dict[str, Any] | None = None,
+    ) -> None: ...
+    def revoke_grant(self, grant: Grant) -> bool: ...
+    def set_auto_approve_read_only(self, enabled: bool) -> None: ...
+    def pending_approvals(self, conversation_id: str | None = None) -> list[str]: ...
     def cancel(self, conversation_id: str) -> None: ...
+    def retry_now(self, conversation_id: str) -> bool: ...
     def is_running(self, conversation_id: str) -> bool: ...
     def configure_provider(self, settings: ProviderSettings, api_key: str | None) -> None: ...
     async def aclose(self) -> None: ...
@@ -112,8 +135,15 @@ class ChatController(QObject):
         self._set_busy(True)
         return self._run(self.conversation_id, prompt)
 
-    async def _run(self, conversation_id: str, prompt: str) -> Any:
+    def continue_run(self) -> Coroutine[Any, Any, Any]:
+        """Like ``send``, for a paused turn: busy now, and the coroutine that continues it."""
+        self._set_busy(True)
+        return self._run(self.conversation_id, None)
+
+    async def _run(self, conversation_id: str, prompt: str | None) -> Any:
         try:
+            if prompt is None:
+                return await self.runtime.continue_run(conversation_id)
             return await self.runtime.run(conversation_id, prompt)
         finally:
             self.flush()
@@ -124,8 +154,19 @@ class ChatController(QObject):
         if self.runtime.is_running(self.conversation_id):
             self.runtime.cancel(self.conversation_id)
 
-    def answer(self, tool_call_id: str, approved: bool, reason: str | None = None) -> None:
-        self.runtime.answer(tool_call_id, approved=approved, reason=reason)
+    def retry_now(self) -> bool:
+        """Cut the pending retry wait short. Returns whether a retry was waiting."""
+        return self.runtime.retry_now(self.conversation_id)
+
+    def answer(self, tool_call_id: str, answer: ApprovalAnswer) -> None:
+        """Hand the user's answer to the runtime (``arguments`` only with an approval that edited them)."""
+        self.runtime.answer(
+            tool_call_id,
+            approved=answer.approved,
+            reason=answer.reason,
+            scope=answer.scope,
+            arguments=answer.arguments if answer.approved else None,
+        )
 
     def new_conversation(self) -> str:
         """Switch to a fresh conversation; events of the old one are ignored from now on."""

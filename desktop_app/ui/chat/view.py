@@ -3,23 +3,28 @@
 Slots are named after the ``ChatController`` signals they render (``_on_<signal>``). Within one assistant
 turn the view keeps the open reasoning block and the open answer block; a tool call closes both (the
 answer gets its one markdown render), so the next response of the turn starts fresh blocks below the card.
+
+A ``RetryScheduled`` shows a ``RetryLine`` (countdown, Retry now, Stop); the next reasoning or answer text,
+a tool call or the end of the run settles it into a quiet note. A stopped run keeps its partial answer,
+marked "stopped".
+
+A run that pauses after the tool-round limit, or is stopped while tool calls wait for approval, gets a
+``PausedLine`` with Continue (``continue_requested``). A continued run that asks again for a call whose card
+is already shown (same tool-call id) re-arms that card instead of adding a second one.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import time
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from desktop_app.ui.chat.blocks import (
-    AnswerBlock,
-    NoticeLine,
-    ReasoningBlock,
-    ToolCard,
-    UsageFooter,
-    UserMessageBlock,
-)
+from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UsageFooter, UserMessageBlock
+from desktop_app.ui.chat.paused import PausedLine
+from desktop_app.ui.chat.retry import Clock, RetryLine
+from desktop_app.ui.chat.tool_card import ToolCard
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -32,10 +37,16 @@ class ChatView(QScrollArea):
     """The transcript of the current conversation.
 
     Signals:
-        decided(str, bool): the user approved (True) or denied (False) the tool call with this id.
+        decided(str, object): the user answered the tool call with this id (a ``tool_card.ApprovalAnswer``).
+        retry_now_requested(): the user clicked "Retry now" on the pending retry.
+        stop_requested(): the user clicked "Stop" on the pending retry.
+        continue_requested(): the user clicked "Continue" on a paused run.
     """
 
-    decided = Signal(str, bool)
+    decided = Signal(str, object)
+    retry_now_requested = Signal()
+    stop_requested = Signal()
+    continue_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +74,11 @@ class ChatView(QScrollArea):
         self.reasoning: ReasoningBlock | None = None
         self.answer: AnswerBlock | None = None
         self.footer: UsageFooter | None = None
+        self.retry_line: RetryLine | None = None
+        self.last_answer: AnswerBlock | None = None
+        self.paused_line: PausedLine | None = None
+        self.max_tool_rounds: int | None = None  # for "Paused after N tool rounds" (set by the window)
+        self.clock: Clock = time.monotonic  # the retry countdown's clock (tests inject a fake one)
         self.empty_hint = QLabel("Ask anything. Ctrl+Enter sends, Esc stops.")
         self.empty_hint.setObjectName("emptyHint")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -95,11 +111,15 @@ class ChatView(QScrollArea):
         self.cards.clear()
         self.reasoning = self.answer = None
         self.footer = None
+        self.retry_line = self.last_answer = None
+        self.paused_line = None
         self._stick = True
 
     def add_user_message(self, text: str) -> UserMessageBlock:
         self.empty_hint.hide()
         self.footer = None  # a new turn: the previous footer stays with its turn
+        self.settle_retry()
+        self.settle_paused("Not continued: a new message was sent")
         block = UserMessageBlock(text)
         self._add(block)
         self._stick = True
@@ -124,10 +144,40 @@ class ChatView(QScrollArea):
             self.answer.finish()
             self.answer = None
 
-    def _card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, object]) -> ToolCard:
+    def settle_retry(self, note: str | None = None) -> None:
+        """The retried call is over (an answer, a tool call or the end of the run came): quiet the line."""
+        if self.retry_line is not None:
+            self.retry_line.settle(note)
+            self.retry_line = None
+
+    def settle_paused(self, note: str | None = None) -> None:
+        if self.paused_line is not None:
+            self.paused_line.settle(note)
+            self.paused_line = None
+
+    def add_paused(self, text: str) -> PausedLine:
+        self.settle_paused()
+        self.empty_hint.hide()
+        line = PausedLine(text)
+        line.continue_clicked.connect(self.continue_requested)
+        self.paused_line = line
+        self._add(line)
+        return line
+
+    def approval_failed(self, tool_call_id: str) -> None:
+        """The runtime refused the answer (the call no longer waits): take the controls off the card."""
+        card = self.cards.get(tool_call_id)
+        if card is not None:
+            card.disarm("No longer waiting for approval")
+
+    def pending_cards(self) -> list[ToolCard]:
+        return [card for card in self.cards.values() if card.state == "waiting"]
+
+    def _card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
         card = self.cards.get(tool_call_id)
         if card is None:
             self.end_segment()
+            self.settle_retry()
             card = ToolCard(tool_call_id, server, tool, arguments)
             card.decided.connect(self.decided)
             self.cards[tool_call_id] = card
@@ -139,9 +189,12 @@ class ChatView(QScrollArea):
     def _on_run_started(self, event: ev.RunStarted) -> None:
         self.end_segment()
         self._turn_answered = False
+        self.last_answer = None
         self.empty_hint.hide()
+        self.settle_paused("Continued" if event.continued else None)
 
     def _on_reasoning_appended(self, text: str) -> None:
+        self.settle_retry()
         if self.answer is not None:  # reasoning after an answer part: a new segment
             self.end_segment()
         if self.reasoning is None:
@@ -152,9 +205,11 @@ class ChatView(QScrollArea):
     def _on_content_appended(self, text: str) -> None:
         if self.reasoning is not None and self.reasoning.live:
             self.reasoning.finish(collapse=True)
+        self.settle_retry()
         self._turn_answered = True
         if self.answer is None:
             self.answer = AnswerBlock()
+            self.last_answer = self.answer
             self._add(self.answer)
         self.answer.append(text)
 
@@ -166,27 +221,35 @@ class ChatView(QScrollArea):
         card.ask()
         return card
 
-    def _on_approval_decided(self, event: ev.ApprovalDecided) -> None:
-        card = self.cards.get(event.tool_call_id)
-        if card is not None:
-            card.show_decision(event.approved, event.reason, event.source)
+    def _on_approval_decided(self, event: ev.ApprovalDecided) -> ToolCard:
+        card = self._card(event.tool_call_id, "", "tool call", {})
+        card.show_decision(event.approved, event.reason, event.source, event.scope, event.edited_arguments)
+        return card
 
     def _on_tool_result(self, event: ev.ToolResult) -> None:
         card = self._card(event.tool_call_id, event.server, event.tool, {})
         card.show_result(event.text, is_error=event.is_error)
 
-    def _on_retry_scheduled(self, event: ev.RetryScheduled) -> None:
+    def _on_retry_scheduled(self, event: ev.RetryScheduled) -> RetryLine:
         info = event.retry
-        if info.stream_reset:  # the partial output so far is void: drop the open blocks
+        if info.stream_reset:  # the partial output of the reset attempt is void: drop its open blocks
             for block in (self.reasoning, self.answer):
                 if block is not None:
                     self._layout.removeWidget(block)
                     block.deleteLater()
+            if self.last_answer is self.answer:
+                self.last_answer = None
             self.reasoning = self.answer = None
-        self.add_notice(
-            f"Retrying in {info.delay_s:.0f} s (attempt {info.attempt} of {info.max_attempts}): {info.reason}",
-            "retry",
-        )
+        if self.retry_line is not None:
+            self.retry_line.schedule(info)
+            return self.retry_line
+        self.empty_hint.hide()
+        line = RetryLine(info, clock=self.clock)
+        line.retry_now_clicked.connect(self.retry_now_requested)
+        line.stop_clicked.connect(self.stop_requested)
+        self.retry_line = line
+        self._add(line)
+        return line
 
     def _on_usage_reported(self, event: ev.Usage) -> None:
         if self.footer is None:
@@ -198,15 +261,37 @@ class ChatView(QScrollArea):
         if not self._turn_answered and event.content:  # an answer that arrived without deltas
             self._on_content_appended(event.content)
         self.end_segment()
-        notes = {
-            "cancelled": "Stopped. The partial answer is kept; send a new message to go on.",
-            "max_tokens": "The answer hit the model's token limit and may be cut short.",
-            "tool_round_limit": "Paused after the tool-round limit. Send “continue” to let it go on.",
-        }
-        if event.reason in notes:
-            self.add_notice(notes[event.reason])
+        if event.reason == "cancelled":
+            waiting = self.pending_cards()
+            for card in waiting:
+                card.disarm("Not answered — the run was stopped")
+            self._mark_stopped()
+            if waiting:
+                calls = "A tool call waits" if len(waiting) == 1 else f"{len(waiting)} tool calls wait"
+                self.add_paused(f"{calls} for your approval. Continue to answer.")
+            return
+        self.settle_retry()
+        if event.reason == "max_tokens":
+            self.add_notice("The answer hit the model's token limit and may be cut short.")
+        elif event.reason == "tool_round_limit":
+            n = self.max_tool_rounds
+            rounds = f"{n} tool round{'' if n == 1 else 's'}" if n else "the tool-round limit"
+            self.add_paused(f"Paused after {rounds}. Continue to let the model go on.")
+
+    def _mark_stopped(self) -> None:
+        waiting = self.retry_line is not None
+        self.settle_retry("Stopped while waiting to retry")
+        answer = self.last_answer
+        if answer is not None:
+            answer.mark_stopped()
+            self.add_notice("Stopped — the partial answer above is kept. Send a new message to go on.", "stopped")
+        elif not waiting:
+            self.add_notice("Stopped before the answer started.", "stopped")
 
     def _on_run_failed(self, event: ev.Error) -> None:
+        self.settle_retry()
+        for card in self.pending_cards():
+            card.disarm("Not answered — the run failed")
         text = event.message
         if event.retryable:
             text += " You can send the message again."

@@ -205,3 +205,15 @@ async def test_a_new_prompt_abandons_a_paused_turn_visibly() -> None:
     sent = provider.requests[0].messages
     assert isinstance(sent[2], ToolMessage) and sent[2].is_error and "moved on" in sent[2].content
     assert sent[-1] == UserMessage(content="never mind")
+
+
+def test_auto_approve_read_only_is_a_saved_setting(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    runtime = Runtime(settings=Settings(), host=echo_host(), settings_path=path)
+    assert runtime.policy.auto_approve_read_only is False  # off by default
+    runtime.set_auto_approve_read_only(True)
+    assert runtime.policy.auto_approve_read_only is True
+    from desktop_app.runtime.settings import load_settings
+
+    assert load_settings(path).auto_approve_read_only is True
+    assert Runtime(settings=load_settings(path), host=echo_host()).policy.auto_approve_read_only is True

@@ -18,7 +18,7 @@ from tests.support.fakes import FakeHost
 def _fill(qtbot, dialog: ProviderDialog, url: str, model: str, key: str) -> None:
     dialog.base_url.clear()
     qtbot.keyClicks(dialog.base_url, url)
-    dialog.model.setText(model)
+    dialog.model.setCurrentText(model)
     dialog.api_key.setText(key)
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
 
@@ -63,4 +63,114 @@ def test_configured_runtime_does_not_prompt_and_the_menu_opens_the_dialog(qtbot,
     assert window.provider_dialog is None
     window.provider_action.trigger()
     assert window.provider_dialog is not None and window.provider_dialog.isVisible()
-    assert window.provider_dialog.model.text() == "fake-model"
+    assert window.provider_dialog.model.currentText() == "fake-model"
+
+
+# -- presets, fetching models, detecting local servers --------------------------------------------------
+
+
+def _dialog(qtbot, runtime: FakeRuntime) -> ProviderDialog:
+    dialog = ProviderDialog(runtime)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    return dialog
+
+
+def _models(dialog: ProviderDialog) -> list[str]:
+    return [dialog.model.itemText(i) for i in range(dialog.model.count())]
+
+
+def _choose(dialog: ProviderDialog, key: str) -> None:
+    index = dialog.preset.findData(key)
+    dialog.preset.setCurrentIndex(index)
+    dialog.preset.activated.emit(index)  # what a user's pick in the popup sends
+
+
+def test_presets_fill_url_dialect_and_models_and_deepseek_options_follow_the_dialect(qtbot, qloop):
+    runtime = FakeRuntime(ProviderSettings())
+    dialog = _dialog(qtbot, runtime)
+    assert dialog.selected_preset.key == "custom" and dialog.deepseek_box.isHidden()
+
+    _choose(dialog, "deepseek")
+    assert dialog.base_url.text() == "https://api.deepseek.com"
+    assert dialog.dialect.currentText() == "deepseek"
+    assert _models(dialog) == ["deepseek-chat", "deepseek-reasoner"] and dialog.model.currentText() == "deepseek-chat"
+    assert dialog.deepseek_box.isVisible()
+    dialog.thinking.setCurrentIndex(dialog.thinking.findText("On"))
+    dialog.effort.setCurrentText("high")
+
+    _choose(dialog, "ollama")
+    assert (dialog.base_url.text(), dialog.dialect.currentText()) == ("http://127.0.0.1:11434/v1", "openai")
+    assert dialog.deepseek_box.isHidden() and dialog.model.currentText() == ""
+    assert "not needed" in dialog.api_key.placeholderText()
+
+    _choose(dialog, "anthropic")
+    assert (dialog.base_url.text(), dialog.dialect.currentText()) == ("https://api.anthropic.com", "anthropic")
+    assert dialog.model.isEditable() and dialog.model.count() >= 1
+    dialog.model.setCurrentText("claude-custom-name")  # the list is editable: any name goes
+    assert dialog.model.currentText() == "claude-custom-name"
+
+    _choose(dialog, "deepseek")
+    dialog.model.setCurrentText("deepseek-reasoner")
+    dialog.effort.setCurrentText("high")
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    [(saved, key)] = runtime.configured
+    assert (saved.base_url, saved.model, saved.dialect) == ("https://api.deepseek.com", "deepseek-reasoner", "deepseek")
+    assert (saved.thinking, saved.reasoning_effort, key) == (True, "high", None)
+
+
+def test_an_existing_setting_selects_its_preset(qtbot, qloop):
+    settings = ProviderSettings(base_url="https://api.deepseek.com/", model="deepseek-reasoner", dialect="deepseek")
+    dialog = _dialog(qtbot, FakeRuntime(settings))
+    assert dialog.selected_preset.key == "deepseek"
+    assert dialog.model.currentText() == "deepseek-reasoner" and dialog.deepseek_box.isVisible()
+
+
+def test_fetch_models_fills_the_list_from_the_loopback_server(qtbot, qloop, llm_server):
+    dialog = _dialog(qtbot, FakeRuntime(ProviderSettings()))
+    dialog.base_url.setText(llm_server.url)
+    dialog.api_key.setText("typed-key")
+    qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: _models(dialog) == ["test-model"], timeout=5000)
+    assert dialog.model.currentText() == "test-model"
+    assert dialog.fetch_status.text() == "1 model available." and dialog.fetch_button.isEnabled()
+
+
+def test_fetch_errors_are_shown_inline(qtbot, qloop):
+    dialog = _dialog(qtbot, FakeRuntime(ProviderSettings()))
+    dialog.base_url.setText("http://127.0.0.1:9/v1")  # discard port: nothing listens
+    dialog.model.setCurrentText("kept-name")
+    qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Could not reach" in dialog.fetch_status.text(), timeout=5000)
+    assert dialog.fetch_status.isVisible() and dialog.model.currentText() == "kept-name"
+    assert dialog.problem.isHidden()
+
+    _choose(dialog, "anthropic")  # no key typed or stored: explained, nothing sent
+    qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "only with an API key" in dialog.fetch_status.text(), timeout=5000)
+
+
+def test_fetch_uses_the_stored_key_of_the_endpoint(qtbot, qloop, llm_server):
+    runtime = Runtime(settings=Settings(provider=ProviderSettings(base_url=llm_server.url, model="m")), host=FakeHost())
+    runtime.configure_provider(runtime.provider_settings, "stored-secret")
+    dialog = ProviderDialog(runtime)
+    qtbot.addWidget(dialog)
+    assert dialog._key_for(llm_server.url) == "stored-secret"
+    assert dialog._key_for("https://elsewhere.example/v1") is None
+
+
+def test_detect_local_lists_and_selects_the_running_server(qtbot, qloop, llm_server):
+    from desktop_app.runtime.providers.presets import Preset
+
+    dialog = _dialog(qtbot, FakeRuntime(ProviderSettings()))
+    running = Preset("loop", "Loopback", llm_server.url, "openai", local=True, needs_key=False)
+    dialog.local_candidates = (Preset("gone", "Gone", "http://127.0.0.1:9/v1", "openai", local=True), running)
+    qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.detect_status.text().startswith("Found"), timeout=5000)
+    assert f"Loopback at {llm_server.url} (1 model)" in dialog.detect_status.text()
+    assert [p.key for p in dialog.detected] == ["loop"]
+    assert dialog.base_url.text() == llm_server.url and _models(dialog) == ["test-model"]
+
+    dialog.local_candidates = (Preset("gone", "Gone", "http://127.0.0.1:9/v1", "openai", local=True),)
+    qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.detect_status.text().startswith("No local"), timeout=5000)

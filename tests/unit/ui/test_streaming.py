@@ -50,7 +50,7 @@ def test_reasoning_streams_live_then_collapses_when_the_answer_starts(qtbot, win
     assert answer.finished
     assert answer.toPlainText() == "Hello there!"  # rendered as markdown at message end
     [footer] = _blocks(window, UsageFooter)
-    assert footer.text() == "1.2k prompt · 34 completion tokens · 1.0k cached"
+    assert footer.text() == "1.2k prompt · 34 completion tokens · cache hit 83 %"  # 1000 of 1200 prompt
     assert window.composer.button.text() == "Send"
     assert window.status.text() == "Ready"
 

@@ -1,0 +1,105 @@
+"""Builds the Qt-free half of the app from the user's files: settings, mcp.json, keyring, host, grants, store.
+
+Both composition roots use it: ``app.py`` (lenient: a broken file becomes a problem line and defaults) and
+``cli.py`` (strict: a broken config is an error, exit code 2). Nothing here imports Qt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktop_app.paths import AppPaths
+from desktop_app.runtime.approvals import ApprovalPolicy, GrantStore
+from desktop_app.runtime.credentials import Credentials
+from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.host import Host
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.store import Recorder, Store
+
+GRANTS_FILENAME = "grants.json"
+TRANSPORTS_FILENAME = "transports.json"
+
+
+@dataclass
+class Assembly:
+    """The runtime with everything it was built from; ``aclose`` shuts it down in order."""
+
+    runtime: Runtime
+    host: Host
+    store: Store | None
+    recorder: Recorder | None
+    problems: list[str] = field(default_factory=list)
+
+    async def aclose(self) -> None:
+        try:
+            await self.runtime.aclose()  # runs stop and write their last events first
+        finally:
+            if self.recorder is not None:
+                self.recorder.close()
+            if self.store is not None:
+                self.store.close()
+
+
+def assemble(
+    paths: AppPaths,
+    *,
+    strict: bool,
+    settings: Settings | None = None,
+    mcp_config: Path | None = None,
+    policy: ApprovalPolicy | None = None,
+    persist: bool = True,
+) -> Assembly:
+    """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
+    in ``problems``, defaults are used, and the broken file is never written (settings are then not saved)."""
+    from desktop_app.runtime.host import Host, load_mcp_config
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.store import Store, StoreError, attach_store, store_path
+
+    problems: list[str] = []
+    settings_path: Path | None = paths.settings_file
+    if settings is None:
+        try:
+            settings = load_settings(paths.settings_file)
+        except ConfigError as exc:
+            if strict:
+                raise
+            problems.append(f"The settings file is broken; running on defaults (the file is left as is): {exc}")
+            settings, settings_path = Settings(), None
+    mcp_path = mcp_config or paths.mcp_config_file
+    try:
+        servers = load_mcp_config(mcp_path)
+    except ConfigError as exc:
+        if strict:
+            raise
+        problems.append(f"mcp.json is broken; no MCP servers loaded (the file is left as is): {exc}")
+        servers = {}
+    try:
+        grants = GrantStore(paths.data_dir / GRANTS_FILENAME)
+    except ConfigError as exc:
+        problems.append(f"{exc}. Remembered approvals are off until it is fixed or removed.")
+        grants = GrantStore()
+    credentials = Credentials()
+    host = Host(servers, credentials=credentials, transport_cache=paths.data_dir / TRANSPORTS_FILENAME)
+    runtime = Runtime(
+        settings=settings,
+        host=host,
+        credentials=credentials,
+        settings_path=settings_path,
+        policy=policy,
+        grants=grants,
+    )
+    store: Store | None = None
+    recorder: Recorder | None = None
+    if persist:
+        try:
+            store = Store.open(store_path(paths))
+            store.mark_interrupted_runs()
+            recorder = attach_store(runtime, store)
+        except StoreError as exc:
+            problems.append(f"Conversation history is off for this session: {exc}")
+    return Assembly(runtime, host, store, recorder, problems)

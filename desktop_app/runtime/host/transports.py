@@ -1,0 +1,267 @@
+"""How a connection reaches its server: stdio with captured stderr, streamable HTTP, legacy SSE.
+
+* :func:`stdio_with_captured_stderr` runs ``stdio_client`` with the child's stderr piped into a
+  bounded :class:`StderrBuffer` (256 KiB ring buffer) by a reader thread, never to our terminal.
+* :func:`streamable_http_streams` and :func:`sse_streams` talk to a ``url`` server through an
+  ``httpx2`` client (mcp's HTTP stack; the app's providers use ``httpx``) carrying the server's
+  ``headers``. A :class:`HttpProbe` records 4xx answers, which is how a connection tells an
+  SSE-only server (404/405 on POST) from one that is down.
+* :class:`TransportMemory` remembers which of ``http``/``sse`` worked for a URL (in memory, and in
+  a small JSON file when given a path) so the next connection tries that one first.
+* :func:`watch_eof` wraps a transport so the connection hears when the server's stream ends
+  (a stdio child that exited) even while no call is in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TextIO, cast
+
+import anyio
+import httpx2
+from mcp import StdioServerParameters, stdio_client
+from mcp.client._transport import TransportStreams
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+from desktop_app.runtime.host.jsonfiles import write_json_atomically
+
+logger = logging.getLogger(__name__)
+
+HttpKind = Literal["http", "sse"]
+STDERR_LIMIT = 256 * 1024
+_STDERR_DRAIN_TIMEOUT = 1.0
+_HTTP_TIMEOUT = 30.0
+_SSE_READ_TIMEOUT = 300.0
+_NOT_SSE_HINTS = frozenset({401, 403, 407, 408, 429})
+"""4xx answers that say "authenticate" or "slow down", not "this endpoint speaks the other transport"."""
+
+
+class StderrBuffer:
+    """The last ``limit`` bytes a server wrote to stderr. Thread-safe; fed by a reader thread."""
+
+    def __init__(self, limit: int = STDERR_LIMIT) -> None:
+        self._limit = limit
+        self._data = bytearray()
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._lock:
+            self._data.extend(chunk)
+            overflow = len(self._data) - self._limit
+            if overflow > 0:
+                del self._data[:overflow]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._data)
+
+    def text(self) -> str:
+        with self._lock:
+            return self._data.decode("utf-8", errors="replace")
+
+    def last_line(self) -> str:
+        lines = [line.strip() for line in self.text().splitlines() if line.strip()]
+        return lines[-1][:300] if lines else ""
+
+
+@contextlib.asynccontextmanager
+async def stdio_with_captured_stderr(
+    params: StdioServerParameters, sink: StderrBuffer
+) -> AsyncIterator[TransportStreams]:
+    """``stdio_client`` with the child's stderr piped into ``sink`` by a daemon reader thread.
+
+    On exit it waits (briefly, bounded) until the thread has read everything the child wrote, so
+    the tail is complete when a failure is reported. A grandchild that keeps the pipe open only
+    costs that bounded wait and one parked daemon thread.
+    """
+    loop = asyncio.get_running_loop()
+    drained = asyncio.Event()
+    read_fd, write_fd = os.pipe()
+    writer: TextIO = open(write_fd, "w", encoding="utf-8")  # noqa: SIM115, ASYNC230 - a pipe; closed below
+
+    def pump() -> None:
+        try:
+            while chunk := os.read(read_fd, 65536):
+                sink.feed(chunk)
+        except OSError:
+            pass
+        finally:
+            os.close(read_fd)
+            with contextlib.suppress(RuntimeError):  # the loop may be closed already
+                loop.call_soon_threadsafe(drained.set)
+
+    threading.Thread(target=pump, name=f"mcp-stderr-{params.command}", daemon=True).start()
+    try:
+        async with stdio_client(params, errlog=writer) as streams:
+            writer.close()  # the child holds its own copy; ours would keep the pipe open forever
+            yield streams
+    finally:
+        writer.close()
+        with anyio.CancelScope(shield=True), anyio.move_on_after(_STDERR_DRAIN_TIMEOUT):
+            await drained.wait()
+
+
+# -- HTTP ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class HttpProbe:
+    """What the HTTP layer answered while connecting: the first "wrong transport" 4xx status, if any."""
+
+    wrong_transport_status: int | None = None
+
+    async def on_response(self, response: httpx2.Response) -> None:
+        status = response.status_code
+        if 400 <= status < 500 and status not in _NOT_SSE_HINTS and self.wrong_transport_status is None:
+            self.wrong_transport_status = status
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """A ``url`` server. ``kind`` is the declared transport, or ``None`` to try HTTP, then SSE."""
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    kind: HttpKind | None = None
+
+
+def _http_client(
+    headers: dict[str, str] | None, timeout: httpx2.Timeout | None, probe: HttpProbe
+) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(
+        headers=headers or {},
+        timeout=timeout or httpx2.Timeout(_HTTP_TIMEOUT, read=_SSE_READ_TIMEOUT),
+        event_hooks={"response": [probe.on_response]},
+    )
+
+
+@contextlib.asynccontextmanager
+async def streamable_http_streams(target: HttpTarget, probe: HttpProbe) -> AsyncIterator[TransportStreams]:
+    """Streamable HTTP through an ``httpx2`` client with the server's headers; the client is closed after."""
+    async with (
+        _http_client(target.headers, None, probe) as http,
+        streamable_http_client(target.url, http_client=http) as streams,
+    ):
+        yield streams
+
+
+def sse_streams(target: HttpTarget, probe: HttpProbe) -> AbstractAsyncContextManager[TransportStreams]:
+    """The legacy HTTP+SSE transport (protocol 2024-11-05 servers) with the server's headers."""
+
+    def factory(
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+    ) -> httpx2.AsyncClient:
+        del auth  # no auth provider is configured for mcp.json servers
+        return _http_client(headers, timeout, probe)
+
+    return cast(
+        AbstractAsyncContextManager[TransportStreams],
+        sse_client(target.url, headers=dict(target.headers), httpx_client_factory=factory),
+    )
+
+
+class TransportMemory:
+    """Which HTTP transport worked per URL: in memory, and in ``path`` (JSON) when given.
+
+    URLs are stored as SHA-256 digests, so a token in a query string never reaches the disk.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self._path = path
+        self._known: dict[str, HttpKind] = {}
+        if path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(data, dict):
+                    self._known = {k: v for k, v in data.items() if v in ("http", "sse")}
+
+    @staticmethod
+    def _key(url: str) -> str:
+        return hashlib.sha256(url.encode("utf-8")).hexdigest()
+
+    def order(self, url: str) -> list[HttpKind]:
+        """The transports to try, the one that worked last time first."""
+        return ["sse", "http"] if self._known.get(self._key(url)) == "sse" else ["http", "sse"]
+
+    def remember(self, url: str, kind: HttpKind) -> None:
+        key = self._key(url)
+        if self._known.get(key, "http") == kind:
+            return
+        self._known[key] = kind
+        if self._path is not None:
+            try:
+                write_json_atomically(self._path, self._known)
+            except OSError as exc:  # a read-only data folder must not break connecting
+                logger.warning("could not save the MCP transport cache %s: %s", self._path, exc)
+
+
+# -- end-of-stream watching ---------------------------------------------------------------------
+
+
+class _EofWatchingStream:
+    """A read stream proxy that calls ``on_eof`` once the server's side has ended."""
+
+    def __init__(self, inner: Any, on_eof: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_eof = on_eof
+
+    def __getattr__(self, name: str) -> Any:  # last_context, close, aclose, ...
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        try:
+            return await self._inner.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            self._on_eof()
+            raise
+
+    def __aiter__(self) -> _EofWatchingStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _EofWatchingStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._inner.aclose()
+
+
+@contextlib.asynccontextmanager
+async def watch_eof(
+    transport: AbstractAsyncContextManager[TransportStreams], on_eof: Callable[[], None]
+) -> AsyncIterator[TransportStreams]:
+    """``transport`` whose read stream reports its end through ``on_eof``."""
+    async with transport as (read_stream, write_stream):
+        yield cast(Any, _EofWatchingStream(read_stream, on_eof)), write_stream
+
+
+__all__ = [
+    "STDERR_LIMIT",
+    "HttpKind",
+    "HttpProbe",
+    "HttpTarget",
+    "StderrBuffer",
+    "TransportMemory",
+    "sse_streams",
+    "stdio_with_captured_stderr",
+    "streamable_http_streams",
+    "watch_eof",
+]

@@ -1,0 +1,68 @@
+"""The crash-safe conversation store: SQLite (WAL) + FTS5, fed by a run-event recorder.
+
+Wiring (the app and ``switchboard ask``)::
+
+    store = Store.open(store_path(paths))
+    store.mark_interrupted_runs()          # once, at start
+    recorder = attach_store(runtime, store)
+    ...
+    recorder.close(); store.close()        # after runtime.aclose()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from desktop_app.runtime.store.db import Store
+from desktop_app.runtime.store.read import fts_query
+from desktop_app.runtime.store.recorder import FLUSH_INTERVAL_S, Recorder
+from desktop_app.runtime.store.records import (
+    ConversationInfo,
+    SearchHit,
+    StoredMessage,
+    StoredPart,
+    StoredRun,
+    make_title,
+)
+from desktop_app.runtime.store.schema import SCHEMA_VERSION, SchemaTooNewError, StoreError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from desktop_app.paths import AppPaths
+    from desktop_app.runtime.service import Runtime
+
+DB_FILENAME = "switchboard.db"
+
+__all__ = [
+    "DB_FILENAME",
+    "FLUSH_INTERVAL_S",
+    "SCHEMA_VERSION",
+    "ConversationInfo",
+    "Recorder",
+    "SchemaTooNewError",
+    "SearchHit",
+    "Store",
+    "StoreError",
+    "StoredMessage",
+    "StoredPart",
+    "StoredRun",
+    "attach_store",
+    "fts_query",
+    "make_title",
+    "store_path",
+]
+
+
+def store_path(paths: AppPaths) -> Path:
+    """Where the conversation database lives: ``<data_dir>/switchboard.db``."""
+    return paths.data_dir / DB_FILENAME
+
+
+def attach_store(runtime: Runtime, store: Store) -> Recorder:
+    """Subscribe a ``Recorder`` for ``store`` to every event of ``runtime`` and return it."""
+    recorder = Recorder(
+        store, provider_info=lambda: (runtime.provider_settings.base_url, runtime.provider_settings.model)
+    )
+    runtime.subscribe(recorder)
+    return recorder

@@ -1,0 +1,425 @@
+"""The crash-safe conversation store: one SQLite file in WAL mode, written in small transactions.
+
+Reads rebuild the runtime's conversation model (``load_messages``) and search all conversations with FTS5.
+The low-level writers (``add_message``, ``add_part``, ``append_text`` …) are what the ``Recorder`` uses;
+wrap several in ``transaction()`` to make them one commit.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from desktop_app.runtime.messages import Message
+from desktop_app.runtime.store import read
+from desktop_app.runtime.store.records import (
+    ConversationInfo,
+    SearchHit,
+    StoredMessage,
+    StoredRun,
+    conversation_info,
+    make_title,
+    to_model_messages,
+)
+from desktop_app.runtime.store.schema import SEARCHABLE_KINDS, StoreError, check_version, migrate
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+class Store:
+    """Conversations, messages, parts, runs, approvals and usage in one SQLite database."""
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._depth = 0
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the conversation database: {exc}") from exc
+        try:
+            check_version(conn, self.path)  # before any write: a newer database stays untouched
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA busy_timeout = 5000")
+            migrate(conn, self.path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise StoreError(f"{self.path}: not a usable conversation database ({exc}); it was not changed.") from exc
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    @classmethod
+    def open(cls, path: Path | str, **kwargs: Any) -> Store:
+        """Open (creating the folder and the file if needed)."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return cls(path, **kwargs)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._conn
+
+    def now(self) -> float:
+        return self._clock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One commit for everything inside; nested uses join the outer transaction."""
+        if self._depth == 0:
+            self._conn.execute("BEGIN IMMEDIATE")
+        self._depth += 1
+        try:
+            yield self._conn
+        except BaseException:
+            self._depth -= 1
+            if self._depth == 0:
+                self._conn.execute("ROLLBACK")
+            raise
+        self._depth -= 1
+        if self._depth == 0:
+            self._conn.execute("COMMIT")
+
+    def integrity_check(self) -> str:
+        return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+    # -- conversations ---------------------------------------------------------------------------------
+
+    def create_conversation(
+        self, conversation_id: str | None = None, *, title: str = "", base_url: str = "", model: str = ""
+    ) -> str:
+        import uuid
+
+        cid = conversation_id or uuid.uuid4().hex
+        now = self.now()
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO conversations (id, title, created_at, updated_at, base_url, model) VALUES (?,?,?,?,?,?)",
+                (cid, make_title(title), now, now, base_url, model),
+            )
+        return cid
+
+    def ensure_conversation(self, conversation_id: str, *, base_url: str = "", model: str = "") -> None:
+        """Create the conversation if it is new; otherwise record the provider it now uses (if given)."""
+        now = self.now()
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO conversations (id, created_at, updated_at, base_url, model) VALUES (?,?,?,?,?) "
+                "ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at, "
+                "base_url = CASE WHEN excluded.base_url = '' THEN base_url ELSE excluded.base_url END, "
+                "model = CASE WHEN excluded.model = '' THEN model ELSE excluded.model END",
+                (conversation_id, now, now, base_url, model),
+            )
+
+    def rename_conversation(self, conversation_id: str, title: str) -> None:
+        with self.transaction() as c:
+            self._changed(
+                c.execute(
+                    "UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?",
+                    (make_title(title), self.now(), conversation_id),
+                ),
+                conversation_id,
+            )
+
+    def set_title_if_empty(self, conversation_id: str, text: str) -> bool:
+        """Title an untitled conversation from ``text`` (the first prompt or answer). Returns whether it did."""
+        title = make_title(text)
+        if not title:
+            return False
+        with self.transaction() as c:
+            cur = c.execute("UPDATE conversations SET title = ? WHERE id = ? AND title = ''", (title, conversation_id))
+        return cur.rowcount > 0
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Soft delete: hidden from lists and search until ``restore_conversation`` (undo) or ``purge_deleted``."""
+        with self.transaction() as c:
+            self._changed(
+                c.execute("UPDATE conversations SET deleted_at = ? WHERE id = ?", (self.now(), conversation_id)),
+                conversation_id,
+            )
+
+    def restore_conversation(self, conversation_id: str) -> None:
+        with self.transaction() as c:
+            self._changed(
+                c.execute("UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)),
+                conversation_id,
+            )
+
+    def purge_deleted(self, older_than_s: float = 0.0) -> int:
+        """Really delete conversations soft-deleted at least ``older_than_s`` seconds ago."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "DELETE FROM conversations WHERE deleted_at IS NOT NULL AND deleted_at <= ?",
+                (self.now() - older_than_s,),
+            )
+        return cur.rowcount
+
+    def get_conversation(self, conversation_id: str) -> ConversationInfo | None:
+        row = self._conn.execute(
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL "
+            "FROM conversations WHERE id = ?",
+            (conversation_id,),
+        ).fetchone()
+        return conversation_info(row) if row else None
+
+    def list_conversations(self, *, include_deleted: bool = False, limit: int | None = None) -> list[ConversationInfo]:
+        """Most recently updated first."""
+        where = "" if include_deleted else "WHERE deleted_at IS NULL"
+        rows = self._conn.execute(
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL "
+            f"FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+            (-1 if limit is None else limit,),
+        ).fetchall()
+        return [conversation_info(r) for r in rows]
+
+    def touch(self, conversation_id: str) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (self.now(), conversation_id))
+
+    @staticmethod
+    def _changed(cursor: sqlite3.Cursor, conversation_id: str) -> None:
+        if cursor.rowcount == 0:
+            raise StoreError(f"Conversation {conversation_id!r} does not exist.")
+
+    # -- runs ------------------------------------------------------------------------------------------
+
+    def start_run(self, run_id: str, conversation_id: str) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO runs (id, conversation_id, status, started_at) VALUES (?, ?, 'running', ?)",
+                (run_id, conversation_id, self.now()),
+            )
+
+    def set_run_status(
+        self, run_id: str, status: str, *, ended: bool = False, reason: str | None = None, error: str | None = None
+    ) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE runs SET status = ?, ended_at = ?, reason = COALESCE(?, reason), error = COALESCE(?, error) "
+                "WHERE id = ?",
+                (status, self.now() if ended else None, reason, error, run_id),
+            )
+
+    def mark_interrupted_runs(self) -> int:
+        """On start: runs left live become ``interrupted``, their streaming messages too; partial text is kept.
+
+        Call it once when the app (or ``switchboard ask``) starts, before any run. Returns the number of runs.
+        """
+        now = self.now()
+        with self.transaction() as c:
+            runs = c.execute(
+                "UPDATE runs SET status = 'interrupted', ended_at = ? "
+                "WHERE status = 'running' OR (status = 'paused' AND ended_at IS NULL)",
+                (now,),
+            ).rowcount
+            c.execute(
+                "UPDATE approvals SET decision = 'interrupted', decided_at = ? WHERE decision = 'pending'", (now,)
+            )
+            ids = [r[0] for r in c.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()]
+            for message_id in ids:
+                c.execute("UPDATE messages SET status = 'interrupted' WHERE id = ?", (message_id,))
+                self._index_message(message_id)
+        return runs
+
+    # -- low-level writers (the recorder's) ------------------------------------------------------------
+
+    def add_message(self, conversation_id: str, role: str, *, run_id: str | None, status: str) -> int:
+        with self.transaction() as c:
+            row = c.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM messages WHERE conversation_id = ?", (conversation_id,)
+            ).fetchone()
+            cur = c.execute(
+                "INSERT INTO messages (conversation_id, run_id, role, status, position, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (conversation_id, run_id, role, status, int(row[0]), self.now()),
+            )
+        return int(cur.lastrowid or 0)
+
+    def set_message_status(self, message_id: int, status: str) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE messages SET status = ? WHERE id = ?", (status, message_id))
+
+    def delete_message(self, message_id: int) -> None:
+        with self.transaction() as c:
+            c.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+
+    def add_part(
+        self,
+        message_id: int,
+        kind: str,
+        text: str = "",
+        *,
+        payload: dict[str, Any] | None = None,
+        tool_call_id: str | None = None,
+        index: bool = False,
+    ) -> int:
+        """Append a part to a message. ``index`` adds a finished text/reasoning part to the search index."""
+        with self.transaction() as c:
+            row = c.execute(
+                "SELECT COALESCE(MAX(position), -1) + 1 FROM parts WHERE message_id = ?", (message_id,)
+            ).fetchone()
+            cur = c.execute(
+                "INSERT INTO parts (message_id, position, kind, text, payload, tool_call_id) VALUES (?,?,?,?,?,?)",
+                (message_id, int(row[0]), kind, text, _dump(payload), tool_call_id),
+            )
+            part_id = int(cur.lastrowid or 0)
+            if index and kind in SEARCHABLE_KINDS and text:
+                c.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (part_id, text))
+        return part_id
+
+    def append_text(self, part_id: int, text: str) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE parts SET text = text || ? WHERE id = ?", (text, part_id))
+
+    def index_part(self, part_id: int) -> None:
+        """Add a finished text/reasoning part to the search index (idempotent)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM parts_fts WHERE rowid = ?", (part_id,))
+            c.execute(
+                "INSERT INTO parts_fts (rowid, text) SELECT id, text FROM parts "
+                f"WHERE id = ? AND text != '' AND kind IN {tuple(SEARCHABLE_KINDS)!r}",
+                (part_id,),
+            )
+
+    def _index_message(self, message_id: int) -> None:
+        rows = self._conn.execute("SELECT id FROM parts WHERE message_id = ?", (message_id,)).fetchall()
+        for (part_id,) in rows:
+            self.index_part(part_id)
+
+    def tool_call_message(self, conversation_id: str, tool_call_id: str) -> int | None:
+        """The message that holds this tool call, if it is stored already."""
+        row = self._conn.execute(
+            "SELECT p.message_id FROM parts p JOIN messages m ON m.id = p.message_id "
+            "WHERE p.tool_call_id = ? AND p.kind = 'tool_call' AND m.conversation_id = ?",
+            (tool_call_id, conversation_id),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def record_approval_request(
+        self, tool_call_id: str, conversation_id: str, run_id: str, server: str, tool: str, arguments: Any
+    ) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
+                "arguments_before, requested_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) "
+                "ON CONFLICT (tool_call_id) DO UPDATE SET decision = 'pending', "
+                "arguments_before = excluded.arguments_before, requested_at = excluded.requested_at",
+                (tool_call_id, conversation_id, run_id, server, tool, _dump(arguments), self.now()),
+            )
+
+    def record_approval_decision(
+        self,
+        tool_call_id: str,
+        conversation_id: str,
+        run_id: str,
+        *,
+        decision: str,
+        reason: str | None,
+        source: str,
+        scope: str = "once",
+        arguments_after: dict[str, Any] | None = None,
+    ) -> None:
+        """Decide an approval; a policy decision with no request before it creates the row.
+
+        Edited ``arguments_after`` also replace the arguments of the stored tool call, as in the history.
+        """
+        with self.transaction() as c:
+            row = c.execute(
+                "SELECT payload FROM parts WHERE tool_call_id = ? AND kind = 'tool_call' ORDER BY id DESC LIMIT 1",
+                (tool_call_id,),
+            ).fetchone()
+            call = json.loads(row[0]) if row and row[0] else {}
+            c.execute(
+                "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
+                "arguments_before) VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (tool_call_id) DO NOTHING",
+                (
+                    tool_call_id,
+                    conversation_id,
+                    run_id,
+                    call.get("server", ""),
+                    call.get("tool", ""),
+                    _dump(call.get("arguments")),
+                ),
+            )
+            c.execute(
+                "UPDATE approvals SET decision = ?, reason = ?, source = ?, scope = ?, "
+                "arguments_after = COALESCE(?, arguments_before), decided_at = ? WHERE tool_call_id = ?",
+                (decision, reason, source, scope, _dump(arguments_after), self.now(), tool_call_id),
+            )
+            if arguments_after is not None and row is not None:
+                c.execute(
+                    "UPDATE parts SET payload = json_set(payload, '$.arguments', json(?)) "
+                    "WHERE tool_call_id = ? AND kind = 'tool_call'",
+                    (_dump(arguments_after), tool_call_id),
+                )
+
+    def cancel_pending_approvals(self, run_id: str) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "UPDATE approvals SET decision = 'cancelled', decided_at = ? WHERE run_id = ? AND decision = 'pending'",
+                (self.now(), run_id),
+            )
+
+    def add_usage(self, run_id: str, conversation_id: str, usage: dict[str, int]) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO usage (run_id, conversation_id, prompt_tokens, completion_tokens, total_tokens, "
+                "cache_hit_tokens, cache_miss_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    run_id,
+                    conversation_id,
+                    usage.get("prompt_tokens", 0),
+                    usage.get("completion_tokens", 0),
+                    usage.get("total_tokens", 0),
+                    usage.get("cache_hit_tokens", 0),
+                    usage.get("cache_miss_tokens", 0),
+                    self.now(),
+                ),
+            )
+
+    # -- reads ---------------------------------------------------------------------------------------------
+
+    def messages(self, conversation_id: str) -> list[StoredMessage]:
+        """Every stored message of the conversation, in order, with its parts."""
+        return read.messages(self._conn, conversation_id)
+
+    def runs(self, conversation_id: str) -> dict[str, StoredRun]:
+        return read.runs(self._conn, conversation_id)
+
+    def load_messages(self, conversation_id: str, *, close_dangling_calls: bool = False) -> list[Message]:
+        """The conversation as the runtime's model messages (no system prompt), ready to continue.
+
+        Tool calls of a paused or interrupted turn stay without results, so that the runtime can offer to
+        continue them (``run.pending_tool_calls``). ``close_dangling_calls`` instead answers each with an
+        ``is_error`` result, for a history that goes straight to a provider.
+        """
+        messages, runs = self.messages(conversation_id), self.runs(conversation_id)
+        return to_model_messages(messages, runs, close_dangling_calls=close_dangling_calls)
+
+    def approvals(self, conversation_id: str) -> list[dict[str, Any]]:
+        return read.approvals(self._conn, conversation_id)
+
+    def usage(self, conversation_id: str) -> list[dict[str, Any]]:
+        return read.usage(self._conn, conversation_id)
+
+    def search(self, query: str, limit: int = 50, *, marks: tuple[str, str] = ("[", "]")) -> list[SearchHit]:
+        """Full-text search over message text and reasoning in every live conversation, best match first."""
+        return read.search(self._conn, query, limit, marks=marks)

@@ -1,0 +1,29 @@
+"""Small helpers shared by the chat blocks: the two fixed accent colours, JSON display and HTML escaping."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+ERROR_COLOR = "#d64541"
+OK_COLOR = "#2e9d5b"
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def compact_json(value: Any, limit: int = 160) -> str:
+    """One-line JSON, cut to ``limit`` characters with an ellipsis."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

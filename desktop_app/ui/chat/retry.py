@@ -1,0 +1,174 @@
+"""The inline retry line: why the model call is retried, a live countdown, and "Retry now" / "Stop".
+
+One ``RetryLine`` stands for the retries of one model call: a further ``RetryScheduled`` updates it. When
+the answer (or the end of the run) arrives, ``settle`` turns it into a quiet one-line note. The countdown
+is computed from a deadline on an injectable monotonic clock and refreshed by a one-second ``QTimer``, so
+tests drive it by emitting ``timer.timeout`` with a fake clock, never by waiting.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.events import RetryInfo
+
+Clock = Callable[[], float]
+TICK_MS = 1000
+
+
+def retry_headline(info: RetryInfo) -> str:
+    """'Rate limited (HTTP 429)', 'Temporarily unavailable (HTTP 503)', 'Stream disconnected', …"""
+    if info.status_code == 429:
+        return "Rate limited (HTTP 429)"
+    reason = info.reason.strip().removeprefix("API ").strip() or "Request failed"
+    reason = reason[:1].upper() + reason[1:]
+    if info.status_code is not None and f"HTTP {info.status_code}" not in reason:
+        reason += f" (HTTP {info.status_code})"
+    return reason
+
+
+def retry_cause(info: RetryInfo) -> str:
+    """The cause as a noun phrase for the settled note: 'rate limit', 'stream disconnected', …"""
+    if info.status_code == 429:
+        return "rate limit"
+    headline = retry_headline(info)
+    return headline[:1].lower() + headline[1:]
+
+
+class RetryLine(QFrame):
+    """'↻ Rate limited (HTTP 429) — retrying in 30 s (1/4)  [Retry now] [Stop]'.
+
+    Signals:
+        retry_now_clicked(): the user wants the pending retry to happen at once.
+        stop_clicked(): the user wants the run stopped.
+    """
+
+    retry_now_clicked = Signal()
+    stop_clicked = Signal()
+
+    def __init__(self, info: RetryInfo, *, clock: Clock = time.monotonic, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("retryLine")
+        self.setAccessibleName("Retry notice")
+        self.setStyleSheet(
+            "QFrame#retryLine { border: 1px solid palette(mid); border-radius: 6px; background: palette(base); }"
+            ' QFrame#retryLine[settled="true"] { border: none; background: transparent; }'
+        )
+        self._clock = clock
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 4, 6, 4)
+        self.label = QLabel("")
+        self.label.setObjectName("retryText")
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setStyleSheet("QLabel { color: palette(placeholder-text); }")
+        layout.addWidget(self.label, 1)
+        self.retry_button = QPushButton("Retry now")
+        self.retry_button.setObjectName("retryNowButton")
+        self.retry_button.setAccessibleName("Retry now")
+        self.retry_button.clicked.connect(self._on_retry_clicked)
+        layout.addWidget(self.retry_button)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setObjectName("retryStopButton")
+        self.stop_button.setAccessibleName("Stop the run")
+        self.stop_button.clicked.connect(self.stop_clicked)
+        layout.addWidget(self.stop_button)
+        self.timer = QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer could show a second too many
+        self.timer.timeout.connect(self.tick)
+        self.info = info
+        self.retries = 0
+        self.discarded = False
+        self.active = True
+        self._deadline = 0.0
+        self._retrying = False
+        self.schedule(info)
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+    @property
+    def remaining(self) -> int:
+        """Whole seconds left before the retry (rounded up)."""
+        return max(0, math.ceil(self._deadline - self._clock() - 1e-6))
+
+    def schedule(self, info: RetryInfo) -> None:
+        """Show (another) pending retry and restart the countdown."""
+        self.info = info
+        self.retries += 1
+        self.discarded = self.discarded or info.stream_reset
+        self.active = True
+        self._retrying = False
+        self._deadline = self._clock() + max(0.0, info.delay_s)
+        self.retry_button.setEnabled(True)
+        self.retry_button.show()
+        self.stop_button.show()
+        self.setProperty("settled", False)
+        self._restyle()
+        self._render()
+        if self.remaining > 0:
+            self.timer.start()
+
+    def tick(self) -> None:
+        """Refresh the countdown (the timer calls this once a second)."""
+        if not self.active:
+            self.timer.stop()
+            return
+        self._render()
+        if self.remaining == 0:
+            self.timer.stop()
+
+    def mark_retrying(self) -> None:
+        """The retry is under way (the user clicked Retry now)."""
+        if self.active:
+            self._retrying = True
+            self.timer.stop()
+            self.retry_button.setEnabled(False)
+            self._render()
+
+    def settle(self, note: str | None = None) -> None:
+        """The retried call is over: stop the countdown and leave a quiet note (or ``note``)."""
+        if not self.active:
+            return
+        self.active = False
+        self.timer.stop()
+        self.retry_button.hide()
+        self.stop_button.hide()
+        if note is None:
+            note = f"Retried after {retry_cause(self.info)}"
+            if self.retries > 1:
+                note += f" ({self.retries} retries)"
+            if self.discarded:
+                note += "; the interrupted partial output was discarded"
+        self.label.setText(f"↻ {note}")
+        self.setProperty("settled", True)
+        self._restyle()
+
+    def _on_retry_clicked(self) -> None:
+        self.mark_retrying()
+        self.retry_now_clicked.emit()
+
+    def _render(self) -> None:
+        info = self.info
+        parts = [retry_headline(info)]
+        if info.stream_reset:
+            parts.append("partial output discarded")
+        left = self.remaining
+        when = "retrying now…" if self._retrying or left == 0 else f"retrying in {left} s"
+        self.label.setText(f"↻ {' — '.join(parts)} — {when} ({info.attempt}/{info.max_attempts})")
+
+    def _restyle(self) -> None:
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+
+__all__ = ["RetryLine", "retry_cause", "retry_headline"]

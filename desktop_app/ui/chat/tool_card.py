@@ -1,0 +1,346 @@
+"""The tool card: what the model wants to call, the approval controls while it waits, then decision and result.
+
+While a call waits for approval the card offers:
+
+* **Approve** (the default, approves once; Enter when the card has focus) and a menu beside it with
+  "Approve for this conversation", "Always approve this tool" and "Trust this server (all its tools)";
+* **Deny**, which opens an inline reason field (Enter confirms; an empty reason is fine);
+* **Edit arguments**, which swaps the pretty JSON for an editor; invalid JSON or a non-object disables
+  Approve, and approving sends the edited object.
+
+The answer leaves as ``decided(tool_call_id, ApprovalAnswer)``. The card then shows who decided and how
+("Approved · always for this tool", "Approved by grant (tool)", "Approved by policy", "Denied: <reason>"),
+with a compact before/after when the arguments were edited. A call asked again (a continued run) re-arms
+the same card. Esc is left alone: it stops the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.ui.chat.arguments import ArgumentsPanel
+from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
+
+RESULT_DISPLAY_LIMIT = 4000
+_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+SCOPE_ACTIONS = (
+    ("conversation", "Approve for this conversation"),
+    ("tool", "Always approve this tool"),
+    ("server", "Trust this server (all its tools)"),
+)
+SCOPE_SUFFIX = {"conversation": "for this conversation", "tool": "always for this tool", "server": "trusted server"}
+
+
+@dataclass(frozen=True)
+class ApprovalAnswer:
+    """The user's answer to one pending call; maps 1:1 onto ``Runtime.answer``'s keyword arguments."""
+
+    approved: bool
+    reason: str | None = None
+    scope: str = "once"
+    arguments: dict[str, Any] | None = None
+
+
+def describe_decision(approved: bool, reason: str | None, source: str, scope: str) -> str:
+    """'Approved · always for this tool', 'Approved by grant (tool)', 'Approved by policy', 'Denied: why'."""
+    if source == "policy":
+        return "Approved by policy" if approved else "Denied by policy"
+    if source == "grant":
+        return f"Approved by grant ({scope})" if approved else "Denied by grant"
+    if not approved:
+        return f"Denied: {reason}" if reason else "Denied"
+    return f"Approved · {SCOPE_SUFFIX[scope]}" if scope in SCOPE_SUFFIX else "Approved"
+
+
+class ToolCard(QFrame):
+    """One tool call in the transcript.
+
+    Signals:
+        decided(str, object): the user answered the call with this id (an ``ApprovalAnswer``).
+    """
+
+    decided = Signal(str, object)
+
+    def __init__(
+        self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.tool_call_id = tool_call_id
+        self.tool = tool
+        self.setObjectName("toolCard")
+        self.setAccessibleName(f"Tool call {tool}")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setStyleSheet(
+            "QFrame#toolCard { border: 1px solid palette(mid); border-radius: 6px;"
+            " background: palette(alternate-base); }"
+            " QFrame#toolCard:focus { border: 1px solid palette(highlight); }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        header = QHBoxLayout()
+        self.title = QLabel(f"<b>{escape(tool)}</b> <span>· {escape(server or 'unknown server')}</span>")
+        self.title.setObjectName("toolCardTitle")
+        header.addWidget(self.title, 1)
+        self.status = QLabel("")
+        self.status.setObjectName("toolCardStatus")
+        self.status.setAccessibleName("Tool call status")
+        header.addWidget(self.status)
+        layout.addLayout(header)
+
+        self.args = ArgumentsPanel(arguments)
+        self.args.validity_changed.connect(self._on_validity_changed)
+        self.arguments = self.args.label
+        layout.addWidget(self.args)
+
+        self.buttons = self._build_buttons(tool)
+        layout.addWidget(self.buttons)
+        self.deny_row = self._build_deny_row(tool)
+        layout.addWidget(self.deny_row)
+
+        self.result_caption = QLabel("Result")
+        self.result_caption.setObjectName("toolCardResultCaption")
+        self.result_caption.setStyleSheet(
+            "QLabel { color: palette(placeholder-text); border-top: 1px solid palette(midlight); padding-top: 4px; }"
+        )
+        self.result_caption.hide()
+        layout.addWidget(self.result_caption)
+        self.result = QLabel("")
+        self.result.setObjectName("toolCardResult")
+        self.result.setAccessibleName("Tool result")
+        self.result.setTextFormat(Qt.TextFormat.PlainText)
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result.hide()
+        layout.addWidget(self.result)
+        self.is_error = False
+        self.pending = False
+        self.state = "running"  # running, waiting, approved, denied, done, failed, unanswered
+        self._set_status("Running…")
+
+    def _build_buttons(self, tool: str) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        self.edit_button = QPushButton("Edit arguments")
+        self.edit_button.setObjectName("editArgumentsButton")
+        self.edit_button.setAccessibleName(f"Edit the arguments of {tool}")
+        self.edit_button.setCheckable(True)
+        self.edit_button.toggled.connect(self._on_edit_toggled)
+        row.addWidget(self.edit_button)
+        row.addStretch(1)
+        self.deny_button = QPushButton("Deny…")
+        self.deny_button.setObjectName("denyButton")
+        self.deny_button.setAccessibleName(f"Deny {tool}")
+        self.deny_button.setToolTip("Deny this call, with an optional reason for the model")
+        self.deny_button.clicked.connect(self._on_deny_clicked)
+        row.addWidget(self.deny_button)
+        pair = QHBoxLayout()
+        pair.setSpacing(0)
+        self.approve_button = QPushButton("Approve")
+        self.approve_button.setObjectName("approveButton")
+        self.approve_button.setAccessibleName(f"Approve {tool}")
+        self.approve_button.setToolTip("Approve this call once (Enter)")
+        self.approve_button.setDefault(True)
+        self.approve_button.clicked.connect(self._on_approve_clicked)
+        pair.addWidget(self.approve_button)
+        self.approve_menu = QMenu(self)
+        self.approve_menu.setObjectName("approveMenu")
+        self.scope_actions: dict[str, QAction] = {}
+        for scope, label in SCOPE_ACTIONS:
+            action = self.approve_menu.addAction(label)
+            action.setObjectName(f"approve_{scope}")
+            action.triggered.connect(lambda _checked=False, s=scope: self._approve(s))
+            self.scope_actions[scope] = action
+        self.approve_menu_button = QToolButton()
+        self.approve_menu_button.setObjectName("approveMenuButton")
+        self.approve_menu_button.setAccessibleName(f"More ways to approve {tool}")
+        self.approve_menu_button.setToolTip("Approve for this conversation, always, or trust the server")
+        self.approve_menu_button.setMenu(self.approve_menu)
+        self.approve_menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.approve_menu_button.setArrowType(Qt.ArrowType.DownArrow)
+        self.approve_menu_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
+        pair.addWidget(self.approve_menu_button)
+        row.addLayout(pair)
+        box.hide()
+        return box
+
+    def _build_deny_row(self, tool: str) -> QWidget:
+        box = QWidget()
+        row = QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        self.reason_edit = QLineEdit()
+        self.reason_edit.setObjectName("denyReason")
+        self.reason_edit.setAccessibleName(f"Reason for denying {tool} (optional)")
+        self.reason_edit.setPlaceholderText("Reason for the model (optional) — Enter denies")
+        self.reason_edit.returnPressed.connect(self._on_deny_confirmed)
+        row.addWidget(self.reason_edit, 1)
+        self.deny_cancel_button = QPushButton("Back")
+        self.deny_cancel_button.setObjectName("denyCancelButton")
+        self.deny_cancel_button.setAccessibleName("Back to approve or deny")
+        self.deny_cancel_button.clicked.connect(self._on_deny_cancelled)
+        row.addWidget(self.deny_cancel_button)
+        self.deny_confirm_button = QPushButton("Deny")
+        self.deny_confirm_button.setObjectName("denyConfirmButton")
+        self.deny_confirm_button.setAccessibleName(f"Deny {tool} now")
+        self.deny_confirm_button.clicked.connect(self._on_deny_confirmed)
+        row.addWidget(self.deny_confirm_button)
+        box.hide()
+        return box
+
+    # -- state changes driven by events --------------------------------------------------------------------
+
+    def ask(self) -> None:
+        """Show the approval controls and wait for the user (also re-arms a card asked again)."""
+        self.pending = True
+        self.state = "waiting"
+        self._set_status("Waiting for approval")
+        self.edit_button.setChecked(False)
+        self.args.stop_editing()
+        self.reason_edit.clear()
+        self.deny_row.hide()
+        for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
+            button.setEnabled(True)
+        self.deny_confirm_button.setEnabled(True)
+        self.reason_edit.setEnabled(True)
+        self.buttons.show()
+        self.approve_button.setFocus()
+
+    def disarm(self, note: str = "Not answered") -> None:
+        """The call no longer waits (the run stopped or failed): hide the controls, keep the card."""
+        if not self.pending and self.state != "waiting":
+            return
+        self.pending = False
+        self.state = "unanswered"
+        self._hide_controls()
+        self.args.show_final(None)
+        self._set_status(note)
+
+    def show_decision(
+        self,
+        approved: bool,
+        reason: str | None = None,
+        source: str = "user",
+        scope: str = "once",
+        edited_arguments: dict[str, Any] | None = None,
+    ) -> None:
+        self.pending = False
+        self.state = "approved" if approved else "denied"
+        self._hide_controls()
+        self.args.show_final(edited_arguments if approved else None)
+        self._set_status(describe_decision(approved, reason, source, scope), OK_COLOR if approved else ERROR_COLOR)
+        self.status.setToolTip((reason or "") if source != "user" else "")
+
+    def show_result(self, text: str, *, is_error: bool) -> None:
+        self._hide_controls()
+        self.pending = False
+        self.is_error = is_error
+        if len(text) > RESULT_DISPLAY_LIMIT:
+            text = text[:RESULT_DISPLAY_LIMIT] + f"\n… ({len(text) - RESULT_DISPLAY_LIMIT} more characters)"
+        self.result.setText(text or "(empty result)")
+        self.result.setProperty("error", is_error)
+        self.result.setStyleSheet(f"color: {ERROR_COLOR};" if is_error else "")
+        self.result_caption.setText("Error" if is_error else "Result")
+        self.result_caption.show()
+        self.result.show()
+        if is_error and self.state in ("running", "approved"):
+            self.state = "failed"
+            self._set_status("Failed", ERROR_COLOR)
+        elif self.state == "running":
+            self.state = "done"
+            self._set_status("Done", OK_COLOR)
+
+    def _hide_controls(self) -> None:
+        self.buttons.hide()
+        self.deny_row.hide()
+
+    def _set_status(self, text: str, color: str | None = None) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet(f"color: {color};" if color else "color: palette(placeholder-text);")
+
+    # -- user input --------------------------------------------------------------------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter approves once when the card (or its Approve button) has focus; on another button it clicks it."""
+        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if event.key() not in _ENTER_KEYS or mods != Qt.KeyboardModifier.NoModifier or not self.pending:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+        focus = QApplication.focusWidget()
+        if focus is self.reason_edit:  # returnPressed already denied
+            return
+        if focus is self.approve_menu_button:
+            self.approve_menu_button.showMenu()
+        elif focus in (self.deny_button, self.edit_button, self.deny_cancel_button, self.deny_confirm_button):
+            focus.click()
+        elif self.buttons.isVisible():
+            self._approve("once")
+
+    def _on_approve_clicked(self) -> None:
+        self._approve("once")
+
+    def _approve(self, scope: str) -> None:
+        if not self.pending or not self.args.valid:
+            return
+        self._send(ApprovalAnswer(True, scope=scope, arguments=self.args.edited()))
+
+    def _on_deny_clicked(self) -> None:
+        if not self.pending:
+            return
+        self.buttons.hide()
+        self.deny_row.show()
+        self.reason_edit.setFocus()
+
+    def _on_deny_cancelled(self) -> None:
+        self.deny_row.hide()
+        self.buttons.show()
+        self.deny_button.setFocus()
+
+    def _on_deny_confirmed(self) -> None:
+        if not self.pending:
+            return
+        reason = self.reason_edit.text().strip() or None
+        self._send(ApprovalAnswer(False, reason=reason))
+
+    def _on_edit_toggled(self, editing: bool) -> None:
+        if editing:
+            self.args.start_editing()
+            self.edit_button.setText("Undo edits")
+        else:
+            self.args.stop_editing()
+            self.edit_button.setText("Edit arguments")
+
+    def _on_validity_changed(self, valid: bool) -> None:
+        self.approve_button.setEnabled(valid)
+        self.approve_menu_button.setEnabled(valid)
+        self.approve_button.setToolTip("Approve this call once (Enter)" if valid else "Fix the arguments first")
+
+    def _send(self, answer: ApprovalAnswer) -> None:
+        self.pending = False
+        for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
+            button.setEnabled(False)
+        self.deny_confirm_button.setEnabled(False)
+        self.reason_edit.setEnabled(False)
+        self.decided.emit(self.tool_call_id, answer)
+
+
+__all__ = ["ApprovalAnswer", "ToolCard", "describe_decision"]

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Install the real MCP servers the integration tests talk to into a project-local, git-ignored folder.
+#
+#   scripts/install-test-servers.sh            # idempotent: does nothing when the pinned versions are present
+#
+# Result: .test-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js, run with `node`
+# (no npx cold start). Needs Node >= 20 and npm on PATH. Bump a version here, and only here, to update it.
+set -euo pipefail
+
+EVERYTHING_VERSION="2026.8.31"
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="$root/.test-servers"
+package_json="$dest/node_modules/@modelcontextprotocol/server-everything/package.json"
+
+# npm comes from Debian when missing; a Node older than 20 (Debian 12 ships 18) is supplemented by a
+# project-local Node 22 from the npm registry (the `node` package), which the tests prefer when present.
+if ! command -v npm >/dev/null 2>&1; then
+    echo "install-test-servers: installing nodejs and npm from Debian"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+NODE="$(command -v node || true)"
+node_major() { "$1" -e 'process.stdout.write(String(process.versions.node.split(".")[0]))' 2>/dev/null || echo 0; }
+if [ -z "$NODE" ] || [ "$(node_major "$NODE")" -lt 20 ]; then
+    local_node="$dest/node_modules/.bin/node"
+    if [ ! -x "$local_node" ] || [ "$(node_major "$local_node")" -lt 20 ]; then
+        echo "install-test-servers: system Node is missing or older than 20; installing node@22 into $dest"
+        mkdir -p "$dest"
+        npm install --prefix "$dest" --no-audit --no-fund --loglevel=error "node@22"
+    fi
+    NODE="$local_node"
+    export PATH="$dest/node_modules/.bin:$PATH"
+fi
+
+installed_version() {
+    [ -f "$package_json" ] || return 0
+    "$NODE" -e 'process.stdout.write(require(process.argv[1]).version)' "$package_json" 2>/dev/null || true
+}
+
+if [ "$(installed_version)" = "$EVERYTHING_VERSION" ]; then
+    echo "install-test-servers: @modelcontextprotocol/server-everything@$EVERYTHING_VERSION already installed"
+    exit 0
+fi
+
+mkdir -p "$dest"
+if [ ! -f "$dest/package.json" ]; then
+    printf '{\n  "name": "switchboard-test-servers",\n  "private": true\n}\n' >"$dest/package.json"
+fi
+echo "install-test-servers: installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION into $dest"
+npm install --prefix "$dest" --save-exact --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION"
+
+if [ "$(installed_version)" != "$EVERYTHING_VERSION" ]; then
+    echo "install-test-servers: installation did not produce version $EVERYTHING_VERSION" >&2
+    exit 1
+fi

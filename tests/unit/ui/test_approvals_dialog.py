@@ -1,0 +1,86 @@
+"""Settings → Approvals…: grants listed with Revoke per row; the read-only auto-approve setting shown."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from desktop_app.runtime.approvals import Grant
+from desktop_app.ui.approvals_dialog import ApprovalsDialog, format_when
+from tests.support.fake_runtime import Content, Tool
+
+GRANTS = [
+    Grant(scope="tool", server="time", tool="now", granted_at=1_700_000_000.0, origin="approved in conversation a"),
+    Grant(scope="server", server="fs", granted_at=1_700_000_100.0, origin="approved in conversation b"),
+    Grant(
+        scope="conversation",
+        server="web",
+        tool="fetch",
+        conversation_id="0123456789abcdef",
+        granted_at=1_700_000_200.0,
+        origin="approved in conversation 0123456789abcdef",
+    ),
+]
+
+
+def _open(qtbot, window) -> ApprovalsDialog:
+    window.approvals_action.trigger()
+    dialog = window.approvals_dialog
+    assert dialog is not None
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def test_grants_are_listed_and_revoke_removes_the_row(qtbot, window, fake_runtime):
+    for grant in GRANTS:
+        fake_runtime.grants.add(grant)
+    dialog = _open(qtbot, window)
+    assert dialog.windowTitle() == "Approvals" and window.approvals_action.text() == "&Approvals…"
+    assert dialog.row_texts() == [
+        ["Always (tool)", "time", "now", "—", format_when(1_700_000_000.0), "approved in conversation a"],
+        ["Trusted server", "fs", "(all tools)", "—", format_when(1_700_000_100.0), "approved in conversation b"],
+        [
+            "This conversation",
+            "web",
+            "fetch",
+            "01234567…",
+            format_when(1_700_000_200.0),
+            "approved in conversation 0123456789abcdef",
+        ],
+    ]
+    assert dialog.table.item(2, 3).toolTip() == "0123456789abcdef"
+    button = dialog.table.cellWidget(1, 6)
+    assert isinstance(button, QPushButton) and button.text() == "Revoke"
+    assert button.accessibleName() == "Revoke the grant for fs (all tools)"
+
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert fake_runtime.revoked == [GRANTS[1]]
+    assert [row[1] for row in dialog.row_texts()] == ["time", "web"]
+    assert fake_runtime.grants.list() == [GRANTS[0], GRANTS[2]]
+    for _ in range(2):
+        qtbot.mouseClick(dialog.table.cellWidget(0, 6), Qt.MouseButton.LeftButton)
+    assert dialog.row_texts() == [] and not dialog.empty_label.isHidden() and dialog.table.isHidden()
+
+
+def test_read_only_auto_approve_is_off_by_default_and_saved_when_toggled(qtbot, window, fake_runtime):
+    dialog = _open(qtbot, window)
+    box = dialog.read_only_box
+    assert box.text() == "Auto-approve tools marked read-only"
+    assert not box.isChecked() and box.isEnabled()
+    assert "readOnlyHint" in box.toolTip()
+    box.click()  # the indicator/label hit area (a click at the widget centre can miss it)
+    assert fake_runtime.auto_approve_read_only is True
+    assert not dialog.empty_label.isHidden()
+
+
+def test_a_grant_made_on_a_card_shows_up_in_the_dialog(qtbot, window, fake_runtime):
+    fake_runtime.script(Tool("t1", "clock", "now", {}), Content("ok"))
+    window.composer.edit.setPlainText("time?")
+    qtbot.mouseClick(window.composer.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "t1" in window.view.cards and window.view.cards["t1"].pending)
+    window.view.cards["t1"].scope_actions["tool"].trigger()
+    qtbot.waitUntil(lambda: not window.controller.busy)
+    dialog = _open(qtbot, window)
+    [[scope, server, tool, conversation, _when, origin]] = dialog.row_texts()
+    assert (scope, server, tool, conversation) == ("Always (tool)", "clock", "now", "—")
+    assert origin.endswith("(tool call t1)")

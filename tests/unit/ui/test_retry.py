@@ -1,0 +1,159 @@
+"""Visible retries: the inline line with its live countdown, "Retry now" and "Stop", and its replacement.
+
+The countdown never waits on the wall clock here: the view's clock is a fake and the tests emit the line's
+``timer.timeout`` themselves. The acceptance test runs the real Runtime against the loopback LLM server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.providers.openai import OpenAIProvider
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
+from desktop_app.ui.chat.retry import RetryLine, retry_headline
+from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.main_window import MainWindow
+from tests.support.fakes import FakeHost
+from tests.support.llm_server import error_reply, text_reply
+
+IDS = {"conversation_id": "c", "run_id": "r"}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _retry(attempt: int = 1, delay: float = 2.0, **kw: Any) -> ev.RetryScheduled:
+    info = {"attempt": attempt, "max_attempts": 3, "delay_s": delay, "stage": "request", "reason": "API rate limited"}
+    return ev.RetryScheduled(**IDS, retry=ev.RetryInfo(**{**info, "status_code": 429, **kw}))
+
+
+def _lines(view: ChatView) -> list[RetryLine]:
+    return [b for b in view.blocks() if isinstance(b, RetryLine)]
+
+
+@pytest.fixture
+def view(qtbot) -> tuple[ChatView, FakeClock]:
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    clock = FakeClock()
+    chat.clock = clock
+    chat._on_run_started(ev.RunStarted(**IDS, model="m", prompt="p"))
+    return chat, clock
+
+
+def test_countdown_ticks_down_from_the_timer_and_the_answer_replaces_it(view) -> None:
+    chat, clock = view
+    line = chat._on_retry_scheduled(_retry(delay=2.0))
+    assert line.text == "↻ Rate limited (HTTP 429) — retrying in 2 s (1/3)"
+    assert line.timer.isActive() and line.timer.interval() == 1000
+    assert line.retry_button.isVisibleTo(line) and line.stop_button.isVisibleTo(line)
+
+    clock.now += 1.0
+    line.timer.timeout.emit()
+    assert "retrying in 1 s (1/3)" in line.text
+    clock.now += 1.0
+    line.timer.timeout.emit()
+    assert "retrying now… (1/3)" in line.text and not line.timer.isActive()
+
+    chat._on_retry_scheduled(_retry(attempt=2, delay=4.0))  # the same call failed again: the line updates
+    assert _lines(chat) == [line] and "retrying in 4 s (2/3)" in line.text and line.timer.isActive()
+
+    chat._on_content_appended("Hello")
+    assert chat.retry_line is None and not line.active and not line.timer.isActive()
+    assert line.text == "↻ Retried after rate limit (2 retries)"
+    assert not line.retry_button.isVisibleTo(line) and not line.stop_button.isVisibleTo(line)
+    blocks = chat.blocks()
+    assert blocks.index(line) < blocks.index(chat.answer)
+
+
+def test_stream_reset_drops_the_partial_blocks_and_says_so(view) -> None:
+    chat, _clock = view
+    chat._on_reasoning_appended("half a thought")
+    chat._on_content_appended("half an ans")
+    info = {"reason": "API stream disconnected", "stage": "stream", "stream_reset": True, "status_code": None}
+    line = chat._on_retry_scheduled(_retry(**info))
+    assert chat.answer is None and chat.reasoning is None
+    assert not any(isinstance(b, AnswerBlock | ReasoningBlock) for b in chat.blocks() if not b.isHidden())
+    assert line.text == "↻ Stream disconnected — partial output discarded — retrying in 2 s (1/3)"
+    chat._on_content_appended("A whole answer")
+    assert "partial output was discarded" in line.text
+    assert [b.text for b in chat.blocks() if isinstance(b, AnswerBlock) and not b.isHidden()][-1] == "A whole answer"
+
+
+def test_headlines() -> None:
+    def info(reason: str, status: int | None) -> ev.RetryInfo:
+        return ev.RetryInfo(attempt=1, max_attempts=4, delay_s=1, stage="request", reason=reason, status_code=status)
+
+    assert retry_headline(info("API rate limited", 429)) == "Rate limited (HTTP 429)"
+    assert retry_headline(info("API temporarily unavailable (HTTP 503)", 503)) == "Temporarily unavailable (HTTP 503)"
+    assert retry_headline(info("API request failed", None)) == "Request failed"
+
+
+def test_retry_now_and_stop_buttons_reach_the_runtime(qtbot, window, fake_runtime) -> None:
+    calls: list[str] = []
+    fake_runtime.retry_now = lambda conversation_id: calls.append(conversation_id) or True
+    window.controller._set_busy(True)
+    conv = window.controller.conversation_id
+    line = window.view._on_retry_scheduled(_retry().model_copy(update={"conversation_id": conv}))
+    qtbot.mouseClick(line.retry_button, Qt.MouseButton.LeftButton)
+    assert calls == [conv]
+    assert "retrying now…" in line.text and not line.retry_button.isEnabled()
+    assert window.status.text() == "Retrying now…"
+    stops: list[bool] = []
+    window.controller.stop = lambda: stops.append(True)
+    qtbot.mouseClick(line.stop_button, Qt.MouseButton.LeftButton)
+    assert stops == [True]
+
+
+@pytest.mark.integration
+def test_rate_limited_countdown_then_retry_now_streams_the_answer(qtbot, qloop, llm_server) -> None:
+    """Acceptance: 429 + Retry-After 30 → countdown line; "Retry now" → the streamed answer, no 30 s wait."""
+    llm_server.enqueue(
+        error_reply(429, {"error": {"message": "slow down"}}, headers={"Retry-After": "30"}),
+        text_reply("Here is the answer after the retry."),
+    )
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="test-model"))
+
+    def factory(s: ProviderSettings, key: str | None) -> OpenAIProvider:
+        return OpenAIProvider(base_url=s.base_url, api_key=key, dialect="openai", sleep=runtime.sleeper.sleep)
+
+    runtime = Runtime(settings=settings, host=FakeHost(), api_key_override="k", provider_factory=factory)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        win.composer.edit.setPlainText("hello?")
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
+
+        qtbot.waitUntil(lambda: win.view.retry_line is not None, timeout=5000)
+        line = win.view.retry_line
+        assert "Rate limited" in line.text and "30 s" in line.text and "(1/" in line.text
+        assert line.timer.isActive() and line.retry_button.isVisible()
+        conv = win.controller.conversation_id
+        qtbot.waitUntil(lambda: runtime.sleeper.waiting(conv), timeout=5000)
+
+        qtbot.mouseClick(line.retry_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=5000)
+        assert win.view.retry_line is None and not line.active and not line.retry_button.isVisible()
+        assert line.text == "↻ Retried after rate limit"
+        [answer] = [b for b in win.view.blocks() if isinstance(b, AnswerBlock)]
+        assert answer.text == "Here is the answer after the retry."
+        blocks = win.view.blocks()
+        assert blocks.index(line) < blocks.index(answer)
+        assert len(llm_server.requests) == 2
+    finally:
+        task = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(task.done)
