@@ -108,6 +108,16 @@ class App:
         runtime, problems = self.assembly.runtime, self.assembly.problems
         self.runtime = runtime
         self.window.attach_runtime(runtime)
+        store = self.assembly.store
+        if store is not None:
+            try:  # conversations deleted in an earlier session (their undo time is over) go for good now
+                store.purge_deleted()
+            except Exception:
+                log.exception("could not purge deleted conversations")
+            self.window.attach_store(store)
+        self.window.attach_host(  # before host.start(): the Servers dock sees every state change
+            self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
+        )
         for problem in problems:
             self.window.view.show_error(problem)
         if not self.smoke:
@@ -116,6 +126,7 @@ class App:
     async def _start_servers(self, runtime: Runtime) -> None:
         host: Any = runtime.host
         if hasattr(host, "start"):
+            self.window.servers_dock.panel.mark_starting()  # the host has no "starting" event
             await host.start()
             failed = [(name, s.error) for name, s in host.states().items() if s.state == "failed"]
             for name, error in failed:

@@ -102,4 +102,8 @@ def assemble(
             recorder = attach_store(runtime, store)
         except StoreError as exc:
             problems.append(f"Conversation history is off for this session: {exc}")
+    # The built-in servers (switchboard.system, .history, .artifacts): registered only, created on first use.
+    from desktop_app.runtime.builtins import register_builtins
+
+    problems.extend(register_builtins(host, store=store, paths=paths))
     return Assembly(runtime, host, store, recorder, problems)

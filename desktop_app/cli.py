@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from desktop_app.cli_terminal import JsonlPrinter, TerminalApprover, TextPrinter
 from desktop_app.paths import HOME_ENV, app_paths
-from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.settings import infer_dialect, load_settings
@@ -44,7 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--approve",
         choices=["ask", "always", "never"],
         default="ask",
-        help="tool calls: ask on the terminal, approve all, or deny all (default: ask)",
+        help="tool calls that need approval (and server requests): ask on the terminal, approve all, or deny "
+        "all (default: ask; built-in read-only tools never ask)",
+    )
+    ask.add_argument(
+        "--attach",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="attach an image (PNG/JPEG/GIF/WebP) or a text file; repeatable",
     )
     ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
     ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
@@ -94,87 +103,6 @@ def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
     return EXIT_OK
 
 
-class TerminalApprover:
-    """Answers approvals on the terminal (``--approve ask``); without a terminal it denies with a reason."""
-
-    def __init__(self, runtime: object, out: TextIO) -> None:
-        self._runtime = runtime
-        self._out = out
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, ev.ApprovalRequired):
-            task = asyncio.ensure_future(self._ask(event))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
-
-    async def _ask(self, event: ev.ApprovalRequired) -> None:
-        import json
-
-        from desktop_app.runtime.service import Runtime
-
-        runtime = self._runtime
-        assert isinstance(runtime, Runtime)
-        if not sys.stdin or not sys.stdin.isatty():
-            runtime.answer(
-                event.tool_call_id,
-                approved=False,
-                reason="no terminal to ask for approval; use --approve always or never",
-            )
-            return
-        args = json.dumps(event.arguments, ensure_ascii=False)
-        self._out.write(f"\nAllow {event.server}/{event.tool} {args}? [y/N] ")
-        self._out.flush()
-        line = await asyncio.to_thread(sys.stdin.readline)
-        approved = line.strip().lower() in {"y", "yes"}
-        runtime.answer(event.tool_call_id, approved=approved, reason=None if approved else "denied on the terminal")
-
-
-class TextPrinter:
-    """Default output: the answer streams to stdout, reasoning and notices to stderr."""
-
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self._out, self._err = out, err
-        self._in_reasoning = False
-
-    def __call__(self, event: ev.Event) -> None:
-        if isinstance(event, ev.ReasoningDelta):
-            self._err.write(event.text)
-            self._err.flush()
-            self._in_reasoning = True
-            return
-        if self._in_reasoning:
-            self._err.write("\n")
-            self._in_reasoning = False
-        if isinstance(event, ev.ContentDelta):
-            self._out.write(event.text)
-            self._out.flush()
-        elif isinstance(event, ev.ToolCall):
-            self._err.write(f"[tool] {event.server}/{event.tool} {event.arguments}\n")
-        elif isinstance(event, ev.ToolResult):
-            mark = "error" if event.is_error else "result"
-            self._err.write(f"[{mark}] {event.text[:2000]}\n")
-        elif isinstance(event, ev.RetryScheduled):
-            r = event.retry
-            self._err.write(f"[retry] {r.reason}, retrying in {r.delay_s:g} s ({r.attempt}/{r.max_attempts})\n")
-        elif isinstance(event, ev.Error):
-            self._err.write(f"error: {event.message}\n")
-        elif isinstance(event, ev.RunFinished):
-            self._out.write("\n")
-            self._out.flush()
-
-
-class JsonlPrinter:
-    """``--events jsonl``: every event exactly as the runtime emits it, one JSON object per line."""
-
-    def __init__(self, out: TextIO) -> None:
-        self._out = out
-
-    def __call__(self, event: ev.Event) -> None:
-        self._out.write(event.model_dump_json() + "\n")
-        self._out.flush()
-
-
 async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.assembly import assemble
 
@@ -221,9 +149,11 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 err.write(f"switchboard: MCP server {name!r} failed to start: {status.error}\n")
         runtime.subscribe(JsonlPrinter(out) if ns.events == "jsonl" else TextPrinter(out, err))
         if ns.approve == "ask":
-            runtime.subscribe(TerminalApprover(runtime, err))
+            approver = TerminalApprover(runtime, err)
+            runtime.subscribe(approver)
+            host.subscribe(approver.on_host_event)
         conversation = runtime.new_conversation()
-        outcome = await runtime.run(conversation, ns.prompt)
+        outcome = await runtime.run(conversation, ns.prompt, attachments=ns.attach)
     finally:
         await built.aclose()
     return EXIT_OK if outcome.status == "finished" else EXIT_FAILED

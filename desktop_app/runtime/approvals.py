@@ -43,19 +43,20 @@ class ApprovalPolicy:
     """``ask``: calls wait for an answer unless a grant covers them; ``always``/``never`` decide by themselves.
 
     ``auto_approve_read_only`` approves tools that declare ``readOnlyHint`` (off by default). Built-in
-    read-only tools never ask, whatever the mode says short of ``never``.
+    read-only tools never ask, whatever the mode: ``never`` denies the calls that need an approval, and
+    those do not (decisions: "Built-in tools that only read never ask").
     """
 
     mode: ApprovalMode = "ask"
     auto_approve_read_only: bool = False
 
     def decide_without_asking(self, *, builtin: bool = False, read_only: bool = False) -> Decision | None:
+        if builtin and read_only:
+            return Decision(True, "built-in read-only tool", "policy")
         if self.mode == "never":
             return Decision(False, "denied by policy (--approve never)", "policy")
         if self.mode == "always":
             return Decision(True, "approved by policy (--approve always)", "policy")
-        if builtin and read_only:
-            return Decision(True, "built-in read-only tool", "policy")
         if read_only and self.auto_approve_read_only:
             return Decision(True, "read-only tool (auto-approve read-only tools is on)", "policy")
         return None

@@ -13,7 +13,10 @@ SwitchboardError
 ├── HostError                   the MCP host failed
 │   ├── ServerNotFoundError
 │   ├── ToolNotFoundError
-│   └── ServerStartError
+│   ├── ServerStartError
+│   ├── ServerRequestError      a resource/prompt request failed, or the server is not running
+│   ├── UnknownServerRequestError  an answer for an unknown or already-answered sampling/elicitation id
+│   └── InvalidElicitationResponseError  elicitation content that does not match the requested schema
 └── RunError                    the run loop refused or failed
     ├── ConversationBusyError   a second run on a conversation that has one active
     └── UnknownToolCallError    an answer for an unknown or already-answered tool-call id
@@ -133,6 +136,24 @@ class ToolNotFoundError(HostError):
 
 class ServerStartError(HostError):
     code = "server_start_error"
+
+
+class ServerRequestError(HostError):
+    """A user-initiated request to a server (resources, prompts, subscriptions) failed."""
+
+    code = "server_request_error"
+
+
+class UnknownServerRequestError(HostError):
+    """An answer for a sampling or elicitation request id that is unknown or already answered."""
+
+    code = "unknown_server_request"
+
+
+class InvalidElicitationResponseError(HostError):
+    """Elicitation content that does not match the schema the server asked for; nothing was sent."""
+
+    code = "invalid_elicitation_response"
 
 
 class RunError(SwitchboardError):

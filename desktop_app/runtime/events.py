@@ -56,6 +56,19 @@ class RunStarted(_Event):
     model: str
     prompt: str
     continued: bool = False
+    attachments: list[str] = Field(default_factory=list)
+    """The names of the files attached to the prompt."""
+    context: list[str] = Field(default_factory=list)
+    """The labels of the context items sent with the prompt (date and time, OS, selection, files…)."""
+
+
+class ImagesDescribed(_Event):
+    """The chosen model cannot read images: a vision model described them, and the description is sent instead."""
+
+    kind: Literal["images_described"] = "images_described"
+    model: str
+    images: list[str]
+    text: str
 
 
 class ReasoningDelta(_Event):
@@ -110,6 +123,15 @@ class ToolResult(_ToolEvent):
     structured: dict[str, Any] | None = None
 
 
+class ToolProgress(_ToolEvent):
+    """A running tool reported progress (``notifications/progress``); ``total`` is ``None`` when unknown."""
+
+    kind: Literal["tool_progress"] = "tool_progress"
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
 class RetryScheduled(_Event):
     kind: Literal["retry_scheduled"] = "retry_scheduled"
     retry: RetryInfo
@@ -139,12 +161,14 @@ class Error(_Event):
 
 Event = Annotated[
     RunStarted
+    | ImagesDescribed
     | ReasoningDelta
     | ContentDelta
     | ToolCall
     | ApprovalRequired
     | ApprovalDecided
     | ToolResult
+    | ToolProgress
     | RetryScheduled
     | Usage
     | RunFinished
@@ -200,7 +224,73 @@ class ToolsChanged(_HostEvent):
     tool_count: int
 
 
-HostEvent = Annotated[ServerStateChanged | ServerLog | ToolsChanged, Field(discriminator="kind")]
+class SamplingMessageText(BaseModel):
+    """One message of a sampling request, as text (non-text content is summarised in brackets)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Literal["user", "assistant"]
+    text: str
+
+
+class SamplingRequested(_HostEvent):
+    """A server asks to use the user's model (``sampling/createMessage``).
+
+    Answer with ``Runtime.answer_sampling(request_id, approved, reason)``; on approval the Runtime runs the
+    request on the user's provider and returns the completion to the server.
+    """
+
+    kind: Literal["sampling_requested"] = "sampling_requested"
+    request_id: str
+    messages: list[SamplingMessageText]
+    system_prompt: str | None = None
+    max_tokens: int
+    model_hints: list[str] = Field(default_factory=list)
+    temperature: float | None = None
+
+
+class ElicitationRequested(_HostEvent):
+    """A server asks the user for input (``elicitation/create``).
+
+    ``mode="form"``: fill ``requested_schema`` (a flat JSON schema); ``mode="url"``: the user is asked to open
+    ``url`` (accepting means consenting to open it; no content). Answer with
+    ``Runtime.answer_elicitation(request_id, action, content)``.
+    """
+
+    kind: Literal["elicitation_requested"] = "elicitation_requested"
+    request_id: str
+    message: str
+    mode: Literal["form", "url"] = "form"
+    requested_schema: dict[str, Any] = Field(default_factory=dict)
+    url: str | None = None
+    elicitation_id: str | None = None
+
+
+class ServerRequestClosed(_HostEvent):
+    """A sampling or elicitation request stopped waiting: answered, or cancelled by the server or a disconnect."""
+
+    kind: Literal["server_request_closed"] = "server_request_closed"
+    request_id: str
+    outcome: Literal["answered", "cancelled"]
+
+
+class ResourceUpdated(_HostEvent):
+    """A subscribed resource changed on the server (``Host.subscribe_resource``); read it again to see how."""
+
+    kind: Literal["resource_updated"] = "resource_updated"
+    uri: str
+
+
+HostEvent = Annotated[
+    ServerStateChanged
+    | ServerLog
+    | ToolsChanged
+    | SamplingRequested
+    | ElicitationRequested
+    | ServerRequestClosed
+    | ResourceUpdated,
+    Field(discriminator="kind"),
+]
 """Events of the MCP host (``Host.subscribe``). Separate from :data:`Event`: no conversation or run id."""
 
 HOST_EVENT_ADAPTER: TypeAdapter[HostEvent] = TypeAdapter(HostEvent)

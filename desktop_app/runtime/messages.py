@@ -41,9 +41,61 @@ class SystemMessage(_Model):
     content: str
 
 
+AttachmentKind = Literal["image", "text", "image_description"]
+
+
+class Attachment(_Model):
+    """A file the user attached to a message, already loaded (see ``desktop_app.runtime.attachments``).
+
+    ``image``: ``data`` is the base64 of the bytes, sent as an image part or block. ``text``: ``data`` is the
+    decoded text (``truncated`` when it was cut at the size cap), inlined into the prompt under a header
+    naming the file. ``image_description``: a vision model's description of the images named in ``name``,
+    inlined like a text file when the chosen model cannot read images.
+    """
+
+    name: str
+    mime_type: str
+    kind: AttachmentKind
+    size: int = 0
+    """The file's size in bytes (of the original file, also when truncated)."""
+    data: str = ""
+    truncated: bool = False
+    note: str = ""
+    """What the model should know about the attachment (e.g. the truncation marker, who described it)."""
+
+
 class UserMessage(_Model):
     role: Literal["user"] = "user"
     content: str
+    attachments: tuple[Attachment, ...] = ()
+    context: str = ""
+    """The run's ``<context>`` block (date, time, OS, selections), sent in front of the text; empty: none."""
+
+    @property
+    def images(self) -> tuple[Attachment, ...]:
+        return tuple(a for a in self.attachments if a.kind == "image")
+
+    def text_with_attachments(self) -> str:
+        """The text a provider sends: the context block, each text attachment under a header, then the prompt.
+
+        Images are not in it: each dialect sends them as its own parts (``images``).
+        """
+        parts = [self.context] if self.context else []
+        for item in self.attachments:
+            if item.kind == "text":
+                header = f'<file name="{_attr(item.name)}" type="{_attr(item.mime_type)}" size="{item.size}">'
+                body = item.data + (f"\n{item.note}" if item.note else "")
+                parts.append(f"{header}\n{body}\n</file>")
+            elif item.kind == "image_description":
+                by = f' by="{_attr(item.note)}"' if item.note else ""
+                parts.append(f'<image_description of="{_attr(item.name)}"{by}>\n{item.data}\n</image_description>')
+        if self.content:
+            parts.append(self.content)
+        return "\n\n".join(parts)
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 class AssistantMessage(_Model):

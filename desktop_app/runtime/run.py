@@ -8,6 +8,8 @@ provider failures end the run with an ``Error`` event, keeping any partial answe
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +24,17 @@ from desktop_app.runtime.approvals import (
     GrantStore,
     describe_arguments,
 )
+from desktop_app.runtime.attachments import (
+    AttachmentLimits,
+    PathOrAttachment,
+    attachment_name,
+    describe_images,
+    description_attachment,
+    load_attachments,
+    vision_refusal,
+)
 from desktop_app.runtime.clock import current_conversation
+from desktop_app.runtime.context import ContextItem, file_items, render_context
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.messages import (
     AssistantMessage,
@@ -43,6 +55,9 @@ from desktop_app.runtime.providers.base import (
 )
 
 Emit = Callable[[ev.Event], None]
+CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
+VisionFactory = Callable[[], Provider]
+"""Builds (or returns) the vision provider, only when a run needs it."""
 
 
 class ToolTarget(Protocol):
@@ -97,6 +112,10 @@ class RunOptions:
     max_tool_rounds: int = 25
     thinking: bool | None = None
     reasoning_effort: str | None = None
+    supports_images: bool | None = None
+    """``False``: images go through the vision provider (or the run is refused); ``None``/``True``: sent."""
+    vision_model: str = ""
+    attachment_limits: AttachmentLimits = field(default_factory=AttachmentLimits)
 
 
 @dataclass(frozen=True)
@@ -122,6 +141,7 @@ class RunLoop:
         grants: GrantStore,
         options: RunOptions,
         emit: Emit,
+        vision_provider: VisionFactory | None = None,
     ) -> None:
         self._conv = conversation
         self._run_id = run_id
@@ -132,6 +152,7 @@ class RunLoop:
         self._grants = grants
         self._options = options
         self._emit_event = emit
+        self._vision = vision_provider
         self._partial_content: list[str] = []
         self._partial_reasoning: list[str] = []
 
@@ -146,19 +167,39 @@ class RunLoop:
 
     # -- the loop --------------------------------------------------------------------------------------
 
-    async def execute(self, prompt: str | None, *, pending: Sequence[ToolCallRequest] = ()) -> RunOutcome:
+    async def execute(
+        self,
+        prompt: str | None,
+        *,
+        pending: Sequence[ToolCallRequest] = (),
+        attachments: Sequence[PathOrAttachment] = (),
+        context: Sequence[ContextItem] | None = None,
+    ) -> RunOutcome:
         """Run a turn: with a ``prompt``, a new user turn; without, continue a paused one.
 
         ``pending`` are tool calls of the last assistant message still without results (a run that
         paused for approvals, possibly before an app restart): they are decided and run first.
+        ``attachments`` (loaded, or paths to load) and ``context`` (rendered as a ``<context>`` block, with
+        the attached files listed; ``None``: no block) go with the prompt. A file that cannot be attached,
+        or images for a model that cannot read them without a vision provider, fail the run before any
+        request (the prompt is then not added to the conversation).
         """
         current_conversation.set(self._conv.id)  # lets "retry now" find this run's retry waits
-        self._emit(ev.RunStarted(**self._ids, model=self._options.model, prompt=prompt or "", continued=prompt is None))
-        if prompt is not None:
-            self._conv.messages.append(UserMessage(content=prompt))
+        self._emit(
+            ev.RunStarted(
+                **self._ids,
+                model=self._options.model,
+                prompt=prompt or "",
+                continued=prompt is None,
+                attachments=[attachment_name(item) for item in attachments],
+                context=[item.label for item in context or ()],
+            )
+        )
         rounds = 0
         last_content = ""
         try:
+            if prompt is not None:
+                self._conv.messages.append(await self._user_message(prompt, attachments, context))
             if pending:
                 for call in pending:
                     await self._run_tool_call(call)
@@ -203,6 +244,28 @@ class RunLoop:
         self._partial_content.clear()
         self._partial_reasoning.clear()
         return content
+
+    async def _user_message(
+        self, prompt: str, attachments: Sequence[PathOrAttachment], context: Sequence[ContextItem] | None
+    ) -> UserMessage:
+        loaded = load_attachments(attachments, self._options.attachment_limits)
+        block = render_context([*context, *file_items(loaded)]) if context is not None else ""
+        images = [item for item in loaded if item.kind == "image"]
+        if images and self._options.supports_images is False:
+            if self._vision is None:
+                raise vision_refusal(self._options.model)
+            # Whale's side channel: a vision model describes the images; the description replaces them.
+            model = self._options.vision_model
+            text = await describe_images(
+                self._vision(),
+                model,
+                images,
+                prompt,
+                on_retry=lambda info: self._emit(ev.RetryScheduled(**self._ids, retry=info)),
+            )
+            self._emit(ev.ImagesDescribed(**self._ids, model=model, images=[i.name for i in images], text=text))
+            loaded = [item for item in loaded if item.kind != "image"] + [description_attachment(images, text, model)]
+        return UserMessage(content=prompt, attachments=tuple(loaded), context=block)
 
     async def _stream_once(self) -> Completion:
         request = ChatRequest(
@@ -272,8 +335,29 @@ class RunLoop:
             note = (
                 f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"
             )
-        outcome = await self._host.call(server, tool, arguments)
+        outcome = await self._call_tool(call, server, tool, arguments)
         self._finish_tool(call, server, tool, note + outcome.text, outcome.is_error, outcome.structured)
+
+    async def _call_tool(self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+        """The host call, with the tool's progress emitted as ``ToolProgress`` (when the host reports it).
+
+        Stopping the run while the tool runs cancels the MCP request (the server gets
+        ``notifications/cancelled``); the call is recorded as an is_error result, then the run ends."""
+
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            self._emit(
+                ev.ToolProgress(**self._ids, tool_call_id=call.id, progress=progress, total=total, message=message)
+            )
+
+        host_call: Any = self._host.call
+        try:
+            if "progress" in inspect.signature(host_call).parameters:
+                outcome: ToolOutcome = await host_call(server, tool, arguments, progress=progress)
+                return outcome
+            return await self._host.call(server, tool, arguments)
+        except asyncio.CancelledError:
+            self._finish_tool(call, server, tool, CANCELLED_BY_USER, True)
+            raise
 
     async def _decide(self, call_id: str, target: ToolTarget, arguments: dict[str, Any]) -> Decision:
         server, tool = target.server, target.tool

@@ -11,14 +11,17 @@ import asyncio
 import logging
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision, Grant, GrantStore, Scope
+from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.clock import RetrySleeper
+from desktop_app.runtime.context import ContextItem, default_context
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
@@ -28,6 +31,8 @@ from desktop_app.runtime.settings import ProviderSettings, Settings, save_settin
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host import Host
+    from desktop_app.runtime.host.client_features import ClientFeatures
+    from desktop_app.runtime.host.requests import ElicitationAction
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,7 @@ class Runtime:
         grants: GrantStore | None = None,
         provider_factory: ProviderFactory | None = None,
         api_key_override: str | None = None,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         self._settings = settings
         self._host = host
@@ -66,6 +72,9 @@ class Runtime:
         self._tasks: dict[str, asyncio.Task[RunOutcome]] = {}
         self._provider: Provider | None = None
         self._retired: list[Provider] = []
+        self._vision_provider: Provider | None = None
+        self._now = now
+        self._features: ClientFeatures | None = self._wire_client_features()
 
     # -- settings --------------------------------------------------------------------------------------
 
@@ -133,6 +142,48 @@ class Runtime:
         if self._provider is not None:
             self._retired.append(self._provider)
             self._provider = None
+        if self._vision_provider is not None:
+            self._retired.append(self._vision_provider)
+            self._vision_provider = None
+
+    # -- vision and context ----------------------------------------------------------------------------
+
+    def configure_vision_provider(self, settings: ProviderSettings | None, api_key: str | None = None) -> None:
+        """Save (or with ``None`` remove) the provider that describes images for a model that cannot read them.
+
+        Its key goes to the keyring like the main provider's; ``None`` keeps the stored key.
+        """
+        if settings is not None and api_key is not None:
+            if api_key:
+                self._credentials.set(settings.key_name, api_key)
+            else:
+                self._credentials.delete(settings.key_name)
+        self._settings = self._settings.model_copy(update={"vision_provider": settings})
+        if self._settings_path is not None:
+            save_settings(self._settings_path, self._settings)
+        self._drop_provider()
+
+    def _get_vision_provider(self) -> Provider:
+        vision = self._settings.vision_provider
+        if vision is None:  # pragma: no cover - only called when configured
+            raise RunError("No vision provider is configured.")
+        if self._vision_provider is None:
+            key = os.environ.get(vision.api_key_env or "") or self._credentials.get(vision.key_name)
+            if self._provider_factory is not None:
+                self._vision_provider = self._provider_factory(vision, key)
+            else:
+                from desktop_app.runtime.providers.factory import make_provider
+
+                self._vision_provider = make_provider(vision, key, sleep=self.sleeper.sleep)
+        return self._vision_provider
+
+    def default_context(self) -> list[ContextItem]:
+        """The context items a prompt gets unless the user removes them (date/time/zone and OS, per settings)."""
+        return default_context(
+            now=self._now() if self._now is not None else None,
+            include_datetime=self._settings.context_datetime,
+            include_os=self._settings.context_os,
+        )
 
     # -- events ----------------------------------------------------------------------------------------
 
@@ -185,16 +236,36 @@ class Runtime:
         """Tool calls of a paused turn that have no result yet (they wait for ``continue_run``)."""
         return pending_tool_calls(self.conversation(conversation_id).messages)
 
-    async def run(self, conversation_id: str, prompt: str) -> RunOutcome:
-        """Run one user turn to its end. A second run on a busy conversation is refused."""
-        return await self._start(conversation_id, prompt)
+    async def run(
+        self,
+        conversation_id: str,
+        prompt: str,
+        *,
+        attachments: Sequence[PathOrAttachment] = (),
+        context: Sequence[ContextItem] | None = None,
+    ) -> RunOutcome:
+        """Run one user turn to its end. A second run on a busy conversation is refused.
+
+        ``attachments`` are loaded ``Attachment``s or file paths; ``context`` items go with the prompt in a
+        ``<context>`` block (``None``: no block; ``default_context()`` gives date/time/zone and the OS).
+        Images for a model that cannot read them go through ``settings.vision_provider``, or the run fails
+        before any request (``Error`` event, code ``vision_unavailable``).
+        """
+        return await self._start(conversation_id, prompt, attachments=attachments, context=context)
 
     async def continue_run(self, conversation_id: str) -> RunOutcome:
         """Continue a paused turn: ask again for pending approvals (also after a restart), or, after the
         tool-round limit, give the model another round of N."""
         return await self._start(conversation_id, None)
 
-    async def _start(self, conversation_id: str, prompt: str | None) -> RunOutcome:
+    async def _start(
+        self,
+        conversation_id: str,
+        prompt: str | None,
+        *,
+        attachments: Sequence[PathOrAttachment] = (),
+        context: Sequence[ContextItem] | None = None,
+    ) -> RunOutcome:
         conv = self.conversation(conversation_id)
         if conv.active_run is not None:
             raise ConversationBusyError(
@@ -216,7 +287,11 @@ class Runtime:
             max_tool_rounds=self._settings.max_tool_rounds,
             thinking=self._settings.provider.thinking,
             reasoning_effort=self._settings.provider.reasoning_effort,
+            supports_images=self._settings.provider.takes_images,
+            vision_model=self._settings.vision_provider.model if self._settings.vision_provider else "",
+            attachment_limits=AttachmentLimits.from_settings(self._settings),
         )
+        vision = self._settings.vision_provider
         loop = RunLoop(
             conversation=conv,
             run_id=run_id,
@@ -227,8 +302,19 @@ class Runtime:
             grants=self.grants,
             options=options,
             emit=self._publish,
+            vision_provider=self._get_vision_provider if vision is not None and vision.configured else None,
         )
-        task = asyncio.ensure_future(loop.execute(prompt, pending=pending))
+        # Built-in servers are lazy (created on first use): connect them before the run's first model request,
+        # so that their tools are listed to the model and paused calls to them are found. Hosts without
+        # built-ins (test fakes) skip this.
+        ensure_builtins = getattr(self._host, "ensure_builtins", None)
+
+        async def execute() -> RunOutcome:
+            if ensure_builtins is not None:
+                await ensure_builtins()
+            return await loop.execute(prompt, pending=pending, attachments=attachments, context=context)
+
+        task = asyncio.ensure_future(execute())
         self._tasks[conversation_id] = task
         try:
             return await asyncio.shield(task)
@@ -260,6 +346,67 @@ class Runtime:
         """
         self._broker.answer(tool_call_id, Decision(approved, reason, "user", scope, arguments))
 
+    # -- MCP client features: server requests, roots, resources --------------------------------------
+
+    def _wire_client_features(self) -> ClientFeatures | None:
+        """Serve servers' sampling/elicitation requests (see :mod:`.server_requests`); a real host only."""
+        features = getattr(self._host, "client_features", None)
+        if features is None:
+            return None
+        from desktop_app.runtime.server_requests import wire_client_features
+
+        wire_client_features(
+            features,
+            provider=self._get_provider,
+            model=lambda: self._settings.provider.model,
+            mode=lambda: self._policy.mode,
+        )
+        return features  # type: ignore[no-any-return]
+
+    def _client_features(self) -> ClientFeatures:
+        if self._features is None:
+            raise RunError("This runtime's tool host is not an MCP host; it has no server requests or roots.")
+        return self._features
+
+    def answer_sampling(self, request_id: str, approved: bool, reason: str | None = None) -> None:
+        """Answer a ``SamplingRequested`` host event. Approved: the request runs on the user's provider and
+        the completion goes to the server; declined: the server gets a "user rejected" error with ``reason``.
+        Unknown or answered ids raise ``UnknownServerRequestError``."""
+        self._client_features().answer_sampling(request_id, approved, reason)
+
+    def answer_elicitation(
+        self, request_id: str, action: ElicitationAction, content: dict[str, Any] | None = None
+    ) -> None:
+        """Answer an ``ElicitationRequested`` host event with ``accept`` (and the form ``content``),
+        ``decline`` or ``cancel``. Content that does not match the requested schema raises
+        ``InvalidElicitationResponseError`` before anything is sent (the request stays open)."""
+        self._client_features().answer_elicitation(request_id, action, content)
+
+    def pending_server_requests(self) -> list[str]:
+        """Ids of the sampling/elicitation requests still waiting for the user, oldest first."""
+        return self._features.pending_requests() if self._features is not None else []
+
+    def roots(self) -> list[Path]:
+        """The folders granted to MCP servers."""
+        return self._features.roots if self._features is not None else []
+
+    async def set_roots(self, paths: Sequence[Path]) -> None:
+        """Grant these folders to MCP servers (answered to ``roots/list`` as ``file://`` URIs); connected
+        handshake-era servers are told that the list changed."""
+        self._client_features()
+        set_roots = getattr(self._host, "set_roots", None)
+        if set_roots is not None:
+            await set_roots(paths)
+
+    async def resource_prompt_text(self, server: str, uri: str) -> str:
+        """Read a server's resource and return it as prompt text (to attach it to a message)."""
+        read_resource = getattr(self._host, "read_resource", None)
+        if read_resource is None:
+            raise RunError("This runtime's tool host is not an MCP host; it cannot read resources.")
+        read = await read_resource(server, uri)
+        text: str = read.as_prompt_text()
+        return text
+
     def revoke_grant(self, grant: Grant) -> bool:
         return self.grants.revoke(grant)
 
@@ -283,7 +430,8 @@ class Runtime:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         providers = [*self._retired, *([self._provider] if self._provider else [])]
-        self._provider, self._retired = None, []
+        providers += [self._vision_provider] if self._vision_provider else []
+        self._provider, self._retired, self._vision_provider = None, [], None
         for provider in providers:
             await provider.aclose()
         closer = getattr(self._host, "aclose", None)

@@ -31,6 +31,49 @@ def infer_dialect(base_url: str) -> Dialect:
     return "openai"
 
 
+_VISION_MARKERS = (
+    "gpt-4o",
+    "gpt-4.1",
+    "gpt-4-turbo",
+    "gpt-4-vision",
+    "gpt-5",
+    "claude",
+    "gemini",
+    "gemma3",
+    "gemma-3",
+    "llava",
+    "bakllava",
+    "pixtral",
+    "vision",
+    "-vl",
+    "minicpm-v",
+    "moondream",
+    "llama4",
+    "qwen-vl",
+    "qwen2.5vl",
+    "qvq",
+)
+_TEXT_ONLY_MARKERS = ("deepseek", "gpt-3.5", "o1-mini", "o3-mini", "-coder", "codestral")
+
+
+def infer_supports_images(model: str, dialect: Dialect) -> bool | None:
+    """Whether a model reads images, from its name: ``True``/``False`` when known, ``None`` when not.
+
+    Anthropic models all do; DeepSeek's chat models do not; for other endpoints well-known vision families
+    (GPT-4o/4.1/5, o3/o4, Gemini, LLaVA, Qwen-VL, Pixtral, …) do, and text-only families do not.
+    """
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    if dialect == "anthropic":
+        return True
+    if dialect == "deepseek" and "vl" not in name:
+        return False
+    if any(marker in name for marker in _TEXT_ONLY_MARKERS) and "vl" not in name:
+        return False
+    if any(marker in name for marker in _VISION_MARKERS) or name.startswith(("o1", "o3", "o4")):
+        return True
+    return None
+
+
 class ProviderSettings(BaseModel):
     """Which model endpoint to talk to. The API key is never stored here: it lives in the keyring."""
 
@@ -45,6 +88,16 @@ class ProviderSettings(BaseModel):
     thinking: bool | None = Field(None, description="DeepSeek/Anthropic: thinking on/off (None: the model's default)")
     reasoning_effort: str | None = Field(None, description="DeepSeek: reasoning effort when thinking is on")
     stall_timeout_s: float = Field(90.0, gt=0, description="Give up on a stream silent for this long")
+    supports_images: bool | None = Field(
+        None, description="Whether the model reads images (None: inferred from the model name and dialect)"
+    )
+
+    @property
+    def takes_images(self) -> bool | None:
+        """``supports_images`` when set, else what the model name says (``None``: unknown, images are sent)."""
+        if self.supports_images is not None:
+            return self.supports_images
+        return infer_supports_images(self.model, self.dialect)
 
     @property
     def configured(self) -> bool:
@@ -66,6 +119,17 @@ class Settings(BaseModel):
     auto_approve_read_only: bool = Field(
         False, description="Run tools that declare readOnlyHint without asking (built-in read-only tools never ask)"
     )
+    vision_provider: ProviderSettings | None = Field(
+        None, description="A vision-capable model that describes images for a main model that cannot read them"
+    )
+    max_attachment_text_bytes: int = Field(
+        200 * 1024, ge=1024, description="Text files longer than this are truncated (with a marker) when attached"
+    )
+    max_attachment_image_bytes: int = Field(
+        5 * 1024 * 1024, ge=1024, description="Images larger than this are refused when attached"
+    )
+    context_datetime: bool = Field(True, description="Send the date, time and time zone with each prompt")
+    context_os: bool = Field(True, description="Send the operating system with each prompt")
 
 
 def _validation_problem(exc: ValidationError) -> str:

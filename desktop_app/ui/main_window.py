@@ -8,7 +8,8 @@ inline in the transcript and in the status bar.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -20,6 +21,8 @@ from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.retry import retry_headline
 from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.conversations import add_conversation_actions, install_conversations_dock
+from desktop_app.ui.servers_panel import install_servers_dock
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +42,11 @@ _VIEW_SIGNALS = (
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
+    from desktop_app.runtime.store import Store
     from desktop_app.ui.approvals_dialog import ApprovalsDialog
+    from desktop_app.ui.chat.replay import ReopenRuntime
     from desktop_app.ui.chat.tool_card import ApprovalAnswer
+    from desktop_app.ui.import_dialog import McpImporter
     from desktop_app.ui.provider_dialog import ProviderDialog
 
 
@@ -78,6 +84,9 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.composer)
         self.setCentralWidget(central)
 
+        self.store: Store | None = None
+        self._build_conversations()
+
         self.status = QLabel("Starting…")
         self.status.setObjectName("statusText")
         self.statusBar().addWidget(self.status, 1)
@@ -85,6 +94,8 @@ class MainWindow(QMainWindow):
         self.model_label.setObjectName("modelLabel")
         self.statusBar().addPermanentWidget(self.model_label)
         self._build_menus()
+        self.servers_dock = install_servers_dock(self, self.tasks)
+        self.importer: McpImporter | None = None
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self._on_stop_requested)
         self.composer.edit.setFocus()
@@ -95,6 +106,12 @@ class MainWindow(QMainWindow):
         self.new_chat_action.setShortcut(QKeySequence("Ctrl+N"))
         self.new_chat_action.triggered.connect(self._on_new_chat_triggered)
         file_menu.addAction(self.new_chat_action)
+        add_conversation_actions(self.conversations, file_menu, self._stored_id)
+        self.import_action = QAction("&Import MCP servers…", self)
+        self.import_action.setObjectName("importServersAction")
+        self.import_action.setEnabled(False)
+        self.import_action.triggered.connect(self._on_import_triggered)
+        file_menu.addAction(self.import_action)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -125,11 +142,14 @@ class MainWindow(QMainWindow):
         controller.retry_scheduled.connect(self._on_retry_scheduled)
         controller.approval_decided.connect(self._on_approval_decided)
         controller.busy_changed.connect(self._on_busy_changed)
+        for signal in (controller.run_started, controller.run_finished, controller.run_failed):
+            signal.connect(self._on_conversation_activity)
         self.view.decided.connect(self._on_decided)
         self.view.retry_now_requested.connect(self._on_retry_now_requested)
         self.view.stop_requested.connect(self._on_stop_requested)
         self.view.continue_requested.connect(self._on_continue_requested)
         self.controller = controller
+        self._attach_composer(runtime, controller)
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
         self.approvals_action.setEnabled(True)
@@ -142,6 +162,26 @@ class MainWindow(QMainWindow):
         else:
             self.set_status("Ready")
         return controller
+
+    def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
+        """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
+        enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
+        self.servers_dock.panel.attach(host)
+        if mcp_config is not None and credentials is not None:
+            from desktop_app.ui.import_dialog import McpImporter
+
+            self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
+            self.importer.imported.connect(self._on_servers_imported)
+            self.import_action.setEnabled(True)
+
+    def _on_import_triggered(self) -> None:
+        if self.importer is not None:
+            self.importer.choose()
+
+    def _on_servers_imported(self, names: list[str]) -> None:
+        self.statusBar().showMessage(
+            f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000
+        )
 
     def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
         if self.runtime is None:
@@ -174,6 +214,61 @@ class MainWindow(QMainWindow):
         dialog.open()
         return dialog
 
+    # -- conversations -----------------------------------------------------------------------------------
+
+    def _build_conversations(self) -> None:
+        self.conversations_dock, self.conversations = install_conversations_dock(self)
+        self.conversations.conversation_selected.connect(self.open_conversation)
+        self.conversations.new_chat_requested.connect(self._on_new_chat_triggered)
+        self.conversations.conversation_deleted.connect(self._on_conversation_deleted)
+        self.conversations.status_message.connect(self.set_status)
+        self.conversations.error_occurred.connect(self._on_conversations_error)
+
+    def attach_store(self, store: Store) -> None:
+        """Show the stored conversations in the list; picking one reopens it (``open_conversation``)."""
+        self.store = store
+        self.conversations.set_store(store)
+
+    def _stored_id(self) -> str | None:
+        """The current conversation if the store knows it (a new chat is stored with its first run)."""
+        cid = self.controller.conversation_id if self.controller is not None else None
+        if cid is None or self.store is None or self.store.get_conversation(cid) is None:
+            return None
+        return cid
+
+    def open_conversation(self, conversation_id: str) -> None:
+        """Show a stored conversation and let the runtime continue it; resume tool calls that still wait."""
+        if self.controller is None or self.runtime is None or self.store is None:
+            return
+        if conversation_id == self.controller.conversation_id and self.view.blocks() != [self.view.empty_hint]:
+            return self.conversations.set_current(conversation_id)
+        from desktop_app.ui.chat.replay import reopen
+
+        self.controller.stop()
+        self.controller.new_conversation()  # flush; the old conversation's events are ignored from now on
+        self.controller.conversation_id = conversation_id
+        pending = reopen(self.store, cast("ReopenRuntime", self.runtime), self.view, conversation_id)
+        self.conversations.set_current(conversation_id)
+        self.composer.edit.setFocus()
+        if not pending:
+            return self.set_status("Ready")
+        waits = "A tool call waits" if len(pending) == 1 else f"{len(pending)} tool calls wait"
+        self.set_status(f"{waits} for your approval — resuming…")
+        self._continue_run()
+
+    def _on_conversation_activity(self, _event: object) -> None:
+        """A run of the current conversation started or ended: its title and place in the list change."""
+        self.conversations.current_id = self._stored_id() or self.conversations.current_id
+        self.conversations.refresh()
+
+    def _on_conversation_deleted(self, conversation_id: str) -> None:
+        if self.controller is not None and conversation_id == self.controller.conversation_id:
+            self._on_new_chat_triggered()
+
+    def _on_conversations_error(self, text: str) -> None:
+        self.view.show_error(text)
+        self.set_status("Error — see the conversation")
+
     def set_status(self, text: str) -> None:
         self.status.setText(text)
 
@@ -197,13 +292,44 @@ class MainWindow(QMainWindow):
     def _on_submitted(self, prompt: str) -> None:
         if self.controller is None or self.runtime is None:
             return
+        attachments, context = self.composer.outgoing()
         self.view.add_user_message(prompt)
+        if attachments:
+            self.view.add_notice("Attached: " + ", ".join(a.name for a in attachments))
         if not self.runtime.provider_settings.configured:
             self.view.show_error("No model provider is set up yet. Open Settings → Provider… and try again.")
             self.composer.set_text(prompt)
+            self.composer.restore(attachments, context)
             self.open_provider_dialog(first_run=True)
             return
-        self.tasks.start(self.controller.send(prompt), name="send")
+        self.tasks.start(self.controller.send(prompt, attachments=attachments, context=context), name="send")
+
+    # -- attachments and context ---------------------------------------------------------------------------
+
+    def _attach_composer(self, runtime: RuntimeLike, controller: ChatController) -> None:
+        """The composer's size caps and default context chips come from the runtime's settings."""
+        from desktop_app.runtime.attachments import AttachmentLimits
+        from desktop_app.runtime.context import default_context
+
+        settings = runtime.settings
+        self.composer.limits = AttachmentLimits.from_settings(settings)
+        defaults = getattr(runtime, "default_context", None)
+        self.composer.default_context = defaults if callable(defaults) else default_context
+        self.composer.reset_context()
+        self.composer.attachment_refused.connect(self._on_attachment_refused)
+        controller.images_described.connect(self._on_images_described)
+
+    def _on_attachment_refused(self, message: str) -> None:
+        self.view.show_error(message)
+        self.set_status("Attachment refused — see the conversation")
+
+    def _on_images_described(self, event: ev.ImagesDescribed) -> None:
+        text = event.text if len(event.text) <= 600 else event.text[:600] + "…"
+        self.view.add_notice(f"{event.model} cannot be asked directly; described {', '.join(event.images)}: {text}")
+        self.set_status(f"Images described by {event.model}; asking {self.runtime_model()}…")
+
+    def runtime_model(self) -> str:
+        return self.runtime.provider_settings.model if self.runtime is not None else ""
 
     def _on_stop_requested(self) -> None:
         if self.controller is not None and self.controller.busy:
@@ -247,6 +373,7 @@ class MainWindow(QMainWindow):
         self.controller.stop()
         self.controller.new_conversation()
         self.view.clear()
+        self.conversations.set_current(None)
         self.set_status("Ready")
         self.composer.edit.setFocus()
 

@@ -176,3 +176,20 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
         "--base-url", "http://127.0.0.1:9/v1", "--mcp-config", str(tmp_path / "nope.json"), "q", home=tmp_path / "h"
     )
     assert missing_file.returncode == 2 and "nope.json" in missing_file.stderr
+
+
+def test_attach_inlines_a_text_file_and_refuses_binaries(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the launch code is tomato")
+    llm_server.enqueue(text_reply("Noted."))
+    proc = run_ask("--base-url", llm_server.url, "--attach", str(notes), "summarise", home=tmp_path / "h")
+    assert proc.returncode == 0, proc.stderr
+    user = llm_server.requests[0].json["messages"][-1]
+    text = user["content"] if isinstance(user["content"], str) else json.dumps(user["content"])
+    assert "notes.txt" in text and "the launch code is tomato" in text and "summarise" in text
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(bytes(range(256)) * 4)
+    refused = run_ask("--base-url", llm_server.url, "--attach", str(blob), "what is it", home=tmp_path / "h")
+    assert refused.returncode == 1
+    assert "blob.bin" in refused.stderr
+    assert len(llm_server.requests) == 1  # refused before anything was sent

@@ -20,7 +20,8 @@ with ``RunFinished`` (or the scripted ``Fail``). Steps::
 ``continue_run()`` plays the next script as a continued run (``RunStarted.continued``); to mimic a resumed
 turn, script the same ``Tool`` ids again (the real runtime re-emits ToolCall + ApprovalRequired for them).
 It records answers (``answers``: id, approved, reason; ``answer_log``: every keyword), cancels, continues,
-retry-now requests, revoked grants and ``configure_provider`` calls, and never touches files or the keyring.
+retry-now requests, revoked grants, ``configure_provider`` calls and reopened conversations (``loaded``),
+and never touches files or the keyring.
 """
 
 from __future__ import annotations
@@ -135,6 +136,9 @@ class FakeRuntime:
         self.ran_with: dict[str, dict[str, Any]] = {}
         self.configured: list[tuple[ProviderSettings, str | None]] = []
         self.prompts: list[str] = []
+        self.run_extras: list[tuple[list[Any], list[Any] | None]] = []
+        """Per ``run()``: the attachments and the context items it was given (``None``: no context)."""
+        self.loaded: dict[str, list[Any]] = {}
         self.emitted: list[ev.Event] = []
         self.closed = False
         self._ids = itertools.count(1)
@@ -169,8 +173,25 @@ class FakeRuntime:
     def is_running(self, conversation_id: str) -> bool:
         return conversation_id in self._tasks
 
-    async def run(self, conversation_id: str, prompt: str) -> RunOutcome:
+    def load_conversation(self, conversation_id: str, messages: list[Any]) -> None:
+        """Record a reopened conversation's history (``loaded``); ``pending_tool_calls`` reads it."""
+        self.loaded[conversation_id] = list(messages)
+
+    def pending_tool_calls(self, conversation_id: str) -> list[Any]:
+        from desktop_app.runtime.run import pending_tool_calls
+
+        return pending_tool_calls(self.loaded.get(conversation_id, []))
+
+    async def run(
+        self,
+        conversation_id: str,
+        prompt: str,
+        *,
+        attachments: Sequence[Any] = (),
+        context: Sequence[Any] | None = None,
+    ) -> RunOutcome:
         self.prompts.append(prompt)
+        self.run_extras.append((list(attachments), None if context is None else list(context)))
         return await self._start(conversation_id, prompt)
 
     async def continue_run(self, conversation_id: str) -> RunOutcome:

@@ -54,6 +54,24 @@ def normalize_transport(value: str) -> Transport:
     return found
 
 
+class OAuthConfig(BaseModel):
+    """The ``oauth`` object of a ``url`` server: sign in with the browser (OAuth 2.1, PKCE).
+
+    ``"oauth": true`` is the same as ``{}``: the client registers itself dynamically. ``clientId``
+    (and for confidential clients ``clientSecret``, which may be a ``${keyring:NAME}`` reference)
+    use a pre-registered client; ``callbackPort`` fixes the loopback redirect port such a client was
+    registered with. ``scopes`` are requested in addition to those the server asks for.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+
+    client_id: str | None = Field(default=None, alias="clientId")
+    client_secret: str | None = Field(default=None, alias="clientSecret")
+    scopes: list[str] = Field(default_factory=list)
+    client_name: str | None = Field(default=None, alias="clientName")
+    callback_port: int | None = Field(default=None, ge=1, le=65535, alias="callbackPort")
+
+
 class ServerConfig(BaseModel):
     """One MCP server entry. Unknown fields stay in ``model_extra`` and are ignored."""
 
@@ -77,6 +95,9 @@ class ServerConfig(BaseModel):
     excluded_tools: list[str] = Field(default_factory=list, alias="excludedTools")
     allow_unsafe_env: bool = Field(
         default=False, alias="allowUnsafeEnv", description="Allow LD_PRELOAD, DYLD_*, NODE_OPTIONS … in env."
+    )
+    oauth: bool | OAuthConfig = Field(
+        default=False, description="Sign in with the browser (OAuth 2.1); true for dynamic registration."
     )
 
     @field_validator("declared_type", "declared_transport")
@@ -112,6 +133,13 @@ class ServerConfig(BaseModel):
             if self.transport != "stdio" and not has_url:
                 raise ValueError(f"a {self.transport} server requires a url")
         return self
+
+    @property
+    def oauth_settings(self) -> OAuthConfig | None:
+        """The ``oauth`` settings, or ``None`` when OAuth sign-in is off (``false`` or absent)."""
+        if isinstance(self.oauth, OAuthConfig):
+            return self.oauth
+        return OAuthConfig() if self.oauth else None
 
     @property
     def transport(self) -> Transport:
@@ -253,6 +281,7 @@ def load_mcp_config(path: Path, *, environ: Mapping[str, str] | None = None) -> 
 __all__ = [
     "KEYRING_PREFIX",
     "TRANSPORT_NAMES",
+    "OAuthConfig",
     "SecretLookup",
     "ServerConfig",
     "Transport",

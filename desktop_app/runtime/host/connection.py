@@ -34,7 +34,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app.runtime.events import HostEvent
+from desktop_app.runtime.host.client_features import ClientCallbacks, ClientFeatures, ProgressCallback
+from desktop_app.runtime.host.connection_requests import describe_start_error
+from desktop_app.runtime.host.connection_requests import leaf_exception as _leaf
 from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
+from desktop_app.runtime.host.resource_watch import ResourceWatch
 from desktop_app.runtime.host.transports import (
     STDERR_LIMIT,
     HttpKind,
@@ -54,19 +58,13 @@ ConnectionState = Literal["starting", "ready", "failed", "stopped"]
 Target = StdioServerParameters | HttpTarget | str | MCPServer
 """What to connect to: a stdio command, a ``url`` server (or a bare streamable-HTTP URL), or an in-process server."""
 ChangeListener = Callable[["ServerConnection", Literal["state", "tools"]], None]
+ClientMode = Literal["auto", "legacy"]
 
 DEFAULT_TIMEOUT = 60.0
 _MAX_TOOL_PAGES = 100
 _TIMEOUT_GRACE = 2.0
 _CRASH_CLEANUP_TIMEOUT = 10.0
 _HEALTH_CHECK_TIMEOUT = 5.0
-
-
-def _leaf(exc: BaseException) -> BaseException:
-    """The first non-group exception inside (possibly nested) exception groups."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return exc
 
 
 class ServerConnection:
@@ -83,7 +81,11 @@ class ServerConnection:
         on_change: ChangeListener | None = None,
         emit: Callable[[HostEvent], None] | None = None,
         transport_memory: TransportMemory | None = None,
+        features: ClientFeatures | None = None,
+        mode: ClientMode = "auto",
     ) -> None:
+        """``features``: the host's client side (sampling, elicitation, roots, logs); without it the client
+        offers no client capabilities. ``mode``: ``auto`` (2026-07-28 with fallback) or ``legacy``."""
         self.name = name
         self.target = target
         self.startup_timeout = startup_timeout
@@ -105,6 +107,13 @@ class ServerConnection:
         self._tools_dirty = asyncio.Event()
         self._scope: anyio.CancelScope | None = None
         self._crash_context = ""
+        self._features = features
+        self.mode: ClientMode = mode
+        self.watch = ResourceWatch(
+            name,
+            lambda uri: features.resource_updated(name, uri) if features is not None else None,
+            features.subscriptions(name) if features is not None else (),
+        )
 
     @classmethod
     def failed(cls, name: str, message: str) -> ServerConnection:
@@ -138,6 +147,11 @@ class ServerConnection:
     def stderr_tail(self) -> str:
         return self.stderr.text()
 
+    @property
+    def client(self) -> Client | None:
+        """The live client while ready (``None`` otherwise), for requests outside the tool-call path."""
+        return self._client if self.state == "ready" and not self.crashed else None
+
     def _set_state(self, state: ConnectionState) -> None:
         if state != self.state:
             self.state = state
@@ -159,13 +173,28 @@ class ServerConnection:
     # -- the client -----------------------------------------------------------------------------
 
     def make_client(self, server: AbstractAsyncContextManager[TransportStreams] | MCPServer) -> Client:
-        """The one place a ``mcp.Client`` is built: add client-feature callbacks here."""
-        return Client(server, message_handler=self._on_message)
+        """The one place a ``mcp.Client`` is built. Each registered callback declares its capability, so
+        only the callbacks :class:`ClientFeatures` backs with a real handler are passed."""
+        callbacks = self._features.callbacks(self.name) if self._features is not None else ClientCallbacks()
+        return Client(
+            server,
+            mode=self.mode,
+            message_handler=self._on_message,
+            sampling_callback=callbacks.sampling,
+            elicitation_callback=callbacks.elicitation,
+            list_roots_callback=callbacks.list_roots,
+            logging_callback=callbacks.logging,
+            log_level=callbacks.log_level,
+        )
 
     async def _on_message(self, message: IncomingMessage) -> None:
         # Runs on the session's read loop: never await session I/O here, only flag the work.
         if isinstance(message, mtypes.ToolListChangedNotification):
             self._tools_dirty.set()
+        elif isinstance(message, mtypes.ResourceUpdatedNotification) and self._features is not None:
+            client = self._client  # 2026-07-28 updates also tee here; their listen stream reports them
+            if client is not None and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                self._features.resource_updated(self.name, message.params.uri)  # legacy resources/subscribe
         elif isinstance(message, Exception):
             logger.debug("MCP server '%s' sent something unreadable: %s", self.name, message)
 
@@ -238,7 +267,7 @@ class ServerConnection:
                     self.crashed = True
                     self._crash_context = f" (the connection broke: {leaf or type(leaf).__name__})"
             elif not was_ready:
-                self._fail(self._describe_start_error(leaf))
+                self._fail(describe_start_error(self.target, leaf, self.stderr.last_line()))
         finally:
             self._client = None
             if self.crashed:
@@ -253,6 +282,7 @@ class ServerConnection:
         """While ready: re-list tools whenever the server says they changed, until ``close()`` or a crash."""
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._refresh_tools_when_dirty, client)
+            tg.start_soon(self.watch.run, client)
             if subscription is not None:
                 tg.start_soon(self._mark_dirty_on_events, subscription)
             await self._stop.wait()
@@ -301,29 +331,6 @@ class ServerConnection:
                 break
         return tools
 
-    def _describe_start_error(self, exc: BaseException) -> str:
-        target = self.target
-        if isinstance(target, StdioServerParameters):
-            command = target.command
-            if isinstance(exc, FileNotFoundError):
-                return (
-                    f"could not start '{command}': command not found; check 'command' in mcp.json "
-                    "(is it installed and on PATH?)"
-                )
-            if isinstance(exc, PermissionError):
-                return f"could not start '{command}': permission denied; check 'command' in mcp.json"
-            if isinstance(exc, OSError):
-                return f"could not start '{command}': {exc}; check 'command' and 'args' in mcp.json"
-        detail = str(exc) or type(exc).__name__
-        if isinstance(exc, MCPError) and exc.error.code == mtypes.CONNECTION_CLOSED:
-            detail = "the server closed the connection during start-up"
-        if isinstance(target, HttpTarget | str) and not isinstance(exc, MCPError):
-            url = target.url if isinstance(target, HttpTarget) else target
-            return f"could not connect to {url}: {type(exc).__name__}: {detail}; check 'url' and 'headers' in mcp.json"
-        tail = self.stderr.last_line()
-        hint = f" (last stderr line: {tail})" if tail else ""
-        return f"failed to start: {detail}{hint}; check its command, args and env in mcp.json"
-
     # -- calls ----------------------------------------------------------------------------------
 
     async def call_tool(
@@ -332,8 +339,13 @@ class ServerConnection:
         arguments: dict[str, Any],
         *,
         timeout: float | None = None,  # noqa: ASYNC109
+        progress: ProgressCallback | None = None,
     ) -> CallOutcome:
-        """Call ``tool``; every failure (timeout, crash, protocol error) comes back as an error outcome."""
+        """Call ``tool``; every failure (timeout, crash, protocol error) comes back as an error outcome.
+
+        ``progress`` receives the server's progress notifications for this call. Cancelling the awaiting
+        task cancels the request: the SDK sends ``notifications/cancelled`` (or, in-process, cancels the
+        handler) and ``CancelledError`` propagates; the connection stays usable."""
         client = self._client
         if client is None or self.state != "ready" or self.crashed:
             reason = f": {self.error}" if self.error else ""
@@ -344,7 +356,7 @@ class ServerConnection:
         limit = self.call_timeout if timeout is None else timeout
         try:
             with anyio.move_on_after(limit + _TIMEOUT_GRACE) as backstop:
-                result = await client.call_tool(tool, arguments, read_timeout_seconds=limit)
+                result = await client.call_tool(tool, arguments, read_timeout_seconds=limit, progress_callback=progress)
             if backstop.cancelled_caught:
                 return await self._timeout_outcome(client, tool, limit)
         except MCPError as exc:

@@ -20,8 +20,9 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict
 
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
+from desktop_app.runtime.errors import ServerNotFoundError, ServerRequestError, SwitchboardError
 from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
+from desktop_app.runtime.host.client_features import ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.connection import (
     DEFAULT_TIMEOUT,
@@ -31,6 +32,7 @@ from desktop_app.runtime.host.connection import (
     error_outcome,
 )
 from desktop_app.runtime.host.environment import check_env_safety, expand_env, login_shell_path, resolve_command
+from desktop_app.runtime.host.host_features import HostFeatures
 from desktop_app.runtime.host.lifecycle import DEFAULT_MAX_RESTARTS, EventBus, HostListener, RestartSupervisor, Sleep
 from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
 from desktop_app.runtime.host.outcomes import DEFAULT_MAX_OUTPUT_CHARS, truncate_outcome
@@ -111,8 +113,10 @@ def stdio_parameters(
     return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
 
 
-class Host:
-    """Owns every MCP connection: ``await start()``, ``tools()``, ``await call(...)``, ``await aclose()``."""
+class Host(HostFeatures):
+    """Owns every MCP connection: ``await start()``, ``tools()``, ``await call(...)``, ``await aclose()``.
+
+    Resources, prompts, roots, server logs and sampling/elicitation answers: see :class:`HostFeatures`."""
 
     def __init__(
         self,
@@ -149,6 +153,8 @@ class Host:
             sleep=sleep,
             max_restarts=max_restarts,
         )
+        self.client_features = ClientFeatures(self._events.publish)
+        """The client side offered to servers (sampling, elicitation, roots, logs); the runtime wires it."""
 
     # -- registration and lifecycle -------------------------------------------------------------
 
@@ -178,6 +184,13 @@ class Host:
         if server in self._builtins or not self._configs[server].disabled:
             await self._ensure(server)
         return self._status(server)
+
+    async def ensure_builtins(self) -> None:
+        """Connect every registered built-in that is not connected yet, so that its tools are listed.
+
+        The runtime calls this before a run's first model request; each factory still runs at most once.
+        """
+        await asyncio.gather(*(self._ensure(name) for name in sorted(self._builtins)))
 
     async def restart(self, server: str) -> ServerStatus:
         """Close ``server``'s connection (if any) and connect it again; resets the restart backoff."""
@@ -243,6 +256,7 @@ class Host:
             on_change=self._on_connection_change,
             emit=self._events.publish,
             transport_memory=self._memory,
+            features=self.client_features,
         )
 
     def _on_connection_change(self, connection: ServerConnection, what: str) -> None:
@@ -327,17 +341,25 @@ class Host:
 
     # -- the one call path ----------------------------------------------------------------------
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        """Call ``tool`` on ``server`` (external or built-in). Never raises for a tool failure."""
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+    ) -> CallOutcome:
+        """Call ``tool`` on ``server`` (external or built-in). Never raises for a tool failure.
+
+        ``progress`` receives the server's progress notifications for this call. Cancelling the awaiting
+        task cancels the MCP request (the server gets ``notifications/cancelled``) and raises
+        ``CancelledError``; the run loop records that as an is_error "cancelled by the user" result."""
         try:
-            return await self._call(server, tool, arguments)
+            return await self._call(server, tool, arguments, progress)
         except Exception as exc:  # last line of defence: the run loop must always get an outcome
             return error_outcome(
                 f"Calling '{tool}' on MCP server '{server}' failed unexpectedly: "
                 f"{type(exc).__name__}: {exc}. Try again, or report this as a bug."
             )
 
-    async def _call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    async def _call(
+        self, server: str, tool: str, arguments: dict[str, Any], progress: ProgressCallback | None = None
+    ) -> CallOutcome:
         if server not in self._builtins and server not in self._configs:
             return error_outcome(
                 f"MCP server '{server}' is not configured. Add it to mcp.json, or use one of the tools that are listed."
@@ -360,7 +382,19 @@ class Host:
                 f"MCP server '{server}' is not running ({connection.error}); it will be restarted{when}. "
                 "Try again once it is ready, or use another tool."
             )
-        return truncate_outcome(await connection.call_tool(tool, arguments), self.max_output_chars)
+        outcome = await connection.call_tool(tool, arguments, progress=progress)
+        return truncate_outcome(outcome, self.max_output_chars)
+
+    async def _connection_for(self, server: str) -> ServerConnection:
+        if server not in self._builtins and server not in self._configs:
+            raise ServerNotFoundError(f"MCP server '{server}' is not configured")
+        config = self._configs.get(server)
+        if config is not None and config.disabled:
+            raise ServerRequestError(f"MCP server '{server}' is disabled in mcp.json. Enable it first.")
+        return await self._ensure(server)
+
+    def _live_connections(self) -> list[ServerConnection]:
+        return [connection for connection in self._connections.values() if connection.client is not None]
 
     # -- status ---------------------------------------------------------------------------------
 

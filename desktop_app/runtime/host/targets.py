@@ -8,6 +8,7 @@ from __future__ import annotations
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.environment import expand_headers
+from desktop_app.runtime.host.oauth import oauth_provider
 from desktop_app.runtime.host.transports import HttpKind, HttpTarget
 
 
@@ -16,6 +17,7 @@ def http_target(name: str, config: ServerConfig, *, credentials: Credentials | N
 
     ``headers`` are expanded (``${NAME}``, ``${keyring:NAME}``). Without an explicit ``type`` or
     ``transport`` the connection tries streamable HTTP, then legacy SSE (``kind=None``).
+    With ``oauth`` in the config the target carries the browser sign-in provider (:mod:`.oauth`).
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` for a missing variable or secret.
     """
     headers = expand_headers(name, config, credentials=credentials) if config.headers else {}
@@ -24,7 +26,10 @@ def http_target(name: str, config: ServerConfig, *, credentials: Credentials | N
     if declared is not None:
         transport = config.transport
         kind = "sse" if transport == "sse" else "http"
-    return HttpTarget(url=(config.url or "").strip(), headers=headers, kind=kind)
+    url = (config.url or "").strip()
+    settings = config.oauth_settings
+    auth = oauth_provider(name, url, settings, credentials=credentials) if settings is not None else None
+    return HttpTarget(url=url, headers=headers, kind=kind, auth=auth, server=name)
 
 
 __all__ = ["http_target"]

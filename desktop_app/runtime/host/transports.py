@@ -5,7 +5,9 @@
 * :func:`streamable_http_streams` and :func:`sse_streams` talk to a ``url`` server through an
   ``httpx2`` client (mcp's HTTP stack; the app's providers use ``httpx``) carrying the server's
   ``headers``. A :class:`HttpProbe` records 4xx answers, which is how a connection tells an
-  SSE-only server (404/405 on POST) from one that is down.
+  SSE-only server (404/405 on POST) from one that is down. When the server's config enables OAuth,
+  :attr:`HttpTarget.auth` holds the SDK's OAuth provider (see :mod:`.oauth`) and the client uses it;
+  without it a 401 becomes :class:`~desktop_app.runtime.host.oauth.SignInRequired`.
 * :class:`TransportMemory` remembers which of ``http``/``sse`` worked for a URL (in memory, and in
   a small JSON file when given a path) so the next connection tries that one first.
 * :func:`watch_eof` wraps a transport so the connection hears when the server's stream ends
@@ -35,6 +37,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
 from desktop_app.runtime.host.jsonfiles import write_json_atomically
+from desktop_app.runtime.host.oauth import SignInRequired
 
 logger = logging.getLogger(__name__)
 
@@ -120,9 +123,13 @@ class HttpProbe:
     """What the HTTP layer answered while connecting: the first "wrong transport" 4xx status, if any."""
 
     wrong_transport_status: int | None = None
+    unauthorized: bool = False
+    """The server answered 401: it wants a sign-in."""
 
     async def on_response(self, response: httpx2.Response) -> None:
         status = response.status_code
+        if status == 401:
+            self.unauthorized = True
         if 400 <= status < 500 and status not in _NOT_SSE_HINTS and self.wrong_transport_status is None:
             self.wrong_transport_status = status
 
@@ -134,24 +141,43 @@ class HttpTarget:
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     kind: HttpKind | None = None
+    auth: httpx2.Auth | None = field(default=None, compare=False, repr=False)
+    """The OAuth provider when the server's config enables sign-in (``"oauth"`` in mcp.json)."""
+    server: str = field(default="", compare=False)
+    """The server's name in mcp.json, for messages."""
 
 
 def _http_client(
-    headers: dict[str, str] | None, timeout: httpx2.Timeout | None, probe: HttpProbe
+    headers: dict[str, str] | None, timeout: httpx2.Timeout | None, probe: HttpProbe, auth: httpx2.Auth | None = None
 ) -> httpx2.AsyncClient:
     return httpx2.AsyncClient(
         headers=headers or {},
         timeout=timeout or httpx2.Timeout(_HTTP_TIMEOUT, read=_SSE_READ_TIMEOUT),
         event_hooks={"response": [probe.on_response]},
+        auth=auth,
     )
+
+
+@contextlib.asynccontextmanager
+async def _explaining_401(
+    transport: AbstractAsyncContextManager[TransportStreams], target: HttpTarget, probe: HttpProbe
+) -> AsyncIterator[TransportStreams]:
+    """``transport``, whose failure after a 401 (without an OAuth provider) becomes :class:`SignInRequired`."""
+    try:
+        async with transport as streams:
+            yield streams
+    except Exception as exc:
+        if probe.unauthorized and target.auth is None:
+            raise SignInRequired(target.server or target.url) from exc
+        raise
 
 
 @contextlib.asynccontextmanager
 async def streamable_http_streams(target: HttpTarget, probe: HttpProbe) -> AsyncIterator[TransportStreams]:
     """Streamable HTTP through an ``httpx2`` client with the server's headers; the client is closed after."""
     async with (
-        _http_client(target.headers, None, probe) as http,
-        streamable_http_client(target.url, http_client=http) as streams,
+        _http_client(target.headers, None, probe, target.auth) as http,
+        _explaining_401(streamable_http_client(target.url, http_client=http), target, probe) as streams,
     ):
         yield streams
 
@@ -164,13 +190,13 @@ def sse_streams(target: HttpTarget, probe: HttpProbe) -> AbstractAsyncContextMan
         timeout: httpx2.Timeout | None = None,
         auth: httpx2.Auth | None = None,
     ) -> httpx2.AsyncClient:
-        del auth  # no auth provider is configured for mcp.json servers
-        return _http_client(headers, timeout, probe)
+        return _http_client(headers, timeout, probe, auth)
 
-    return cast(
+    opened = cast(
         AbstractAsyncContextManager[TransportStreams],
-        sse_client(target.url, headers=dict(target.headers), httpx_client_factory=factory),
+        sse_client(target.url, headers=dict(target.headers), httpx_client_factory=factory, auth=target.auth),
     )
+    return _explaining_401(opened, target, probe)
 
 
 class TransportMemory:

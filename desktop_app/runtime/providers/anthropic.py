@@ -105,6 +105,18 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     return blocks
 
 
+def user_blocks(message: UserMessage) -> list[dict[str, Any]]:
+    """A user message's blocks: one base64 ``image`` block per image, then the text (context, files, prompt)."""
+    blocks: list[dict[str, Any]] = [
+        {"type": "image", "source": {"type": "base64", "media_type": image.mime_type, "data": image.data}}
+        for image in message.images
+    ]
+    text = message.text_with_attachments()
+    if text:
+        blocks.append({"type": "text", "text": text})
+    return blocks
+
+
 def to_wire_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
     """The ``system`` string and the ``messages`` array (content-block lists, same roles merged)."""
     system: list[str] = []
@@ -123,7 +135,7 @@ def to_wire_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, A
             if message.content.strip():
                 system.append(message.content)
         elif isinstance(message, UserMessage):
-            add("user", [{"type": "text", "text": message.content}] if message.content else [])
+            add("user", user_blocks(message))
         elif isinstance(message, AssistantMessage):
             add("assistant", _assistant_blocks(message))
         elif isinstance(message, ToolMessage):

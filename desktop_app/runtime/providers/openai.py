@@ -79,6 +79,32 @@ def _assistant_wire(message: AssistantMessage, *, dialect: Dialect, thinking: bo
     return wire
 
 
+def user_wire(message: UserMessage) -> dict[str, Any]:
+    """A user message: a plain string, or with images a content-parts array (images first, then the text).
+
+    The text carries the ``<context>`` block and the text attachments (``UserMessage.text_with_attachments``);
+    each image is an ``image_url`` part holding a ``data:`` URL.
+    """
+    text = message.text_with_attachments()
+    images = message.images
+    if not images:
+        return {"role": "user", "content": text}
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": f"data:{image.mime_type};base64,{image.data}"}} for image in images
+    ]
+    if text:
+        parts.append({"type": "text", "text": text})
+    return {"role": "user", "content": parts}
+
+
+def latest_user_has_attachments(messages: Sequence[Message]) -> bool:
+    """Whether the latest user message carries attachments (prefix completion then falls back, Whale §1.1)."""
+    for message in reversed(messages):
+        if isinstance(message, UserMessage):
+            return bool(message.attachments)
+    return False
+
+
 def to_wire_messages(
     messages: Sequence[Message], *, dialect: Dialect = "openai", thinking: bool | None = None
 ) -> list[dict[str, Any]]:
@@ -90,7 +116,9 @@ def to_wire_messages(
     """
     out: list[dict[str, Any]] = []
     for message in messages:
-        if isinstance(message, SystemMessage | UserMessage):
+        if isinstance(message, UserMessage):
+            out.append(user_wire(message))
+        elif isinstance(message, SystemMessage):
             out.append({"role": message.role, "content": message.content})
         elif isinstance(message, AssistantMessage):
             out.append(_assistant_wire(message, dialect=dialect, thinking=thinking))
@@ -402,11 +430,13 @@ class OpenAIProvider:
         The request is sent without tools to the beta endpoint (``deepseek.prefix_base_url``) with a
         trailing ``{"role": "assistant", "content": prefix, "prefix": true}`` message and ``stop`` when
         given. The prefix is the first content delta and the Completion's content starts with it. A blank
-        prefix, a dialect other than ``deepseek`` or a base URL without a beta endpoint falls back to a
-        normal stream without tools (no prefix message, no prefix in the output).
+        prefix, a latest user message with attachments, a dialect other than ``deepseek`` or a base URL
+        without a beta endpoint falls back to a normal stream without tools (no prefix message, no prefix
+        in the output).
         """
         plain = request.model_copy(update={"tools": ()})
-        base = prefix_base_url(self.base_url) if self.dialect == "deepseek" and prefix.strip() else None
+        usable = self.dialect == "deepseek" and prefix.strip() and not latest_user_has_attachments(request.messages)
+        base = prefix_base_url(self.base_url) if usable else None
         if base is None:
             events = self.stream(plain)
         else:

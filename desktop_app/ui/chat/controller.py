@@ -9,7 +9,7 @@ few hundred view updates, not 20,000 layout passes.
 from __future__ import annotations
 
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -27,6 +27,7 @@ FLUSH_INTERVAL_MS = 30
 # Event ``kind`` -> the signal that carries it (deltas are coalesced separately).
 SIGNAL_FOR_KIND = {
     "run_started": "run_started",
+    "images_described": "images_described",
     "tool_call": "tool_called",
     "approval_required": "approval_required",
     "approval_decided": "approval_decided",
@@ -54,7 +55,14 @@ class RuntimeLike(Protocol):
 
     def subscribe(self, listener: Any) -> Any: ...
     def new_conversation(self) -> str: ...
-    async def run(self, conversation_id: str, prompt: str) -> Any: ...
+    async def run(
+        self,
+        conversation_id: str,
+        prompt: str,
+        *,
+        attachments: Sequence[Any] = (),
+        context: Sequence[Any] | None = None,
+    ) -> Any: ...
     async def continue_run(self, conversation_id: str) -> Any: ...
     def answer(
         self,
@@ -90,6 +98,7 @@ class ChatController(QObject):
         usage_reported(object): a ``Usage`` event.
         run_finished(object): a ``RunFinished`` event.
         run_failed(object): an ``Error`` event.
+        images_described(object): an ``ImagesDescribed`` event (a vision model described the attached images).
         busy_changed(bool): a run of this conversation started (True) or ended (False).
     """
 
@@ -104,6 +113,7 @@ class ChatController(QObject):
     usage_reported = Signal(object)
     run_finished = Signal(object)
     run_failed = Signal(object)
+    images_described = Signal(object)
     busy_changed = Signal(bool)
 
     def __init__(self, runtime: RuntimeLike, parent: QObject | None = None) -> None:
@@ -126,14 +136,29 @@ class ChatController(QObject):
     def busy(self) -> bool:
         return self._busy
 
-    def send(self, prompt: str) -> Coroutine[Any, Any, Any]:
+    def send(
+        self, prompt: str, *, attachments: Sequence[Any] = (), context: Sequence[Any] | None = None
+    ) -> Coroutine[Any, Any, Any]:
         """Mark the conversation busy now and return the coroutine that runs the turn (start it as a task).
 
         Busy is set before the task starts, so Send turns into Stop at once and a second Ctrl+Enter in the
-        same event-loop iteration cannot start a second run.
+        same event-loop iteration cannot start a second run. ``attachments`` and ``context`` go to
+        ``Runtime.run`` (only when given, so runtimes without them keep working).
         """
         self._set_busy(True)
+        if attachments or context is not None:
+            return self._run_with(self.conversation_id, prompt, attachments, context)
         return self._run(self.conversation_id, prompt)
+
+    async def _run_with(
+        self, conversation_id: str, prompt: str, attachments: Sequence[Any], context: Sequence[Any] | None
+    ) -> Any:
+        try:
+            return await self.runtime.run(conversation_id, prompt, attachments=attachments, context=context)
+        finally:
+            self.flush()
+            if conversation_id == self.conversation_id:
+                self._set_busy(False)
 
     def continue_run(self) -> Coroutine[Any, Any, Any]:
         """Like ``send``, for a paused turn: busy now, and the coroutine that continues it."""

@@ -28,6 +28,7 @@ from desktop_app.ui.chat.tool_card import ToolCard
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
+    from desktop_app.ui.chat.replay import Transcript
 
 COLUMN_MAX_WIDTH = 880
 STICK_MARGIN_PX = 24
@@ -184,6 +185,49 @@ class ChatView(QScrollArea):
             self._add(card)
         return card
 
+    # -- stored conversations (``replay``) ------------------------------------------------------------------
+
+    def add_tool_card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
+        """The card of this tool call (made once; a call asked again reuses it)."""
+        return self._card(tool_call_id, server, tool, arguments)
+
+    def add_reasoning(self, text: str) -> ReasoningBlock:
+        """A finished reasoning part, collapsed."""
+        if self.answer is not None:
+            self.end_segment()
+        self.empty_hint.hide()
+        block = ReasoningBlock()
+        block.append(text)
+        block.finish(collapse=True)
+        self._add(block)
+        return block
+
+    def add_answer(self, text: str) -> AnswerBlock:
+        """A finished answer part, rendered as markdown."""
+        self.end_segment()
+        self.empty_hint.hide()
+        block = AnswerBlock()
+        block.append(text)
+        block.finish()
+        self._add(block)
+        return block
+
+    def add_usage(self, usage: ev.TokenUsage) -> UsageFooter:
+        """Add to the current turn's usage footer (made on first use)."""
+        if self.footer is None:
+            self.footer = UsageFooter()
+            self._layout.insertWidget(self._layout.count() - 1, self.footer)
+        self.footer.add(usage)
+        return self.footer
+
+    def load_transcript(self, transcript: Transcript) -> None:
+        """Replace what the view shows with a stored conversation (see ``replay``)."""
+        from desktop_app.ui.chat.replay import replay_transcript
+
+        self.clear()
+        replay_transcript(self, transcript)
+        self._stick = True
+
     # -- controller signals ------------------------------------------------------------------------------
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
@@ -252,10 +296,7 @@ class ChatView(QScrollArea):
         return line
 
     def _on_usage_reported(self, event: ev.Usage) -> None:
-        if self.footer is None:
-            self.footer = UsageFooter()
-            self._layout.insertWidget(self._layout.count() - 1, self.footer)
-        self.footer.add(event.usage)
+        self.add_usage(event.usage)
 
     def _on_run_finished(self, event: ev.RunFinished) -> None:
         if not self._turn_answered and event.content:  # an answer that arrived without deltas

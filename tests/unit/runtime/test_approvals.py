@@ -106,7 +106,10 @@ async def test_read_only_rules() -> None:
     on = ApprovalPolicy(auto_approve_read_only=True)
     decision = on.decide_without_asking(read_only=True)
     assert decision is not None and decision.approved
-    assert ApprovalPolicy("never").decide_without_asking(builtin=True, read_only=True).approved is False  # type: ignore[union-attr]
+    # "Built-in tools that only read never ask": ``never`` denies what needs an approval, and they do not.
+    assert ApprovalPolicy("never").decide_without_asking(builtin=True, read_only=True).approved is True  # type: ignore[union-attr]
+    assert ApprovalPolicy("never").decide_without_asking(builtin=True, read_only=False).approved is False  # type: ignore[union-attr]
+    assert ApprovalPolicy("never").decide_without_asking(builtin=False, read_only=True).approved is False  # type: ignore[union-attr]
 
 
 @pytest.mark.asyncio

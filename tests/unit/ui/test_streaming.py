@@ -98,7 +98,7 @@ def test_run_error_is_shown_inline_with_what_to_do(qtbot, window, fake_runtime):
 
 
 def test_exception_from_the_runtime_reaches_the_error_display(qtbot, window, fake_runtime, monkeypatch):
-    async def broken_run(conversation_id: str, prompt: str):
+    async def broken_run(conversation_id: str, prompt: str, **_extras: object):  # extras: attachments, context
         raise RuntimeError("socket exploded")
 
     monkeypatch.setattr(fake_runtime, "run", broken_run)

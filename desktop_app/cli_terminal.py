@@ -1,0 +1,173 @@
+"""What ``switchboard ask`` prints and asks on the terminal: the answer stream, events as JSONL, approvals,
+and the requests MCP servers send to the user (sampling, elicitation).
+
+Without a terminal (stdin not a TTY) every question is declined with a reason, so scripts never hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from desktop_app.runtime import events as ev
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.service import Runtime
+
+NO_TERMINAL = "no terminal to ask; use --approve always or never"
+
+
+class TextPrinter:
+    """Default output: the answer streams to stdout, reasoning and notices to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self._out, self._err = out, err
+        self._in_reasoning = False
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ReasoningDelta):
+            self._err.write(event.text)
+            self._err.flush()
+            self._in_reasoning = True
+            return
+        if self._in_reasoning:
+            self._err.write("\n")
+            self._in_reasoning = False
+        if isinstance(event, ev.ContentDelta):
+            self._out.write(event.text)
+            self._out.flush()
+        elif isinstance(event, ev.ToolCall):
+            self._err.write(f"[tool] {event.server}/{event.tool} {event.arguments}\n")
+        elif isinstance(event, ev.ToolResult):
+            mark = "error" if event.is_error else "result"
+            self._err.write(f"[{mark}] {event.text[:2000]}\n")
+        elif isinstance(event, ev.RetryScheduled):
+            r = event.retry
+            self._err.write(f"[retry] {r.reason}, retrying in {r.delay_s:g} s ({r.attempt}/{r.max_attempts})\n")
+        elif isinstance(event, ev.ImagesDescribed):
+            self._err.write(f"[vision] {event.model} described {', '.join(event.images)}\n")
+        elif isinstance(event, ev.Error):
+            self._err.write(f"error: {event.message}\n")
+        elif isinstance(event, ev.RunFinished):
+            self._out.write("\n")
+            self._out.flush()
+
+
+class JsonlPrinter:
+    """``--events jsonl``: every run event exactly as the runtime emits it, one JSON object per line."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def __call__(self, event: ev.Event) -> None:
+        self._out.write(event.model_dump_json() + "\n")
+        self._out.flush()
+
+
+class TerminalApprover:
+    """``--approve ask``: tool approvals, sampling and elicitation asked on the terminal, one at a time."""
+
+    def __init__(self, runtime: Runtime, out: TextIO) -> None:
+        self._runtime = runtime
+        self._out = out
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._lock = asyncio.Lock()  # one question at a time on the terminal
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.ApprovalRequired):
+            self._spawn(self._approve(event))
+
+    def on_host_event(self, event: ev.HostEvent) -> None:
+        if isinstance(event, ev.SamplingRequested):
+            self._spawn(self._sampling(event))
+        elif isinstance(event, ev.ElicitationRequested):
+            self._spawn(self._elicitation(event))
+
+    @staticmethod
+    def _has_terminal() -> bool:
+        return bool(sys.stdin) and sys.stdin.isatty()
+
+    async def _ask_line(self, question: str) -> str:
+        self._out.write(question)
+        self._out.flush()
+        return (await asyncio.to_thread(sys.stdin.readline)).strip()
+
+    async def _approve(self, event: ev.ApprovalRequired) -> None:
+        if not self._has_terminal():
+            self._runtime.answer(event.tool_call_id, approved=False, reason=NO_TERMINAL)
+            return
+        args = json.dumps(event.arguments, ensure_ascii=False)
+        async with self._lock:
+            line = await self._ask_line(f"\nAllow {event.server}/{event.tool} {args}? [y/N] ")
+        approved = line.lower() in {"y", "yes"}
+        self._runtime.answer(
+            event.tool_call_id, approved=approved, reason=None if approved else "denied on the terminal"
+        )
+
+    async def _sampling(self, event: ev.SamplingRequested) -> None:
+        if not self._has_terminal():
+            self._runtime.answer_sampling(event.request_id, False, NO_TERMINAL)
+            return
+        last = event.messages[-1].text if event.messages else ""
+        async with self._lock:
+            line = await self._ask_line(
+                f"\nMCP server '{event.server}' wants to use your model ({len(event.messages)} message(s), "
+                f"last: {last[:200]!r}). Allow? [y/N] "
+            )
+        approved = line.lower() in {"y", "yes"}
+        self._runtime.answer_sampling(event.request_id, approved, None if approved else "declined on the terminal")
+
+    async def _elicitation(self, event: ev.ElicitationRequested) -> None:
+        if not self._has_terminal():
+            self._runtime.answer_elicitation(event.request_id, "decline")
+            return
+        async with self._lock:
+            self._out.write(f"\nMCP server '{event.server}' asks: {event.message}\n")
+            if event.mode == "url":
+                line = await self._ask_line(f"Open {event.url}? [y/N] ")
+                self._runtime.answer_elicitation(
+                    event.request_id, "accept" if line.lower() in {"y", "yes"} else "decline"
+                )
+                return
+            content = await self._fill_form(event.requested_schema or {})
+        if content is None:
+            self._runtime.answer_elicitation(event.request_id, "decline")
+        else:
+            self._runtime.answer_elicitation(event.request_id, "accept", content)
+
+    async def _fill_form(self, schema: dict[str, Any]) -> dict[str, Any] | None:
+        """Ask each field in turn; an empty answer to the first question declines the whole request."""
+        properties: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        content: dict[str, Any] = {}
+        for index, (name, spec) in enumerate(properties.items()):
+            kind = spec.get("type", "string")
+            hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else f" [{kind}]"
+            optional = "" if name in required else ", optional"
+            title = spec.get("title") or spec.get("description") or name
+            raw = await self._ask_line(f"  {title}{hint}{optional}{' (empty declines)' if index == 0 else ''}: ")
+            if not raw:
+                if index == 0:
+                    return None
+                continue
+            content[name] = _coerce(raw, kind)
+        return content
+
+
+def _coerce(raw: str, kind: str) -> Any:
+    if kind == "boolean":
+        return raw.lower() in {"y", "yes", "true", "1"}
+    if kind in {"integer", "number"}:
+        try:
+            return int(raw) if kind == "integer" else float(raw)
+        except ValueError:
+            return raw  # the runtime validates against the schema and says what is wrong
+    return raw

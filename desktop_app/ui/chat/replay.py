@@ -1,0 +1,254 @@
+"""Rebuild a transcript from stored messages: what the user saw while the conversation ran, after a restart.
+
+``replay_transcript(view, transcript)`` turns a ``Transcript`` (the store's messages, runs, approvals and
+usage of one conversation, read by ``read_transcript``) into the same blocks the live stream makes:
+
+* user messages as bubbles; answers rendered as markdown once; reasoning collapsed;
+* tool cards with their arguments, the decision (who decided, edited arguments) and the result;
+* notes for messages that did not end normally ("Interrupted — the app closed while this answer was
+  streaming", stopped, failed) and the stored error notices;
+* one usage footer per run, and a ``PausedLine`` when the last run paused after the tool-round limit.
+
+Tool calls without a result are left for the caller: it asks the runtime which of them wait
+(``pending_tool_calls``) and resumes them, or marks them with ``settle_unanswered``. Nothing here imports the
+store or pydantic at module level (the window imports this before the first paint).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.store import ConversationInfo, Store, StoredMessage, StoredPart, StoredRun
+    from desktop_app.ui.chat.blocks import AnswerBlock
+    from desktop_app.ui.chat.tool_card import ToolCard
+    from desktop_app.ui.chat.view import ChatView
+
+INTERRUPTED_NOTE = "Interrupted — the app closed while this answer was streaming. The partial answer is kept."
+STOPPED_NOTE = "Stopped — the partial answer above is kept."
+FAILED_NOTE = "This answer failed."
+STILL_STREAMING_NOTE = "This answer was still being written when the conversation was opened."
+NOT_RUN_NOTE = "Not run"
+DECISION_NOTES = {
+    "interrupted": "Not answered — the app closed while it waited",
+    "cancelled": "Not answered — the run was stopped",
+    "pending": "Waiting for approval",
+}
+USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cache_hit_tokens", "cache_miss_tokens")
+
+
+@dataclass
+class Transcript:
+    """Everything the view needs to show one stored conversation."""
+
+    messages: Sequence[StoredMessage]
+    runs: dict[str, StoredRun] = field(default_factory=dict)
+    approvals: Sequence[dict[str, Any]] = ()
+    usage: Sequence[dict[str, Any]] = ()
+
+
+def read_transcript(store: Store, conversation_id: str) -> Transcript:
+    """Read one conversation's transcript from the store."""
+    return Transcript(
+        messages=store.messages(conversation_id),
+        runs=store.runs(conversation_id),
+        approvals=store.approvals(conversation_id),
+        usage=store.usage(conversation_id),
+    )
+
+
+class _Replayer:
+    def __init__(self, view: ChatView, transcript: Transcript) -> None:
+        self.view = view
+        self.transcript = transcript
+        self.approvals = {row["tool_call_id"]: row for row in transcript.approvals}
+        self.usage: dict[str, list[dict[str, Any]]] = {}
+        for row in transcript.usage:
+            self.usage.setdefault(row["run_id"], []).append(row)
+        self.footer_runs: set[str] = set()
+
+    def run(self) -> None:
+        current_run: str | None = None
+        for message in self.transcript.messages:
+            if message.role == "user" and current_run is not None:
+                self._usage(current_run)
+            if message.role == "user":
+                self.view.add_user_message(message.text_of("text"))
+            elif message.role == "assistant":
+                self._assistant(message)
+            elif message.role == "tool":
+                self._tool_results(message.parts)
+            current_run = message.run_id or current_run
+        self.view.end_segment()
+        if current_run is not None:
+            self._usage(current_run)
+            self._paused(self.transcript.runs.get(current_run))
+
+    def _assistant(self, message: StoredMessage) -> None:
+        answer: AnswerBlock | None = None
+        has_notice = False
+        for part in message.parts:
+            if part.kind == "reasoning" and part.text:
+                self.view.add_reasoning(part.text)
+            elif part.kind == "text" and part.text:
+                answer = self.view.add_answer(part.text)
+            elif part.kind == "tool_call":
+                self._tool_call(part)
+            elif part.kind == "notice":
+                has_notice = True
+                self.view.show_error(part.text)
+        self._status_note(message.status, answer, has_notice)
+
+    def _status_note(self, status: str, answer: AnswerBlock | None, has_notice: bool) -> None:
+        if status == "interrupted":
+            self.view.add_notice(INTERRUPTED_NOTE, "stopped")
+        elif status == "stopped":
+            if answer is not None:
+                answer.mark_stopped()
+            self.view.add_notice(STOPPED_NOTE, "stopped")
+        elif status == "failed" and not has_notice:
+            self.view.add_notice(FAILED_NOTE, "error")
+        elif status == "streaming":
+            self.view.add_notice(STILL_STREAMING_NOTE)
+
+    def _tool_call(self, part: StoredPart) -> None:
+        payload = part.payload or {}
+        call_id = part.tool_call_id or ""
+        approval = self.approvals.get(call_id)
+        arguments = payload.get("arguments")
+        before = approval.get("arguments_before") if approval else None
+        shown = before if isinstance(before, dict) else arguments if isinstance(arguments, dict) else {}
+        tool = str(payload.get("tool") or payload.get("name") or part.text or "tool")
+        card = self.view.add_tool_card(call_id, str(payload.get("server", "")), tool, shown)
+        if approval is None:
+            return
+        decision = approval.get("decision")
+        if decision in ("approved", "denied"):
+            after = approval.get("arguments_after")
+            edited = after if isinstance(after, dict) and after != shown else None
+            card.show_decision(
+                decision == "approved",
+                approval.get("reason"),
+                approval.get("source") or "user",
+                approval.get("scope") or "once",
+                edited,
+            )
+
+    def _tool_results(self, parts: Iterable[StoredPart]) -> None:
+        for part in parts:
+            if part.kind != "tool_result":
+                continue
+            payload = part.payload or {}
+            call_id = part.tool_call_id or ""
+            card = self.view.cards.get(call_id)
+            if card is None:
+                card = self.view.add_tool_card(call_id, str(payload.get("server", "")), str(payload.get("tool")), {})
+            card.show_result(part.text, is_error=bool(payload.get("is_error")))
+
+    def _usage(self, run_id: str) -> None:
+        rows = self.usage.get(run_id)
+        if not rows or run_id in self.footer_runs:
+            return
+        from desktop_app.runtime.events import TokenUsage  # pydantic: only once the runtime is loaded
+
+        self.footer_runs.add(run_id)
+        self.view.footer = None
+        for row in rows:
+            usage = TokenUsage(**{key: int(row.get(key) or 0) for key in USAGE_KEYS})
+            self.view.add_usage(usage)
+
+    def _paused(self, run: StoredRun | None) -> None:
+        if run is not None and run.status == "paused" and run.reason == "tool_round_limit":
+            self.view.add_paused("Paused after the tool-round limit. Continue to let the model go on.")
+
+
+def replay_transcript(view: ChatView, transcript: Transcript) -> None:
+    """Append the stored conversation to ``view`` (call ``view.clear()`` first to replace what it shows)."""
+    _Replayer(view, transcript).run()
+    view.last_answer = None  # a stop of the next run must not mark a replayed answer as partial
+    view.footer = None  # the next run gets its own usage footer
+
+
+def unanswered_cards(view: ChatView) -> list[ToolCard]:
+    """Cards of replayed tool calls without a result (never run, or cut off before it came back)."""
+    return [card for card in view.cards.values() if card.result.isHidden() and card.state in ("running", "approved")]
+
+
+def settle_unanswered(view: ChatView, pending: Iterable[str], approvals: Sequence[dict[str, Any]]) -> None:
+    """Give every replayed card without a result a status: "Resuming…" for ``pending`` calls, else why not."""
+    waiting = set(pending)
+    decisions = {row["tool_call_id"]: row.get("decision") for row in approvals}
+    for card in unanswered_cards(view):
+        if card.tool_call_id in waiting:
+            note = "Resuming…"
+        elif card.state == "approved":
+            note = "Approved — the app closed before the result came back"
+        else:
+            note = DECISION_NOTES.get(str(decisions.get(card.tool_call_id)), NOT_RUN_NOTE)
+        card.status.setText(note)
+        if card.tool_call_id not in waiting:
+            card.state = "unanswered"
+
+
+class ReopenRuntime(Protocol):
+    """What reopening needs of the runtime (``desktop_app.runtime.service.Runtime`` has it all)."""
+
+    @property
+    def settings(self) -> Any: ...
+    @property
+    def provider_settings(self) -> Any: ...
+    def load_conversation(self, conversation_id: str, messages: list[Any]) -> Any: ...
+    def pending_tool_calls(self, conversation_id: str) -> list[Any]: ...
+    def is_running(self, conversation_id: str) -> bool: ...
+
+
+def provider_notice(info: ConversationInfo | None, current: Any) -> str | None:
+    """'This conversation used <model> at <base_url>. …' when the current provider is another one."""
+    if info is None or current is None or not (info.model or info.base_url):
+        return None
+    if (info.model, info.base_url) == (current.model, current.base_url):
+        return None
+    return (
+        f"This conversation used {info.model or 'another model'} at {info.base_url or 'another address'}. "
+        f"New messages go to {current.model} (the current provider)."
+    )
+
+
+def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id: str) -> list[str]:
+    """Load a stored conversation into the runtime (history, system prompt) and into ``view``.
+
+    Returns the ids of tool calls that still wait for an answer; the caller resumes them with
+    ``continue_run`` (their re-emitted ``ApprovalRequired`` events re-arm the cards shown here).
+    """
+    from desktop_app.runtime.messages import SystemMessage
+
+    messages = store.load_messages(conversation_id)
+    system_prompt = runtime.settings.system_prompt
+    if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
+        messages.insert(0, SystemMessage(content=system_prompt))
+    runtime.load_conversation(conversation_id, messages)
+    transcript = read_transcript(store, conversation_id)
+    view.load_transcript(transcript)
+    notice = provider_notice(store.get_conversation(conversation_id), runtime.provider_settings)
+    if notice:
+        view.add_notice(notice)
+    running = runtime.is_running(conversation_id)
+    pending = [] if running else [call.id for call in runtime.pending_tool_calls(conversation_id)]
+    settle_unanswered(view, pending, transcript.approvals)
+    return pending
+
+
+__all__ = [
+    "INTERRUPTED_NOTE",
+    "STOPPED_NOTE",
+    "ReopenRuntime",
+    "Transcript",
+    "provider_notice",
+    "read_transcript",
+    "reopen",
+    "replay_transcript",
+    "settle_unanswered",
+    "unanswered_cards",
+]

@@ -1,0 +1,388 @@
+"""The Servers dock: every MCP server's state, a Restart button, and its log and stderr.
+
+Host events (``Host.subscribe``) arrive synchronously on the loop thread, which under qasync is the Qt
+thread; :class:`HostBridge` turns them into a Qt signal so the panel only reacts to signals. Rows update
+on events; the only timer is the restart countdown. A server that fails or dies is reported as a status-bar
+notification ("what happened and what to do"), never as a dialog. The status-bar indicator
+("MCP: 3 ready · 1 failed") toggles the dock, as does View → Servers.
+
+Runtime types are only used for type checking: this module is imported before the first paint, when
+pydantic and the MCP SDK must not be loaded yet (events are dispatched on their ``kind``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMenu,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.ui.asyncqt import TaskRunner, async_slot
+from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.server_log import (
+    MUTED_COLOR,
+    LogLine,
+    ServerInfo,
+    ServerLogView,
+    ServerRow,
+    first_line,
+    log_text,
+    state_text,
+)
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.events import ServerLog, ServerStateChanged, ToolsChanged
+    from desktop_app.runtime.host import Host
+
+COUNTDOWN_INTERVAL_MS = 250
+SELECTION_STYLE = "QListWidget#serverList::item:selected { background: rgba(64, 128, 210, 0.22); }"
+NOTIFY_MS = 30_000
+"""How long a server notification stays in the status bar."""
+
+
+def notification_text(event: ServerStateChanged) -> str:
+    """The status-bar notice for a server that failed or died: what happened and what to do."""
+    error = first_line(event.error, 72) or "it stopped unexpectedly"
+    if event.restart_in_s is not None:
+        return (
+            f"MCP server '{event.server}' stopped: {error}. It will restart in {event.restart_in_s:g} s; "
+            "see View → Servers for its log."
+        )
+    if event.attempt:
+        return f"MCP server '{event.server}' failed: {error}. Fix it, then press Restart in View → Servers."
+    return (
+        f"MCP server '{event.server}' failed to start: {error}. Check its entry in mcp.json, then press Restart "
+        "in View → Servers."
+    )
+
+
+def summary_text(servers: dict[str, ServerInfo]) -> str:
+    """The status-bar indicator, e.g. ``MCP: 3 ready · 1 failed``."""
+    if not servers:
+        return "MCP: no servers"
+    counts: dict[str, int] = {}
+    for info in servers.values():
+        key = "starting" if info.state in ("starting", "restarting") else info.state
+        counts[key] = counts.get(key, 0) + 1
+    parts = [f"{counts[key]} {key}" for key in ("ready", "starting", "failed", "stopped") if counts.get(key)]
+    return "MCP: " + (" · ".join(parts) if parts else f"{len(servers)} idle")
+
+
+class HostBridge(QObject):
+    """Subscribes to a host and re-emits each of its events as ``event_received``."""
+
+    event_received = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def attach(self, host: Any) -> None:
+        self.detach()
+        self._unsubscribe = host.subscribe(self._listener)
+
+    def detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def _listener(self, event: Any) -> None:
+        try:
+            self.event_received.emit(event)
+        except RuntimeError:  # the Qt object is gone (window closed while the host shuts down)
+            self._unsubscribe = None
+
+
+class ServersPanel(QWidget):
+    """The dock's content: the server list above, the selected server's details below."""
+
+    summary_changed = Signal(str, bool)
+    """The indicator text and whether any server is failed."""
+    notification = Signal(str)
+    """A server failed or died: a sentence for the status bar."""
+
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        tasks: TaskRunner | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("serversPanel")
+        self.tasks = tasks or TaskRunner()
+        self.clock = clock
+        self.host: Host | Any = None
+        self.servers: dict[str, ServerInfo] = {}
+        self.rows: dict[str, ServerRow] = {}
+        self._items: dict[str, QListWidgetItem] = {}
+        self._notified: dict[str, str] = {}
+        self.bridge = HostBridge(self)
+        self.bridge.event_received.connect(self.on_event)
+        self.countdown = QTimer(self)
+        self.countdown.setInterval(COUNTDOWN_INTERVAL_MS)
+        self.countdown.timeout.connect(self.tick)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.placeholder = QLabel("MCP servers appear here once Switchboard has started.")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setStyleSheet(f"color: {MUTED_COLOR};")
+        layout.addWidget(self.placeholder)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.list = QListWidget()
+        self.list.setObjectName("serverList")
+        self.list.setAccessibleName("MCP servers")
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setStyleSheet(SELECTION_STYLE)  # keep the coloured state text readable when selected
+        self.list.currentRowChanged.connect(self._on_current_row)
+        self.details = ServerLogView()
+        self.details.refresh_button.clicked.connect(self.refresh_details)
+        splitter.addWidget(self.list)
+        splitter.addWidget(self.details)
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([240, 360])
+        layout.addWidget(splitter, 1)
+
+    # -- host --------------------------------------------------------------------------------------
+
+    def attach(self, host: Host | Any) -> None:
+        """Show ``host``'s servers and follow its events from now on."""
+        self.host = host
+        self.bridge.attach(host)
+        for name, status in host.states().items():
+            info = self._info(name)
+            info.state, info.error, info.tool_count = status.state, status.error, status.tool_count
+            info.builtin, info.attempt = bool(getattr(status, "builtin", False)), status.attempt
+            if status.state == "failed" and status.restart_in_s is not None:
+                info.deadline = self.clock() + status.restart_in_s
+            self._show(name)
+        self.placeholder.setText("No MCP servers are configured. Use File → Import MCP servers… to add some.")
+        self.placeholder.setVisible(not self.servers)
+        if self.servers and self.list.currentRow() < 0:
+            self.list.setCurrentRow(0)
+        self._summarize()
+
+    def detach(self) -> None:
+        self.bridge.detach()
+
+    def mark_starting(self) -> None:
+        """Show "Starting…" for every external server ``host.start()`` is about to connect.
+
+        The host publishes no event when a connection begins, only when it is ready or failed.
+        """
+        for name, info in self.servers.items():
+            if info.state == "idle" and not info.builtin:
+                self._set_local_state(name, "starting")
+        self._summarize()
+
+    def _set_local_state(self, name: str, state: str) -> None:
+        info = self.servers[name]
+        info.state, info.deadline = state, None
+        self._show(name)
+        self.details.add(name, LogLine("state", state_text(info, self.clock())))
+
+    def on_event(self, event: Any) -> None:
+        """Apply one host event (``server_state``, ``server_log`` or ``tools_changed``)."""
+        kind = getattr(event, "kind", None)
+        if kind == "server_state":
+            self._on_state(event)
+        elif kind == "server_log":
+            self._on_log(event)
+        elif kind == "tools_changed":
+            self._on_tools(event)
+
+    def _on_state(self, event: ServerStateChanged) -> None:
+        info = self._info(event.server)
+        info.state, info.error, info.attempt = event.state, event.error, event.attempt
+        info.tool_count = event.tool_count if event.state == "ready" else 0
+        info.deadline = (
+            self.clock() + event.restart_in_s if event.state == "failed" and event.restart_in_s is not None else None
+        )
+        self._show(event.server)
+        text = state_text(info, self.clock())
+        if event.state == "failed" and info.deadline is not None:
+            text = f"Failed: {first_line(event.error) or 'stopped'}; {text[0].lower()}{text[1:]}"
+        self.details.add(event.server, LogLine("state", text))
+        if event.state == "failed":
+            message = notification_text(event)
+            if self._notified.get(event.server) != message:
+                self._notified[event.server] = message
+                self.notification.emit(message)
+        elif event.state == "ready":
+            self._notified.pop(event.server, None)
+        if event.server == self.selected():
+            self.refresh_details()
+        self._summarize()
+
+    def _on_log(self, event: ServerLog) -> None:
+        self.details.add(event.server, LogLine(event.level, log_text(event.data), event.logger))
+
+    def _on_tools(self, event: ToolsChanged) -> None:
+        info = self._info(event.server)
+        info.tool_count = event.tool_count
+        self._show(event.server)
+        self.details.add(event.server, LogLine("state", f"Tool list changed: {event.tool_count} tools"))
+
+    # -- rows --------------------------------------------------------------------------------------
+
+    def _info(self, name: str) -> ServerInfo:
+        info = self.servers.get(name)
+        if info is None:
+            info = self.servers[name] = ServerInfo(name)
+            row = ServerRow(name)
+            row.restart_requested.connect(self.restart)
+            item = QListWidgetItem()
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            self.list.addItem(item)
+            self.list.setItemWidget(item, row)
+            self.rows[name], self._items[name] = row, item
+            self.placeholder.hide()
+        return info
+
+    def _show(self, name: str) -> None:
+        row, item = self.rows[name], self._items[name]
+        row.show_info(self.servers[name], self.clock())
+        item.setSizeHint(row.sizeHint())
+        self._update_countdown()
+
+    def row_text(self, name: str) -> str:
+        return self.rows[name].state_label.text()
+
+    def tick(self) -> None:
+        """Advance the restart countdowns (the timer calls this; tests may call it after moving the clock)."""
+        now = self.clock()
+        for name, info in self.servers.items():
+            if info.deadline is not None:
+                self.rows[name].show_info(info, now)
+        self._update_countdown()
+
+    def _update_countdown(self) -> None:
+        waiting = any(info.deadline is not None for info in self.servers.values())
+        if waiting and not self.countdown.isActive():
+            self.countdown.start()
+        elif not waiting and self.countdown.isActive():
+            self.countdown.stop()
+
+    def _summarize(self) -> None:
+        failed = any(info.state == "failed" for info in self.servers.values())
+        self.summary_changed.emit(summary_text(self.servers), failed)
+
+    # -- selection and details ---------------------------------------------------------------------
+
+    def selected(self) -> str | None:
+        item = self.list.currentItem()
+        return None if item is None else str(item.data(Qt.ItemDataRole.UserRole))
+
+    def select(self, name: str) -> None:
+        self.list.setCurrentItem(self._items[name])
+
+    def _on_current_row(self, _row: int) -> None:
+        self.refresh_details()
+
+    def refresh_details(self) -> None:
+        """Show the selected server's log and read its stderr tail from the host again."""
+        name = self.selected()
+        stderr = ""
+        if name is not None and self.host is not None:
+            try:
+                stderr = self.host.stderr_tail(name)
+            except Exception as exc:  # e.g. a server that is no longer configured
+                stderr = f"(stderr is not available: {exc})"
+        self.details.show_server(name, stderr)
+
+    @async_slot
+    async def restart(self, name: str) -> None:
+        """Restart ``name`` by hand (also resets its automatic-restart backoff)."""
+        if self.host is None:
+            return
+        self.details.add(name, LogLine("state", "Restart requested"))
+        self._set_local_state(name, "starting")  # the host reports the outcome, not the beginning
+        self._summarize()
+        try:
+            await self.host.restart(name)
+        finally:
+            if name == self.selected():
+                self.refresh_details()
+            self._show(name)
+
+
+class ServersDock(QDockWidget):
+    """The "Servers" dock with its status-bar indicator; notifications go to the window's status bar."""
+
+    def __init__(self, window: QMainWindow, *, tasks: TaskRunner | None = None) -> None:
+        super().__init__("Servers", window)
+        self.setObjectName("serversDock")
+        self._main_window = window
+        self.panel = ServersPanel(self, tasks=tasks)
+        self.setWidget(self.panel)
+        self.setMinimumWidth(320)
+        self.indicator = QToolButton()
+        self.indicator.setObjectName("mcpIndicator")
+        self.indicator.setAutoRaise(True)
+        self.indicator.setText("MCP: starting…")
+        self.indicator.setToolTip("MCP servers — click to show or hide the Servers panel")
+        self.indicator.clicked.connect(self.toggle)
+        self.panel.summary_changed.connect(self._on_summary)
+        self.panel.notification.connect(self._on_notification)
+        self.toggleViewAction().setText("&Servers")
+        self.toggleViewAction().setObjectName("serversAction")
+
+    def toggle(self) -> None:
+        self.setVisible(not self.isVisible())
+        if self.isVisible():
+            self.raise_()
+
+    def _on_summary(self, text: str, failed: bool) -> None:
+        self.indicator.setText(text)
+        self.indicator.setStyleSheet(f"color: {ERROR_COLOR};" if failed else "")
+
+    def _on_notification(self, text: str) -> None:
+        self.indicator.setToolTip(text)
+        self._main_window.statusBar().showMessage(text, NOTIFY_MS)
+
+
+def view_menu(window: QMainWindow) -> QMenu:
+    """The window's View menu (created after the existing menus if there is none yet)."""
+    for action in window.menuBar().actions():
+        menu = action.menu()
+        if isinstance(menu, QMenu) and action.text().replace("&", "") == "View":
+            return menu
+    return window.menuBar().addMenu("&View")
+
+
+def install_servers_dock(window: QMainWindow, tasks: TaskRunner | None = None) -> ServersDock:
+    """Add the (hidden) Servers dock, View → Servers and the status-bar indicator to ``window``."""
+    dock = ServersDock(window, tasks=tasks)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    dock.hide()
+    view_menu(window).addAction(dock.toggleViewAction())
+    window.statusBar().addPermanentWidget(dock.indicator)
+    return dock
+
+
+__all__ = [
+    "HostBridge",
+    "ServerInfo",
+    "ServerRow",
+    "ServersDock",
+    "ServersPanel",
+    "install_servers_dock",
+    "notification_text",
+    "state_text",
+    "summary_text",
+]
