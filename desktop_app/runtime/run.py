@@ -53,6 +53,7 @@ from desktop_app.runtime.providers.base import (
     RetryChunk,
     UsageChunk,
 )
+from desktop_app.runtime.settings import ProviderSettings
 
 Emit = Callable[[ev.Event], None]
 CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
@@ -104,6 +105,8 @@ class Conversation:
     id: str
     messages: list[Message] = field(default_factory=list)
     active_run: str | None = None
+    provider: ProviderSettings | None = None
+    """The provider this conversation keeps (``None``: the runtime's default)."""
 
 
 @dataclass(frozen=True)

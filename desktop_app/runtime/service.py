@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -25,9 +24,10 @@ from desktop_app.runtime.context import ContextItem, default_context
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
+from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.providers.base import Provider
 from desktop_app.runtime.run import Conversation, RunLoop, RunOptions, RunOutcome, ToolHost, pending_tool_calls
-from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
+from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, save_settings
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host import Host
@@ -37,8 +37,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 Listener = Callable[[ev.Event], None]
-ProviderFactory = Callable[[ProviderSettings, str | None], Provider]
-"""Builds a provider from settings and an API key; the default is ``providers.factory.make_provider``."""
 
 
 class Runtime:
@@ -62,17 +60,15 @@ class Runtime:
         self._credentials = credentials or Credentials()
         self._settings_path = settings_path
         self._policy = policy or ApprovalPolicy("ask", auto_approve_read_only=settings.auto_approve_read_only)
-        self._provider_factory = provider_factory
-        self._api_key_override = api_key_override
         self._broker = ApprovalBroker()
         self.grants = grants or GrantStore()
         self.sleeper = RetrySleeper()
         self._listeners: list[Listener] = []
         self._conversations: dict[str, Conversation] = {}
         self._tasks: dict[str, asyncio.Task[RunOutcome]] = {}
-        self._provider: Provider | None = None
-        self._retired: list[Provider] = []
-        self._vision_provider: Provider | None = None
+        self._providers = ProviderPool(
+            self._credentials, self.sleeper, factory=provider_factory, api_key_override=api_key_override
+        )
         self._now = now
         self._features: ClientFeatures | None = self._wire_client_features()
 
@@ -104,7 +100,7 @@ class Runtime:
         self._settings = self._settings.model_copy(update={"provider": settings})
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
-        self._drop_provider()
+        self._providers.retire_all()
 
     @property
     def policy(self) -> ApprovalPolicy:
@@ -118,33 +114,30 @@ class Runtime:
             save_settings(self._settings_path, self._settings)
 
     def api_key(self) -> str | None:
-        provider = self._settings.provider
-        if self._api_key_override is not None:
-            return self._api_key_override
-        if provider.api_key_env:
-            value = os.environ.get(provider.api_key_env)
-            if value:
-                return value
-        return self._credentials.get(provider.key_name)
+        """The default provider's key (environment variable, else keyring)."""
+        return self._providers.api_key(self._settings.provider)
 
     def _get_provider(self) -> Provider:
-        if self._provider is None:
-            if self._provider_factory is not None:
-                self._provider = self._provider_factory(self._settings.provider, self.api_key())
-            else:
-                from desktop_app.runtime.providers.factory import make_provider
+        return self._providers.get(self._settings.provider)
 
-                self._provider = make_provider(self._settings.provider, self.api_key(), sleep=self.sleeper.sleep)
-        return self._provider
+    # -- per-conversation providers ----------------------------------------------------------------------
 
-    def _drop_provider(self) -> None:
-        """Retire the current provider; runs still using it finish, and ``aclose`` closes it."""
-        if self._provider is not None:
-            self._retired.append(self._provider)
-            self._provider = None
-        if self._vision_provider is not None:
-            self._retired.append(self._vision_provider)
-            self._vision_provider = None
+    def conversation_provider(self, conversation_id: str) -> ProviderSettings:
+        """The provider a conversation talks to: the one it remembers, else the default."""
+        conv = self._conversations.get(conversation_id)
+        return conv.provider if conv is not None and conv.provider is not None else self._settings.provider
+
+    def set_conversation_provider(self, conversation_id: str, settings: ProviderSettings | None) -> None:
+        """Make a conversation keep ``settings`` (``None``: follow the default provider)."""
+        self.conversation(conversation_id).provider = settings
+
+    def stored_provider(self, base_url: str, model: str) -> ProviderSettings:
+        """Provider settings for a conversation stored with ``base_url`` and ``model``: the default's
+        options when it is the same endpoint, else the dialect inferred from the URL."""
+        default = self._settings.provider
+        if base_url.rstrip("/") == default.base_url.rstrip("/"):
+            return default.model_copy(update={"model": model or default.model})
+        return ProviderSettings(base_url=base_url, model=model, dialect=infer_dialect(base_url))
 
     # -- vision and context ----------------------------------------------------------------------------
 
@@ -161,21 +154,13 @@ class Runtime:
         self._settings = self._settings.model_copy(update={"vision_provider": settings})
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
-        self._drop_provider()
+        self._providers.retire_all()
 
     def _get_vision_provider(self) -> Provider:
         vision = self._settings.vision_provider
         if vision is None:  # pragma: no cover - only called when configured
             raise RunError("No vision provider is configured.")
-        if self._vision_provider is None:
-            key = os.environ.get(vision.api_key_env or "") or self._credentials.get(vision.key_name)
-            if self._provider_factory is not None:
-                self._vision_provider = self._provider_factory(vision, key)
-            else:
-                from desktop_app.runtime.providers.factory import make_provider
-
-                self._vision_provider = make_provider(vision, key, sleep=self.sleeper.sleep)
-        return self._vision_provider
+        return self._providers.get(vision)
 
     def default_context(self) -> list[ContextItem]:
         """The context items a prompt gets unless the user removes them (date/time/zone and OS, per settings)."""
@@ -282,12 +267,13 @@ class Runtime:
             pending = []
         run_id = uuid.uuid4().hex
         conv.active_run = run_id
+        chosen = self.conversation_provider(conversation_id)
         options = RunOptions(
-            model=self._settings.provider.model,
+            model=chosen.model,
             max_tool_rounds=self._settings.max_tool_rounds,
-            thinking=self._settings.provider.thinking,
-            reasoning_effort=self._settings.provider.reasoning_effort,
-            supports_images=self._settings.provider.takes_images,
+            thinking=chosen.thinking,
+            reasoning_effort=chosen.reasoning_effort,
+            supports_images=chosen.takes_images,
             vision_model=self._settings.vision_provider.model if self._settings.vision_provider else "",
             attachment_limits=AttachmentLimits.from_settings(self._settings),
         )
@@ -295,7 +281,7 @@ class Runtime:
         loop = RunLoop(
             conversation=conv,
             run_id=run_id,
-            provider=self._get_provider(),
+            provider=self._providers.get(chosen),
             host=self._host,
             broker=self._broker,
             policy=self._policy,
@@ -429,11 +415,7 @@ class Runtime:
         tasks = [t for t in self._tasks.values() if not t.done()]
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        providers = [*self._retired, *([self._provider] if self._provider else [])]
-        providers += [self._vision_provider] if self._vision_provider else []
-        self._provider, self._retired, self._vision_provider = None, [], None
-        for provider in providers:
-            await provider.aclose()
+        await self._providers.aclose()
         closer = getattr(self._host, "aclose", None)
         if closer is not None:
             await closer()

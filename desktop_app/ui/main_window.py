@@ -34,6 +34,7 @@ _VIEW_SIGNALS = (
     "approval_required",
     "approval_decided",
     "tool_result",
+    "tool_progress",
     "retry_scheduled",
     "usage_reported",
     "run_finished",
@@ -387,6 +388,14 @@ class MainWindow(QMainWindow):
         self.approvals_dialog = None
 
     def _on_provider_configured(self) -> None:
+        # A provider chosen while in a conversation applies to it too (it stops keeping its stored one).
+        conversation = self.controller.conversation_id
+        setter = getattr(self.runtime, "set_conversation_provider", None)
+        if conversation and setter is not None:
+            try:
+                setter(conversation, None)
+            except Exception:  # a conversation the runtime does not know yet: nothing to reset
+                pass
         self._show_provider()
         self._show_round_limit()
         self.set_status("Ready")

@@ -159,3 +159,29 @@ async def test_aclose_right_after_start_does_not_wait_for_the_startup_timeout(tm
         await host.aclose()
         await starting
     assert host.states()["silent"].state == "stopped"
+
+
+@pytest.mark.asyncio
+async def test_excluded_tools_are_not_offered_and_cannot_be_called(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "time": {
+                        "command": sys.executable,
+                        "args": ["-m", "mcp_server_time"],
+                        "excludedTools": ["convert_time"],
+                    }
+                }
+            }
+        )
+    )
+    host = Host(load_mcp_config(config))
+    try:
+        await host.start()
+        assert [t.name for t in host.tools()] == ["mcp__time__get_current_time"]
+        outcome = await host.call("time", "convert_time", {})
+    finally:
+        await host.aclose()
+    assert outcome.is_error and "excludedTools" in outcome.text

@@ -120,6 +120,7 @@ class FakeRuntime:
 
     def __init__(self, provider_settings: ProviderSettings | None = None, *, max_tool_rounds: int = 25) -> None:
         self.auto_approve_read_only = False
+        self.conversation_providers: dict[str, tuple[str, str] | None] = {}
         self.provider_settings = provider_settings or ProviderSettings(
             base_url="http://127.0.0.1:9/v1", model="fake-model"
         )
@@ -162,6 +163,12 @@ class FakeRuntime:
 
     def set_auto_approve_read_only(self, enabled: bool) -> None:
         self.auto_approve_read_only = enabled
+
+    def stored_provider(self, base_url: str, model: str) -> tuple[str, str]:
+        return (base_url, model)
+
+    def set_conversation_provider(self, conversation_id: str, settings: tuple[str, str] | None) -> None:
+        self.conversation_providers[conversation_id] = settings
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self.listeners.append(listener)

@@ -309,7 +309,10 @@ class Host(HostFeatures):
         external_names = sorted(name for name in ready if name not in self._builtins)
         for server in [*builtin_names, *external_names]:
             builtin = server in self._builtins
+            excluded = set() if builtin else set(self._configs[server].excluded_tools)
             for tool in sorted(ready[server].tools, key=lambda t: t.name):
+                if tool.name in excluded:
+                    continue  # "excludedTools" in mcp.json: never offered to the model
                 base = tool.name if builtin else qualify_tool_name(server, tool.name)
                 annotations = tool.annotations
                 result.append(
@@ -370,6 +373,11 @@ class Host(HostFeatures):
         given: object = arguments  # callers may pass whatever the model produced
         if not isinstance(given, dict):
             return error_outcome(f"The arguments for '{tool}' must be a JSON object, got {type(given).__name__}.")
+        if config is not None and tool in config.excluded_tools:
+            return error_outcome(
+                f"Tool '{tool}' of MCP server '{server}' is excluded in mcp.json (\"excludedTools\"); remove it "
+                "from that list to use it."
+            )
         connection = await self._ensure(server)
         if connection.state == "ready" and all(t.name != tool for t in connection.tools):
             return error_outcome(

@@ -202,17 +202,19 @@ class ReopenRuntime(Protocol):
     def load_conversation(self, conversation_id: str, messages: list[Any]) -> Any: ...
     def pending_tool_calls(self, conversation_id: str) -> list[Any]: ...
     def is_running(self, conversation_id: str) -> bool: ...
+    def set_conversation_provider(self, conversation_id: str, settings: Any) -> None: ...
+    def stored_provider(self, base_url: str, model: str) -> Any: ...
 
 
 def provider_notice(info: ConversationInfo | None, current: Any) -> str | None:
-    """'This conversation used <model> at <base_url>. …' when the current provider is another one."""
+    """'This conversation continues with <model> at <base_url>…' when it differs from the default provider."""
     if info is None or current is None or not (info.model or info.base_url):
         return None
     if (info.model, info.base_url) == (current.model, current.base_url):
         return None
     return (
-        f"This conversation used {info.model or 'another model'} at {info.base_url or 'another address'}. "
-        f"New messages go to {current.model} (the current provider)."
+        f"This conversation continues with {info.model or 'its model'} at {info.base_url or 'its address'}, "
+        f"the provider it was started with (new chats use {current.model})."
     )
 
 
@@ -231,8 +233,11 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
     runtime.load_conversation(conversation_id, messages)
     transcript = read_transcript(store, conversation_id)
     view.load_transcript(transcript)
-    notice = provider_notice(store.get_conversation(conversation_id), runtime.provider_settings)
-    if notice:
+    info = store.get_conversation(conversation_id)
+    notice = provider_notice(info, runtime.provider_settings)
+    if notice and info is not None:
+        # Each conversation keeps the provider and model it was started with.
+        runtime.set_conversation_provider(conversation_id, runtime.stored_provider(info.base_url, info.model))
         view.add_notice(notice)
     running = runtime.is_running(conversation_id)
     pending = [] if running else [call.id for call in runtime.pending_tool_calls(conversation_id)]

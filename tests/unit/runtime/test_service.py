@@ -240,3 +240,32 @@ def test_configure_provider_keeps_the_key_out_of_files(tmp_path: Path, memory_ke
     assert ("switchboard", chosen.key_name) in memory_keyring.store
     every_file = "".join(p.read_text(errors="ignore") for p in tmp_path.rglob("*") if p.is_file())
     assert "sk-very-secret-key" not in every_file
+
+
+@pytest.mark.asyncio
+async def test_each_conversation_keeps_its_provider_and_model() -> None:
+    made: list[tuple[str, str]] = []
+    providers: dict[str, FakeProvider] = {}
+
+    def factory(settings: ProviderSettings, _key: str | None) -> FakeProvider:
+        made.append((settings.base_url, settings.model))
+        provider = providers.setdefault(settings.model, FakeProvider([answer("a"), answer("b")]))
+        return provider
+
+    default = ProviderSettings(base_url="http://127.0.0.1:9/v1", model="fast", dialect="deepseek", thinking=True)
+    runtime = Runtime(settings=Settings(provider=default), host=FakeHost(), provider_factory=factory)
+    first, second = runtime.new_conversation(), runtime.new_conversation()
+    runtime.set_conversation_provider(second, runtime.stored_provider("http://127.0.0.1:9/v1/", "smart"))
+    assert runtime.conversation_provider(second).thinking is True  # same endpoint: the default's options
+    await runtime.run(first, "x")
+    await runtime.run(second, "y")
+    await runtime.run(first, "z")
+    assert [r.model for r in providers["fast"].requests] == ["fast", "fast"]
+    assert [r.model for r in providers["smart"].requests] == ["smart"]
+    assert made == [("http://127.0.0.1:9/v1", "fast"), ("http://127.0.0.1:9/v1", "smart")]  # one provider each
+    other = runtime.stored_provider("https://api.anthropic.com", "claude-x")
+    assert (other.dialect, other.model) == ("anthropic", "claude-x")
+    runtime.set_conversation_provider(second, None)
+    assert runtime.conversation_provider(second) == default
+    await runtime.aclose()
+    assert providers["fast"].closed and providers["smart"].closed

@@ -202,9 +202,10 @@ def test_window_reopens_a_conversation_and_sending_continues_it(qtbot, qloop, st
     assert answer.finished and answer.toPlainText() == "Visit the Louvre and walk the Seine."  # rendered markdown
     notices = [n.text() for n in _of(win, NoticeLine)]
     assert notices == [
-        "This conversation used old-model at http://old.example/v1. "
-        "New messages go to fake-model (the current provider)."
+        "This conversation continues with old-model at http://old.example/v1, "
+        "the provider it was started with (new chats use fake-model)."
     ]
+    assert runtime.conversation_providers[a] == ("http://old.example/v1", "old-model")
     assert win.conversations.list.currentItem() is item
 
     runtime.script(Content("Also the Orsay."))
