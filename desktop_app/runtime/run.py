@@ -12,8 +12,7 @@ import asyncio
 import inspect
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import (
@@ -25,7 +24,6 @@ from desktop_app.runtime.approvals import (
     describe_arguments,
 )
 from desktop_app.runtime.attachments import (
-    AttachmentLimits,
     PathOrAttachment,
     attachment_name,
     describe_images,
@@ -35,13 +33,19 @@ from desktop_app.runtime.attachments import (
 )
 from desktop_app.runtime.clock import current_conversation
 from desktop_app.runtime.context import ContextItem, file_items, render_context
+from desktop_app.runtime.conversation import (
+    Conversation,
+    RunOptions,
+    RunOutcome,
+    ToolHost,
+    ToolOutcome,
+    ToolTarget,
+)
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.messages import (
     AssistantMessage,
-    Message,
     ToolCallRequest,
     ToolMessage,
-    ToolSpec,
     UserMessage,
 )
 from desktop_app.runtime.providers.base import (
@@ -53,80 +57,11 @@ from desktop_app.runtime.providers.base import (
     RetryChunk,
     UsageChunk,
 )
-from desktop_app.runtime.settings import ProviderSettings
 
 Emit = Callable[[ev.Event], None]
 CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
 VisionFactory = Callable[[], Provider]
 """Builds (or returns) the vision provider, only when a run needs it."""
-
-
-class ToolTarget(Protocol):
-    """What the loop needs to know of a tool the model named."""
-
-    @property
-    def server(self) -> str: ...
-
-    @property
-    def tool(self) -> str: ...
-
-    @property
-    def builtin(self) -> bool: ...
-
-    @property
-    def read_only(self) -> bool: ...
-
-
-class ToolOutcome(Protocol):
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def is_error(self) -> bool: ...
-
-    @property
-    def structured(self) -> dict[str, Any] | None: ...
-
-
-class ToolHost(Protocol):
-    """The host as the loop sees it: the tools on offer and the one call path."""
-
-    def tool_specs(self) -> list[ToolSpec]: ...
-
-    def lookup(self, model_name: str) -> ToolTarget | None: ...
-
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome: ...
-
-
-@dataclass
-class Conversation:
-    """A conversation's messages and its one active run, if any."""
-
-    id: str
-    messages: list[Message] = field(default_factory=list)
-    active_run: str | None = None
-    provider: ProviderSettings | None = None
-    """The provider this conversation keeps (``None``: the runtime's default)."""
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    model: str
-    max_tool_rounds: int = 25
-    thinking: bool | None = None
-    reasoning_effort: str | None = None
-    supports_images: bool | None = None
-    """``False``: images go through the vision provider (or the run is refused); ``None``/``True``: sent."""
-    vision_model: str = ""
-    attachment_limits: AttachmentLimits = field(default_factory=AttachmentLimits)
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    run_id: str
-    status: Literal["finished", "failed", "cancelled"]
-    content: str = ""
-    error: str | None = None
 
 
 class RunLoop:
@@ -435,16 +370,3 @@ class RunLoop:
         )
         content = text if text else json.dumps(structured) if structured is not None else ""
         self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))
-
-
-def pending_tool_calls(messages: Sequence[Message]) -> list[ToolCallRequest]:
-    """Tool calls of the last assistant message that have no result yet (a paused turn), in model order."""
-    answered: set[str] = set()
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage):
-            answered.add(message.tool_call_id)
-        elif isinstance(message, AssistantMessage):
-            return [c for c in message.tool_calls if c.id not in answered]
-        else:
-            return []
-    return []

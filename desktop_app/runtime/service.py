@@ -21,12 +21,13 @@ from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decisi
 from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.context import ContextItem, default_context
+from desktop_app.runtime.conversation import Conversation, RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.providers.base import Provider
-from desktop_app.runtime.run import Conversation, RunLoop, RunOptions, RunOutcome, ToolHost, pending_tool_calls
+from desktop_app.runtime.run import RunLoop
 from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, save_settings
 
 if TYPE_CHECKING:

@@ -36,8 +36,8 @@ from typing import Any
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import Grant, GrantStore, Scope
+from desktop_app.runtime.conversation import RunOutcome
 from desktop_app.runtime.errors import ConversationBusyError, UnknownToolCallError
-from desktop_app.runtime.run import RunOutcome
 from desktop_app.runtime.settings import ProviderSettings, Settings
 
 Listener = Callable[[ev.Event], None]
@@ -185,7 +185,7 @@ class FakeRuntime:
         self.loaded[conversation_id] = list(messages)
 
     def pending_tool_calls(self, conversation_id: str) -> list[Any]:
-        from desktop_app.runtime.run import pending_tool_calls
+        from desktop_app.runtime.conversation import pending_tool_calls
 
         return pending_tool_calls(self.loaded.get(conversation_id, []))
 

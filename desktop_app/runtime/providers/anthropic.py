@@ -50,6 +50,7 @@ from desktop_app.runtime.providers.base import (
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
+    is_progress,
 )
 from desktop_app.runtime.providers.deepseek import repair_messages
 
@@ -192,11 +193,6 @@ def _str(value: Any) -> str:
 
 
 _USAGE_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
-
-
-def is_progress(event: ProviderEvent) -> bool:
-    """Model output that restarts the idle timer (usage and retry notices are not)."""
-    return isinstance(event, ContentChunk | ReasoningChunk | ToolCallChunk)
 
 
 def stream_error(frame: Mapping[str, Any], *, after_progress: bool) -> ProviderError:

@@ -79,6 +79,11 @@ ProviderEvent = Annotated[
 ]
 
 
+def is_progress(event: ProviderEvent) -> bool:
+    """Model output, which restarts the idle-stall timer (usage and retry notices are not progress)."""
+    return isinstance(event, ContentChunk | ReasoningChunk | ToolCallChunk)
+
+
 class Provider(Protocol):
     """A model endpoint. ``stream`` yields chunks and ends with exactly one ``Completion`` or raises."""
 

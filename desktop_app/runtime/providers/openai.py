@@ -38,6 +38,7 @@ from desktop_app.runtime.providers.base import (
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
+    is_progress,
 )
 from desktop_app.runtime.providers.deepseek import (
     MessageDiagnostics,
@@ -212,11 +213,6 @@ class _PartialCall:
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
-
-
-def is_progress(event: ProviderEvent) -> bool:
-    """Model output that restarts the idle timer (usage and retry notices are not)."""
-    return isinstance(event, ContentChunk | ReasoningChunk | ToolCallChunk)
 
 
 class StreamAssembler:

@@ -1,0 +1,96 @@
+"""The data a run works on: conversations, run options and outcomes, and the host as the loop sees it.
+
+Kept apart from ``run.py`` (the loop itself) so that the Runtime, the store and the UI can share these
+shapes without the loop's machinery.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from desktop_app.runtime.attachments import AttachmentLimits
+from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, ToolSpec
+from desktop_app.runtime.settings import ProviderSettings
+
+
+class ToolTarget(Protocol):
+    """What the loop needs to know of a tool the model named."""
+
+    @property
+    def server(self) -> str: ...
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def builtin(self) -> bool: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+
+class ToolOutcome(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def is_error(self) -> bool: ...
+
+    @property
+    def structured(self) -> dict[str, Any] | None: ...
+
+
+class ToolHost(Protocol):
+    """The host as the loop sees it: the tools on offer and the one call path."""
+
+    def tool_specs(self) -> list[ToolSpec]: ...
+
+    def lookup(self, model_name: str) -> ToolTarget | None: ...
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome: ...
+
+
+@dataclass
+class Conversation:
+    """A conversation's messages and its one active run, if any."""
+
+    id: str
+    messages: list[Message] = field(default_factory=list)
+    active_run: str | None = None
+    provider: ProviderSettings | None = None
+    """The provider this conversation keeps (``None``: the runtime's default)."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    model: str
+    max_tool_rounds: int = 25
+    thinking: bool | None = None
+    reasoning_effort: str | None = None
+    supports_images: bool | None = None
+    """``False``: images go through the vision provider (or the run is refused); ``None``/``True``: sent."""
+    vision_model: str = ""
+    attachment_limits: AttachmentLimits = field(default_factory=AttachmentLimits)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    status: Literal["finished", "failed", "cancelled"]
+    content: str = ""
+    error: str | None = None
+
+
+def pending_tool_calls(messages: Sequence[Message]) -> list[ToolCallRequest]:
+    """Tool calls of the last assistant message that have no result yet (a paused turn), in model order."""
+    answered: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage):
+            answered.add(message.tool_call_id)
+        elif isinstance(message, AssistantMessage):
+            return [c for c in message.tool_calls if c.id not in answered]
+        else:
+            return []
+    return []
