@@ -85,6 +85,8 @@ def assemble(
         grants = GrantStore()
     credentials = Credentials()
     host = Host(servers, credentials=credentials, transport_cache=paths.data_dir / TRANSPORTS_FILENAME)
+    if settings.roots:  # the folders granted earlier, before any server connects and asks for them
+        host.client_features.set_roots(settings.roots)
     runtime = Runtime(
         settings=settings,
         host=host,

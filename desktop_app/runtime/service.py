@@ -377,9 +377,13 @@ class Runtime:
         """The folders granted to MCP servers."""
         return self._features.roots if self._features is not None else []
 
-    async def set_roots(self, paths: Sequence[Path]) -> None:
+    async def set_roots(self, paths: Sequence[Path], *, save: bool = True) -> None:
         """Grant these folders to MCP servers (answered to ``roots/list`` as ``file://`` URIs); connected
-        handshake-era servers are told that the list changed."""
+        handshake-era servers are told that the list changed. ``save`` keeps them in the settings."""
+        if save:
+            self._settings = self._settings.model_copy(update={"roots": [str(p) for p in paths]})
+            if self._settings_path is not None:
+                save_settings(self._settings_path, self._settings)
         self._client_features()
         set_roots = getattr(self._host, "set_roots", None)
         if set_roots is not None:

@@ -130,6 +130,9 @@ class Settings(BaseModel):
     )
     context_datetime: bool = Field(True, description="Send the date, time and time zone with each prompt")
     context_os: bool = Field(True, description="Send the operating system with each prompt")
+    roots: list[str] = Field(
+        default_factory=list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
+    )
 
 
 def _validation_problem(exc: ValidationError) -> str:

@@ -22,6 +22,7 @@ from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.retry import retry_headline
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.conversations import add_conversation_actions, install_conversations_dock
+from desktop_app.ui.server_requests import ServerRequests
 from desktop_app.ui.servers_panel import install_servers_dock
 
 log = logging.getLogger(__name__)
@@ -46,9 +47,12 @@ if TYPE_CHECKING:
     from desktop_app.runtime.store import Store
     from desktop_app.ui.approvals_dialog import ApprovalsDialog
     from desktop_app.ui.chat.replay import ReopenRuntime
+    from desktop_app.ui.chat.slash import SlashCommands
     from desktop_app.ui.chat.tool_card import ApprovalAnswer
     from desktop_app.ui.import_dialog import McpImporter
     from desktop_app.ui.provider_dialog import ProviderDialog
+    from desktop_app.ui.resources_dialog import ResourcesDialog
+    from desktop_app.ui.roots_dialog import RootsDialog
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -97,6 +101,12 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.servers_dock = install_servers_dock(self, self.tasks)
         self.importer: McpImporter | None = None
+        self.mcp_host: object = None
+        self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
+        self.server_requests.status_message.connect(self.set_status)
+        self.resources_dialog: ResourcesDialog | None = None
+        self.roots_dialog: RootsDialog | None = None
+        self.slash: SlashCommands | None = None
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self._on_stop_requested)
         self.composer.edit.setFocus()
@@ -128,6 +138,11 @@ class MainWindow(QMainWindow):
         self.approvals_action.setEnabled(False)
         self.approvals_action.triggered.connect(self._on_approvals_triggered)
         settings_menu.addAction(self.approvals_action)
+        self.roots_action = QAction("&Folders the servers may see…", self)
+        self.roots_action.setObjectName("rootsAction")
+        self.roots_action.setEnabled(False)
+        self.roots_action.triggered.connect(self._on_roots_triggered)
+        settings_menu.addAction(self.roots_action)
 
     # -- runtime -----------------------------------------------------------------------------------------
 
@@ -168,12 +183,56 @@ class MainWindow(QMainWindow):
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
         enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
         self.servers_dock.panel.attach(host)
+        self._attach_mcp_features(host)
         if mcp_config is not None and credentials is not None:
             from desktop_app.ui.import_dialog import McpImporter
 
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
             self.importer.imported.connect(self._on_servers_imported)
             self.import_action.setEnabled(True)
+
+    def _attach_mcp_features(self, host: object) -> None:
+        """Server requests as cards in the chat, prompts as ``/`` commands, Attach resource… and Folders…."""
+        from desktop_app.ui.chat.slash import PromptCatalog, SlashCommands
+
+        self.mcp_host = host
+        self.server_requests.attach(host, self.runtime if hasattr(self.runtime, "answer_sampling") else host)
+        catalog = PromptCatalog(self.tasks, self)
+        catalog.attach(host)
+        self.slash = SlashCommands(self.composer, catalog, self.tasks, self)
+        self.slash.error.connect(self.view.show_error)
+        self.composer.resource_button.setEnabled(hasattr(host, "list_resources"))
+        self.composer.resource_requested.connect(self.open_resources_dialog)
+        self.roots_action.setEnabled(hasattr(self.runtime, "set_roots"))
+
+    def open_resources_dialog(self) -> ResourcesDialog | None:
+        """Attach resource…: the (non-modal) list of the ready servers' resources."""
+        if self.runtime is None or self.mcp_host is None:
+            return None
+        if self.resources_dialog is None:
+            from desktop_app.ui.resources_dialog import ResourcesDialog
+
+            self.resources_dialog = ResourcesDialog(self.runtime, self.mcp_host, self.composer, self)
+        else:
+            self.resources_dialog.refresh()
+        self.resources_dialog.show()
+        self.resources_dialog.raise_()
+        return self.resources_dialog
+
+    def open_roots_dialog(self) -> RootsDialog | None:
+        """Settings → Folders the servers may see… (non-modal)."""
+        if self.runtime is None:
+            return None
+        if self.roots_dialog is None:
+            from desktop_app.ui.roots_dialog import RootsDialog
+
+            self.roots_dialog = RootsDialog(self.runtime, self)
+        self.roots_dialog.show()
+        self.roots_dialog.raise_()
+        return self.roots_dialog
+
+    def _on_roots_triggered(self) -> None:
+        self.open_roots_dialog()
 
     def _on_import_triggered(self) -> None:
         if self.importer is not None:

@@ -87,11 +87,13 @@ class Composer(QWidget):
             attachments and context items that go with it.
         stop_requested(): the user asked to stop the active run.
         attachment_refused(str): a file could not be attached; the message says why.
+        resource_requested(): the user asked to attach an MCP resource ("Resource…").
     """
 
     submitted = Signal(str)
     stop_requested = Signal()
     attachment_refused = Signal(str)
+    resource_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -119,9 +121,16 @@ class Composer(QWidget):
         self.clipboard_button.setAccessibleName("Include clipboard text")
         self.clipboard_button.setToolTip("Include the clipboard's text as context")
         self.clipboard_button.clicked.connect(self.include_clipboard)
+        self.resource_button = QToolButton()
+        self.resource_button.setObjectName("attachResourceButton")
+        self.resource_button.setText("Resource…")
+        self.resource_button.setAccessibleName("Attach an MCP resource")
+        self.resource_button.setToolTip("Attach a resource of an MCP server (sent as context with the next prompt)")
+        self.resource_button.clicked.connect(self.resource_requested)
+        self.resource_button.setEnabled(False)  # until the MCP host is attached
         tools = QVBoxLayout()
         tools.setSpacing(4)
-        for button in (self.attach_button, self.clipboard_button):
+        for button in (self.attach_button, self.clipboard_button, self.resource_button):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             tools.addWidget(button)

@@ -32,6 +32,7 @@ SIGNAL_FOR_KIND = {
     "approval_required": "approval_required",
     "approval_decided": "approval_decided",
     "tool_result": "tool_result",
+    "tool_progress": "tool_progress",
     "retry_scheduled": "retry_scheduled",
     "usage": "usage_reported",
     "run_finished": "run_finished",
@@ -94,6 +95,7 @@ class ChatController(QObject):
         approval_required(object): an ``ApprovalRequired`` event; answer it with ``answer()``.
         approval_decided(object): an ``ApprovalDecided`` event.
         tool_result(object): a ``ToolResult`` event.
+        tool_progress(object): a ``ToolProgress`` event (a running tool reported progress).
         retry_scheduled(object): a ``RetryScheduled`` event.
         usage_reported(object): a ``Usage`` event.
         run_finished(object): a ``RunFinished`` event.
@@ -109,6 +111,7 @@ class ChatController(QObject):
     approval_required = Signal(object)
     approval_decided = Signal(object)
     tool_result = Signal(object)
+    tool_progress = Signal(object)
     retry_scheduled = Signal(object)
     usage_reported = Signal(object)
     run_finished = Signal(object)

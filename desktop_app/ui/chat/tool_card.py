@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QProgressBar,
     QPushButton,
     QToolButton,
     QVBoxLayout,
@@ -38,6 +39,8 @@ from desktop_app.ui.chat.arguments import ArgumentsPanel
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 
 RESULT_DISPLAY_LIMIT = 4000
+PROGRESS_STEPS = 1000
+"""A determinate bar's resolution: ``progress / total`` is shown in thousandths."""
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
 SCOPE_ACTIONS = (
@@ -129,6 +132,8 @@ class ToolCard(QFrame):
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result.hide()
         layout.addWidget(self.result)
+        self.progress_bar: QProgressBar | None = None
+        self.progress_label: QLabel | None = None
         self.is_error = False
         self.pending = False
         self.state = "running"  # running, waiting, approved, denied, done, failed, unanswered
@@ -249,7 +254,47 @@ class ToolCard(QFrame):
         self._set_status(describe_decision(approved, reason, source, scope), OK_COLOR if approved else ERROR_COLOR)
         self.status.setToolTip((reason or "") if source != "user" else "")
 
+    def show_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """A running tool reported progress: a determinate bar (``progress / total``) with the message under
+        it, or a busy bar when ``total`` is unknown. The bar goes away when the result arrives."""
+        if self.progress_bar is None or self.progress_label is None:
+            self.progress_bar = QProgressBar()
+            self.progress_bar.setObjectName("toolCardProgress")
+            self.progress_bar.setAccessibleName(f"Progress of {self.tool}")
+            self.progress_bar.setMaximumHeight(self.fontMetrics().height() + 2)
+            self.progress_label = QLabel("")
+            self.progress_label.setObjectName("toolCardProgressMessage")
+            self.progress_label.setWordWrap(True)
+            self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
+            self.progress_label.setStyleSheet("QLabel { color: palette(placeholder-text); }")
+            layout = self.layout()
+            index = layout.indexOf(self.result_caption) if layout is not None else -1
+            if isinstance(layout, QVBoxLayout):
+                layout.insertWidget(index, self.progress_bar)
+                layout.insertWidget(index + 1, self.progress_label)
+        bar, label = self.progress_bar, self.progress_label
+        if total is not None and total > 0:
+            bar.setRange(0, PROGRESS_STEPS)
+            bar.setValue(round(PROGRESS_STEPS * min(max(progress / total, 0.0), 1.0)))
+            bar.setTextVisible(True)
+            bar.setFormat(f"{progress:g} / {total:g}")
+        else:  # unknown total: Qt's busy indicator, with the count so far in the message
+            bar.setRange(0, 0)
+            bar.setTextVisible(False)
+        shown = message or ("" if total else f"{progress:g} done")
+        label.setText(shown)
+        label.setVisible(bool(shown))
+        bar.show()
+        if self.state == "running":
+            self._set_status("Running…")
+
+    def hide_progress(self) -> None:
+        if self.progress_bar is not None and self.progress_label is not None:
+            self.progress_bar.hide()
+            self.progress_label.hide()
+
     def show_result(self, text: str, *, is_error: bool) -> None:
+        self.hide_progress()
         self._hide_controls()
         self.pending = False
         self.is_error = is_error

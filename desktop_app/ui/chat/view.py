@@ -72,6 +72,7 @@ class ChatView(QScrollArea):
         self.setWidget(page)
 
         self.cards: dict[str, ToolCard] = {}
+        self.request_cards: dict[str, QWidget] = {}  # servers' sampling/elicitation requests, by request id
         self.reasoning: ReasoningBlock | None = None
         self.answer: AnswerBlock | None = None
         self.footer: UsageFooter | None = None
@@ -104,11 +105,13 @@ class ChatView(QScrollArea):
         return [w for w in (item.widget() for item in items if item is not None) if w is not None]
 
     def clear(self) -> None:
+        waiting = [card for card in self.request_cards.values() if getattr(card, "is_open", False)]
         for widget in self.blocks():
-            if widget is not self.empty_hint:
+            if widget is not self.empty_hint and widget not in waiting:  # a server's open request stays
                 self._layout.removeWidget(widget)
                 widget.deleteLater()
-        self.empty_hint.show()
+        self.request_cards = {key: card for key, card in self.request_cards.items() if card in waiting}
+        self.empty_hint.setVisible(not waiting)
         self.cards.clear()
         self.reasoning = self.answer = None
         self.footer = None
@@ -170,6 +173,15 @@ class ChatView(QScrollArea):
         card = self.cards.get(tool_call_id)
         if card is not None:
             card.disarm("No longer waiting for approval")
+
+    def add_server_request(self, card: QWidget) -> None:
+        """A server's request (sampling, elicitation: ``ui.server_requests``) inline in the transcript.
+
+        It is not part of a conversation: while it waits (``card.is_open``) it stays through ``clear()``."""
+        self.empty_hint.hide()
+        self.request_cards[str(getattr(card, "request_id", id(card)))] = card
+        self._add(card)
+        self._stick = True
 
     def pending_cards(self) -> list[ToolCard]:
         return [card for card in self.cards.values() if card.state == "waiting"]
@@ -273,6 +285,11 @@ class ChatView(QScrollArea):
     def _on_tool_result(self, event: ev.ToolResult) -> None:
         card = self._card(event.tool_call_id, event.server, event.tool, {})
         card.show_result(event.text, is_error=event.is_error)
+
+    def _on_tool_progress(self, event: ev.ToolProgress) -> None:
+        card = self.cards.get(event.tool_call_id)
+        if card is not None and card.state in ("running", "approved"):
+            card.show_progress(event.progress, event.total, event.message)
 
     def _on_retry_scheduled(self, event: ev.RetryScheduled) -> RetryLine:
         info = event.retry
