@@ -8,9 +8,15 @@ import re
 from pathlib import Path
 
 _SECRET_PATTERNS = [
-    re.compile(r"(?i)(authorization:\s*bearer\s+)[^\s'\"]+"),
-    re.compile(r"(?i)((?:api[_-]?key|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s'\",}]+"),
+    # "Authorization: Bearer x", also inside a dict repr ('Authorization': 'Bearer x') and for Basic auth
+    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)?\s*)[^\s'\",}]+"),
+    re.compile(r"(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
+    re.compile(r"(?i)((?:api[_-]?key|token|secret|passw(?:or)?d|credentials?)[\"']?\s*[:=]\s*[\"']?)[^\s'\",}]+"),
+    # The token shapes the mcp.json importer moves into the keyring (runtime/host/secrets.py), kept short here
     re.compile(r"\b(sk-[A-Za-z0-9_\-]{8})[A-Za-z0-9_\-]+"),
+    re.compile(r"\b(gh[pousr]_|github_pat_|xox[abposr]-|glpat-|AIza)[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\b(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
 ]
 
 

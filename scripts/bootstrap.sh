@@ -10,30 +10,27 @@ QT_DEBS=(libegl1 libgl1 libfontconfig1 libfreetype6 libxkbcommon0 libxkbcommon-x
          libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-image0 libxcb-render-util0
          libxcb-randr0 libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 libxrender1 fonts-dejavu-core)
 
-if command -v dpkg-query >/dev/null 2>&1; then
-  missing=()
-  for pkg in "${QT_DEBS[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  if ((${#missing[@]})); then
-    echo "bootstrap: installing Qt system libraries: ${missing[*]}"
-    SUDO=""
-    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
+if ! command -v "$PYTHON" >/dev/null 2>&1; then
+  echo "bootstrap: $PYTHON not found; install Python 3.11 or newer (Debian: apt-get install python3)," \
+       "or point PYTHON at one" >&2
+  exit 1
 fi
-
 if ! "$PYTHON" -c 'import sys; raise SystemExit(sys.version_info < (3, 11))'; then
   echo "bootstrap: Python 3.11 or newer is needed (found $("$PYTHON" --version 2>&1))" >&2
   exit 1
 fi
-if [ ! -x .venv/bin/python ]; then
-  if ! "$PYTHON" -m venv .venv 2>/dev/null; then
-    echo "bootstrap: python venv module missing; installing python3-venv"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
-    rm -rf .venv && "$PYTHON" -m venv .venv
+
+scripts/apt-install.sh "${QT_DEBS[@]}"
+
+# A venv without pip (Debian's `python3 -m venv` leaves one behind when python3-venv is missing) is
+# rebuilt, so a run that failed there is finished by the next one.
+if ! .venv/bin/python -m pip --version >/dev/null 2>&1; then
+  rm -rf .venv
+  if ! "$PYTHON" -m venv .venv >/dev/null 2>&1; then
+    echo "bootstrap: the Python venv module is missing; installing python3-venv"
+    scripts/apt-install.sh python3-venv
+    rm -rf .venv
+    "$PYTHON" -m venv .venv
   fi
 fi
 

@@ -17,9 +17,7 @@ package_json="$dest/node_modules/@modelcontextprotocol/server-everything/package
 # project-local Node 22 from the npm registry (the `node` package), which the tests prefer when present.
 if ! command -v npm >/dev/null 2>&1; then
     echo "install-test-servers: installing nodejs and npm from Debian"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+    "$root/scripts/apt-install.sh" nodejs npm
 fi
 NODE="$(command -v node || true)"
 node_major() { "$1" -e 'process.stdout.write(String(process.versions.node.split(".")[0]))' 2>/dev/null || echo 0; }

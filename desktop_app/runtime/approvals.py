@@ -11,16 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop_app.runtime.errors import ConfigError, UnknownToolCallError
+from desktop_app.runtime.settings import write_text_atomically
 
 ApprovalMode = Literal["ask", "always", "never"]
 Scope = Literal["once", "conversation", "tool", "server"]
@@ -103,7 +102,6 @@ class GrantStore:
     def __init__(self, path: Path | None = None) -> None:
         self._path = path
         self._grants: list[Grant] = []
-        self.problem: str | None = None
         if path is not None and path.exists():
             try:
                 data = _GrantFile.model_validate_json(path.read_text(encoding="utf-8"))
@@ -137,23 +135,13 @@ class GrantStore:
         if self._path is None:
             return
         lasting = [g for g in self._grants if g.scope != "conversation"]
-        text = _GrantFile(grants=lasting).model_dump_json(indent=2)
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".grants-", dir=self._path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, self._path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomically(self._path, _GrantFile(grants=lasting).model_dump_json(indent=2))
 
 
 @dataclass
 class _Pending:
     future: asyncio.Future[Decision]
     conversation_id: str
-    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 class ApprovalBroker:
@@ -188,7 +176,7 @@ class ApprovalBroker:
                 f"No tool call {tool_call_id!r} is waiting for approval (unknown id, or already answered)."
             )
         if decision.arguments is not None and not decision.approved:
-            raise ValueError("edited arguments only go with an approval")
+            raise ValueError("edited arguments only go with an approval; pass arguments=None when denying a tool call")
         pending.future.set_result(decision)
 
 

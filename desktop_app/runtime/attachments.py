@@ -31,7 +31,7 @@ from desktop_app.runtime.context import human_size
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.events import RetryInfo
 from desktop_app.runtime.messages import Attachment, SystemMessage, UserMessage
-from desktop_app.runtime.providers.base import ChatRequest, Completion, Provider, RetryChunk
+from desktop_app.runtime.providers.base import ChatRequest, Provider, final_completion
 
 if TYPE_CHECKING:
     from desktop_app.runtime.settings import Settings
@@ -257,12 +257,7 @@ async def describe_images(
     provider: Provider, model: str, images: Sequence[Attachment], prompt: str, *, on_retry: Callable[[RetryInfo], None]
 ) -> str:
     """Ask the vision ``provider`` to describe ``images`` (for ``prompt``); its retries go to ``on_retry``."""
-    completion: Completion | None = None
-    async for item in provider.stream(vision_request(model, images, prompt)):
-        if isinstance(item, RetryChunk):
-            on_retry(item.info)
-        elif isinstance(item, Completion):
-            completion = item
+    completion = await final_completion(provider.stream(vision_request(model, images, prompt)), on_retry=on_retry)
     if completion is None or not completion.content.strip():
         raise ProviderError(f"The vision model {model} returned no description of the images; try again.")
     return completion.content.strip()

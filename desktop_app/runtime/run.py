@@ -170,6 +170,16 @@ class RunLoop:
             retryable = bool(getattr(exc, "retryable", False))
             self._emit(ev.Error(**self._ids, code=exc.code, message=str(exc), retryable=retryable))
             return RunOutcome(self._run_id, "failed", partial, str(exc))
+        except Exception as exc:
+            # A bug, not a refusal: it still propagates (to the caller's error report), but the run ends
+            # visibly and is stored as failed, instead of leaving its answer "streaming" forever.
+            self.keep_partial()
+            message = (
+                f"The run failed unexpectedly ({type(exc).__name__}: {exc}). "
+                "Try again; if it repeats, report it with the log."
+            )
+            self._emit(ev.Error(**self._ids, code="internal_error", message=message))
+            raise
 
     def keep_partial(self) -> str:
         """A failed or stopped stream keeps what it had said, so the conversation stays consistent.

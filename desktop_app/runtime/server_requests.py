@@ -21,7 +21,7 @@ import mcp_types as mtypes
 from desktop_app.runtime.errors import ProviderError
 from desktop_app.runtime.host.client_features import ClientFeatures, HeadlessMode, Sampler
 from desktop_app.runtime.host.sampling import sampling_chat_request, sampling_result
-from desktop_app.runtime.providers.base import Completion, Provider
+from desktop_app.runtime.providers.base import Provider, final_completion
 
 
 def make_sampler(provider: Callable[[], Provider], model: Callable[[], str]) -> Sampler:
@@ -29,12 +29,12 @@ def make_sampler(provider: Callable[[], Provider], model: Callable[[], str]) -> 
 
     async def sample(server: str, params: mtypes.CreateMessageRequestParams) -> mtypes.CreateMessageResult:
         name = model()
-        completion: Completion | None = None
-        async for item in provider().stream(sampling_chat_request(params, name)):
-            if isinstance(item, Completion):
-                completion = item
+        completion = await final_completion(provider().stream(sampling_chat_request(params, name)))
         if completion is None:
-            raise ProviderError("The model stream ended without a completion.")
+            raise ProviderError(
+                f"The model stream ended without a completion, so {server}'s sampling request got no answer; "
+                "the server may ask again."
+            )
         return sampling_result(completion, name)
 
     return sample

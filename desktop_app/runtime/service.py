@@ -93,15 +93,23 @@ class Runtime:
 
     def configure_provider(self, settings: ProviderSettings, api_key: str | None) -> None:
         """Save the provider settings (file) and the key (keyring; never a file). ``None`` keeps the key."""
-        if api_key is not None:
-            if api_key:
-                self._credentials.set(settings.key_name, api_key)
-            else:
-                self._credentials.delete(settings.key_name)
+        self._store_key(settings, api_key)
         self._settings = self._settings.model_copy(update={"provider": settings})
+        self._save_settings()
+        self._providers.retire_all()
+
+    def _store_key(self, settings: ProviderSettings, api_key: str | None) -> None:
+        """Keep ``api_key`` in the keyring for ``settings``' endpoint: ``""`` deletes it, ``None`` keeps it."""
+        if api_key is None:
+            return
+        if api_key:
+            self._credentials.set(settings.key_name, api_key)
+        else:
+            self._credentials.delete(settings.key_name)
+
+    def _save_settings(self) -> None:
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
-        self._providers.retire_all()
 
     @property
     def policy(self) -> ApprovalPolicy:
@@ -111,8 +119,7 @@ class Runtime:
         """Turn auto-approval of ``readOnlyHint`` tools on or off (saved with the settings)."""
         self._settings = self._settings.model_copy(update={"auto_approve_read_only": enabled})
         self._policy = replace(self._policy, auto_approve_read_only=enabled)
-        if self._settings_path is not None:
-            save_settings(self._settings_path, self._settings)
+        self._save_settings()
 
     def api_key(self) -> str | None:
         """The default provider's key (environment variable, else keyring)."""
@@ -147,14 +154,10 @@ class Runtime:
 
         Its key goes to the keyring like the main provider's; ``None`` keeps the stored key.
         """
-        if settings is not None and api_key is not None:
-            if api_key:
-                self._credentials.set(settings.key_name, api_key)
-            else:
-                self._credentials.delete(settings.key_name)
+        if settings is not None:
+            self._store_key(settings, api_key)
         self._settings = self._settings.model_copy(update={"vision_provider": settings})
-        if self._settings_path is not None:
-            save_settings(self._settings_path, self._settings)
+        self._save_settings()
         self._providers.retire_all()
 
     def _get_vision_provider(self) -> Provider:
@@ -258,16 +261,7 @@ class Runtime:
                 f"A run is already active in this conversation (run {conv.active_run}). "
                 "Wait for it to finish or stop it first."
             )
-        pending = pending_tool_calls(conv.messages)
-        if prompt is not None:
-            # A new prompt abandons a paused turn: its calls go back to the model as not run.
-            for call in pending:
-                conv.messages.append(
-                    ToolMessage(tool_call_id=call.id, content="Not run: the user moved on.", is_error=True)
-                )
-            pending = []
-        run_id = uuid.uuid4().hex
-        conv.active_run = run_id
+        # Everything that can fail comes before the conversation changes: a refused start leaves it as it was.
         chosen = self.conversation_provider(conversation_id)
         options = RunOptions(
             model=chosen.model,
@@ -278,11 +272,21 @@ class Runtime:
             vision_model=self._settings.vision_provider.model if self._settings.vision_provider else "",
             attachment_limits=AttachmentLimits.from_settings(self._settings),
         )
+        provider = self._providers.get(chosen)
+        pending = pending_tool_calls(conv.messages)
+        if prompt is not None:
+            # A new prompt abandons a paused turn: its calls go back to the model as not run.
+            for call in pending:
+                conv.messages.append(
+                    ToolMessage(tool_call_id=call.id, content="Not run: the user moved on.", is_error=True)
+                )
+            pending = []
+        run_id = uuid.uuid4().hex
         vision = self._settings.vision_provider
         loop = RunLoop(
             conversation=conv,
             run_id=run_id,
-            provider=self._providers.get(chosen),
+            provider=provider,
             host=self._host,
             broker=self._broker,
             policy=self._policy,
@@ -301,13 +305,22 @@ class Runtime:
                 await ensure_builtins()
             return await loop.execute(prompt, pending=pending, attachments=attachments, context=context)
 
+        conv.active_run = run_id
         task = asyncio.ensure_future(execute())
         self._tasks[conversation_id] = task
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
-            if not task.cancelled() and not task.done():
-                task.cancel()  # our caller was cancelled: stop the run too
+            if not task.done():
+                # Our caller was cancelled: stop the run too, and let it unwind (its running tool call is
+                # cancelled and recorded) before the conversation is released and the end is published.
+                task.cancel()
+                await asyncio.wait({task})
+            if not task.cancelled():
+                failure = task.exception()
+                if failure is None:
+                    raise  # the run ended by itself (and said so) just as our caller was cancelled
+                log.error("run %s failed while it was being cancelled", run_id, exc_info=failure)
             content = loop.keep_partial()
             self._publish(ev.RunFinished(conversation_id=conv.id, run_id=run_id, reason="cancelled", content=content))
             if task.cancelled() and not _current_task_cancelling():
@@ -380,11 +393,10 @@ class Runtime:
     async def set_roots(self, paths: Sequence[Path], *, save: bool = True) -> None:
         """Grant these folders to MCP servers (answered to ``roots/list`` as ``file://`` URIs); connected
         handshake-era servers are told that the list changed. ``save`` keeps them in the settings."""
+        self._client_features()  # refuse before saving anything when the host has no roots
         if save:
             self._settings = self._settings.model_copy(update={"roots": [str(p) for p in paths]})
-            if self._settings_path is not None:
-                save_settings(self._settings_path, self._settings)
-        self._client_features()
+            self._save_settings()
         set_roots = getattr(self._host, "set_roots", None)
         if set_roots is not None:
             await set_roots(paths)

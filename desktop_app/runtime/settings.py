@@ -168,9 +168,13 @@ def load_settings(path: Path) -> Settings:
 
 def save_settings(path: Path, settings: Settings) -> None:
     """Write settings atomically (temp file + rename), so a crash never leaves half a file."""
+    write_text_atomically(path, settings.model_dump_json(indent=2, exclude_defaults=False) + "\n")
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temp file beside ``path``, then rename it over ``path`` (the folder is created)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = settings.model_dump_json(indent=2, exclude_defaults=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

@@ -70,8 +70,14 @@ def test_conformance_does_not_regress(summaries: dict[str, dict[str, Any]], vers
     ]
     details = json.dumps({name: summary["scenarios"].get(name) for name in regressed}, indent=2, ensure_ascii=False)
     assert not regressed, f"{version}: scenarios that passed before now fail: {details}"
-    assert summary["checks_passed"] >= baseline["checks_passed"], (
-        f"{version}: {summary['checks_passed']} checks passed, baseline {baseline['checks_passed']}; "
-        f"see {RESULTS / version}"
+    # A timing check can come out as WARNING ("acceptable" in the suite's words) on a busy machine: it is not
+    # a failure, so it counts with the passed ones; failures may never exceed the baseline's.
+    passed_or_warned = summary["checks_passed"] + summary.get("checks_warned", 0)
+    assert passed_or_warned >= baseline["checks_passed"], (
+        f"{version}: {summary['checks_passed']} checks passed (+{summary.get('checks_warned', 0)} warnings), "
+        f"baseline {baseline['checks_passed']}; see {RESULTS / version}"
+    )
+    assert summary["checks_failed"] <= baseline["checks_failed"], (
+        f"{version}: new failing checks; see {RESULTS / version}"
     )
     assert summary["scenarios_passed"] >= baseline["scenarios_passed"]

@@ -15,6 +15,31 @@ def test_redact_common_secret_shapes() -> None:
     assert redact("nothing to hide") == "nothing to hide"
 
 
+def test_redact_the_token_shapes_the_importer_moves_to_the_keyring() -> None:
+    secrets = {
+        "ghp_": "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+        "github_pat_": "github_pat_" + "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "xoxb-": "xoxb-" + "1234567890-0987654321-AbCdEfGhIjKlMnOp",
+        "glpat-": "glpat-" + "Abcdefghij1234567890",
+        "AIza": "AIza" + "SyA1234567890abcdefghijklmnopqrstu",
+        "AKIA": "AKIA" + "IOSFODNN7EXAMPLE",
+        "eyJ": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    }
+    for prefix, secret in secrets.items():
+        redacted = redact(f"server said: {secret} (end)")
+        assert secret[len(prefix) :] not in redacted, prefix
+        assert redacted == f"server said: {prefix}[redacted] (end)", prefix
+
+
+def test_redact_bearer_and_basic_credentials_wherever_they_appear() -> None:
+    assert "s3cr3tT0ken" not in redact("{'Authorization': 'Bearer s3cr3tT0ken'}")
+    assert "s3cr3tT0ken" not in redact("sent header Bearer s3cr3tT0ken to the server")
+    assert "dXNlcjpwYXNz" not in redact("Authorization: Basic dXNlcjpwYXNz")
+    assert "hunter22" not in redact("PASSWD=hunter22 client_secret: abcdef")
+    assert "abcdef" not in redact("client_secret: abcdef")
+    assert redact("the bearer of good news") == "the bearer of good news"
+
+
 def test_log_file_is_redacted(tmp_path: Path) -> None:
     path = setup_logging(tmp_path)
     logging.getLogger("switchboard.test").warning("using token=abc123def")

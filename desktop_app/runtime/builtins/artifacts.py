@@ -21,7 +21,6 @@ import json
 import mimetypes
 import os
 import re
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
 
 from desktop_app import __version__
+from desktop_app.runtime.host.jsonfiles import write_bytes_atomically
 
 SERVER_NAME = "switchboard.artifacts"
 FOLDER_NAME = "artifacts"
@@ -102,19 +102,6 @@ def check_mime(mime_type: str) -> str:
     return mime
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 class ArtifactStore:
     """Artifacts as files in ``folder`` (created on first save), with their MIME types in an index file."""
 
@@ -148,11 +135,13 @@ class ArtifactStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         if path.is_symlink() or (path.exists() and not path.is_file()):
             raise ArtifactError(f"{name!r} exists in the artifacts folder but is not a plain file; pick another name.")
-        _atomic_write(path, data)
+        write_bytes_atomically(path, data)
         index = self._index()
         if index.get(name) != mime:
             index[name] = mime
-            _atomic_write(self.folder / INDEX_NAME, json.dumps(index, indent=2, sort_keys=True).encode("utf-8"))
+            write_bytes_atomically(
+                self.folder / INDEX_NAME, json.dumps(index, indent=2, sort_keys=True).encode("utf-8")
+            )
         return self._info(path, index)
 
     def _info(self, path: Path, index: dict[str, str]) -> ArtifactInfo:

@@ -61,6 +61,10 @@ ChangeListener = Callable[["ServerConnection", Literal["state", "tools"]], None]
 ClientMode = Literal["auto", "legacy"]
 
 DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 7 * 24 * 3600.0
+"""The longest start-up or call timeout honoured (longer ones are cut to this). The app's qasync loop
+runs timers as ``QTimer`` s, whose milliseconds are a 32-bit int: a timer past ~24.8 days raises
+``OverflowError`` instead of waiting. (An infinite deadline is fine: anyio schedules no timer for it.)"""
 _MAX_TOOL_PAGES = 100
 _TIMEOUT_GRACE = 2.0
 _CRASH_CLEANUP_TIMEOUT = 10.0
@@ -88,8 +92,8 @@ class ServerConnection:
         offers no client capabilities. ``mode``: ``auto`` (2026-07-28 with fallback) or ``legacy``."""
         self.name = name
         self.target = target
-        self.startup_timeout = startup_timeout
-        self.call_timeout = call_timeout
+        self.startup_timeout = min(startup_timeout, MAX_TIMEOUT)
+        self.call_timeout = min(call_timeout, MAX_TIMEOUT)
         self.state: ConnectionState = "starting"
         self.error: str | None = None
         self.crashed = False
@@ -353,7 +357,7 @@ class ServerConnection:
                 f"MCP server '{self.name}' is not running ({self.state}{reason}). "
                 "Fix the server configuration and restart it, or use another tool."
             )
-        limit = self.call_timeout if timeout is None else timeout
+        limit = self.call_timeout if timeout is None else min(timeout, MAX_TIMEOUT)
         try:
             with anyio.move_on_after(limit + _TIMEOUT_GRACE) as backstop:
                 result = await client.call_tool(tool, arguments, read_timeout_seconds=limit, progress_callback=progress)
@@ -414,6 +418,7 @@ class ServerConnection:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
     "CallOutcome",
     "ChangeListener",
     "ConnectionState",

@@ -141,7 +141,6 @@ class Host(HostFeatures):
         self.max_output_chars = max_output_chars
         self._credentials = credentials
         self._builtins: dict[str, BuiltinFactory] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
         self._connections: dict[str, ServerConnection] = {}
         self._closed = False
         self._events = EventBus()
@@ -179,8 +178,7 @@ class Host(HostFeatures):
 
     async def ensure_connected(self, server: str) -> ServerStatus:
         """Connect ``server`` if it is not yet (this is "first use" for a built-in); report its state."""
-        if server not in self._builtins and server not in self._configs:
-            raise ServerNotFoundError(f"MCP server '{server}' is not configured")
+        self._require_known(server)
         if server in self._builtins or not self._configs[server].disabled:
             await self._ensure(server)
         return self._status(server)
@@ -207,19 +205,19 @@ class Host(HostFeatures):
         connections = list(self._connections.values())
         await asyncio.gather(*(connection.close() for connection in connections))
 
+    def _require_known(self, server: str) -> None:
+        if server not in self._builtins and server not in self._configs:
+            raise ServerNotFoundError(f"MCP server '{server}' is not configured; add it to mcp.json first.")
+
     async def _ensure(self, server: str) -> ServerConnection:
-        existing = self._connections.get(server)
-        if existing is not None:
-            await existing.start()
-            return existing
-        lock = self._locks.setdefault(server, asyncio.Lock())
-        async with lock:
-            connection = self._connections.get(server)
-            if connection is None:
-                connection = self._new_connection(server)
-                self._connections[server] = connection
-                if connection.state == "failed":  # could not even be attempted: no task will report it
-                    self._on_connection_change(connection, "state")
+        """The server's connection, created if needed, once it is ready or has failed. Creating it does
+        not await, so concurrent callers share one connection without a lock."""
+        connection = self._connections.get(server)
+        if connection is None:
+            connection = self._new_connection(server)
+            self._connections[server] = connection
+            if connection.state == "failed":  # could not even be attempted: no task will report it
+                self._on_connection_change(connection, "state")
         await connection.start()
         return connection
 
@@ -394,8 +392,7 @@ class Host(HostFeatures):
         return truncate_outcome(outcome, self.max_output_chars)
 
     async def _connection_for(self, server: str) -> ServerConnection:
-        if server not in self._builtins and server not in self._configs:
-            raise ServerNotFoundError(f"MCP server '{server}' is not configured")
+        self._require_known(server)
         config = self._configs.get(server)
         if config is not None and config.disabled:
             raise ServerRequestError(f"MCP server '{server}' is disabled in mcp.json. Enable it first.")
@@ -432,8 +429,7 @@ class Host(HostFeatures):
 
     def stderr_tail(self, server: str) -> str:
         """The last (at most 256 KiB of) stderr output of a stdio server; empty if none."""
-        if server not in self._builtins and server not in self._configs:
-            raise ServerNotFoundError(f"MCP server '{server}' is not configured")
+        self._require_known(server)
         connection = self._connections.get(server)
         return connection.stderr_tail() if connection is not None else ""
 

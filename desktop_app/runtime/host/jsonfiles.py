@@ -78,14 +78,14 @@ def parse_yaml(text: str, path: Path) -> Any:
         raise ConfigError(path, f"invalid YAML: {exc}") from None
 
 
-def write_json_atomically(path: Path, document: Any) -> None:
-    """Write ``document`` to ``path`` through a temporary file in the same folder (mode 0600)."""
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a flushed, synced temporary file in the same folder (mode 0600),
+    renamed over the target: readers see the old file or the new one, never a torn write."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, path)
@@ -94,4 +94,9 @@ def write_json_atomically(path: Path, document: Any) -> None:
         raise
 
 
-__all__ = ["parse_json", "parse_yaml", "strip_jsonc", "write_json_atomically"]
+def write_json_atomically(path: Path, document: Any) -> None:
+    """Write ``document`` (indented JSON) to ``path`` with :func:`write_bytes_atomically`."""
+    write_bytes_atomically(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+__all__ = ["parse_json", "parse_yaml", "strip_jsonc", "write_bytes_atomically", "write_json_atomically"]

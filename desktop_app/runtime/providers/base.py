@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -90,3 +90,19 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncIterator[ProviderEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+async def final_completion(
+    events: AsyncIterator[ProviderEvent], *, on_retry: Callable[[RetryInfo], None] | None = None
+) -> Completion | None:
+    """Drain a stream whose deltas nobody shows: its ``Completion`` (``None`` if it had none).
+
+    Retry notices go to ``on_retry``; the other chunks are dropped (the Completion repeats what they said).
+    """
+    completion: Completion | None = None
+    async for item in events:
+        if isinstance(item, RetryChunk) and on_retry is not None:
+            on_retry(item.info)
+        elif isinstance(item, Completion):
+            completion = item
+    return completion

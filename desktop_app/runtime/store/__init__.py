@@ -60,9 +60,10 @@ def store_path(paths: AppPaths) -> Path:
 
 
 def attach_store(runtime: Runtime, store: Store) -> Recorder:
-    """Subscribe a ``Recorder`` for ``store`` to every event of ``runtime`` and return it."""
-    recorder = Recorder(
-        store, provider_info=lambda: (runtime.provider_settings.base_url, runtime.provider_settings.model)
-    )
+    """Subscribe a ``Recorder`` for ``store`` to every event of ``runtime`` and return it.
+
+    Each conversation is stored with the endpoint it really talks to (its own provider, else the default).
+    """
+    recorder = Recorder(store, base_url=lambda cid: runtime.conversation_provider(cid).base_url)
     runtime.subscribe(recorder)
     return recorder

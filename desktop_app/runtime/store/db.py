@@ -96,7 +96,12 @@ class Store:
             raise
         self._depth -= 1
         if self._depth == 0:
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                if self._conn.in_transaction:  # never leave it open: every later BEGIN would fail
+                    self._conn.execute("ROLLBACK")
+                raise
 
     def integrity_check(self) -> str:
         return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])

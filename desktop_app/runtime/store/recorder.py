@@ -56,13 +56,13 @@ class Recorder:
         clock: Callable[[], float] = time.monotonic,
         interval: float = FLUSH_INTERVAL_S,
         use_timer: bool = True,
-        provider_info: Callable[[], tuple[str, str]] | None = None,
+        base_url: Callable[[str], str] | None = None,
     ) -> None:
         self.store = store
         self._clock = clock
         self._interval = interval
         self._use_timer = use_timer
-        self._provider_info = provider_info
+        self._base_url = base_url  # conversation id -> the endpoint it talks to, stored with the conversation
         self._runs: dict[str, _RunState] = {}
         self.stats = FlushStats()
 
@@ -183,7 +183,7 @@ class Recorder:
     # -- other events ----------------------------------------------------------------------------------
 
     def _run_started(self, state: _RunState, event: ev.RunStarted) -> None:
-        base_url = self._provider_info()[0] if self._provider_info else ""
+        base_url = self._base_url(event.conversation_id) if self._base_url else ""
         with self.store.transaction():
             self.store.ensure_conversation(event.conversation_id, base_url=base_url, model=event.model)
             if not event.continued:  # a continued run carries on a paused turn: no new prompt

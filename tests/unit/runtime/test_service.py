@@ -269,3 +269,67 @@ async def test_each_conversation_keeps_its_provider_and_model() -> None:
     assert runtime.conversation_provider(second) == default
     await runtime.aclose()
     assert providers["fast"].closed and providers["smart"].closed
+
+
+class _HangingHost(FakeHost):
+    """A host whose ``hang`` tool runs until it is cancelled (``started`` is set once it runs)."""
+
+    def __init__(self) -> None:
+        super().__init__({"hang": lambda _a: "never"})
+        self.started = asyncio.Event()
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        self.started.set()
+        await asyncio.Event().wait()
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_caller_waits_for_the_run_to_record_its_cancelled_tool_call() -> None:
+    host = _HangingHost()
+    provider = FakeProvider([calls(("c1", "mcp__fake__hang", "{}"))])
+    runtime = make_runtime(provider, host, "always")
+    rec = Recorder(runtime)
+    conv = runtime.new_conversation()
+    caller = asyncio.ensure_future(runtime.run(conv, "go"))
+    await host.started.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    assert rec.kinds()[-2:] == ["tool_result", "run_finished"]  # the result first, then the end
+    last = runtime.conversation(conv).messages[-1]
+    assert isinstance(last, ToolMessage) and last.tool_call_id == "c1" and last.is_error
+    assert not runtime.is_running(conv)
+
+
+@pytest.mark.asyncio
+async def test_a_run_that_cannot_start_leaves_the_conversation_free() -> None:
+    working = FakeProvider([answer("hello")])
+    made: list[ProviderSettings] = []
+
+    def factory(settings: ProviderSettings, _key: str | None) -> FakeProvider:
+        made.append(settings)
+        if len(made) == 1:
+            raise ValueError("no such endpoint")
+        return working
+
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    runtime = Runtime(settings=settings, host=FakeHost(), provider_factory=factory)
+    conv = runtime.new_conversation()
+    with pytest.raises(ValueError, match="no such endpoint"):
+        await runtime.run(conv, "go")
+    assert not runtime.is_running(conv)
+    assert (await runtime.run(conv, "go")).status == "finished"  # not refused as busy
+
+
+@pytest.mark.asyncio
+async def test_an_unexpected_failure_still_ends_the_run_visibly_and_propagates() -> None:
+    provider = FakeProvider([[ContentChunk(text="partial "), RuntimeError("bug in a provider")]])
+    runtime = make_runtime(provider)
+    rec = Recorder(runtime)
+    conv = runtime.new_conversation()
+    with pytest.raises(RuntimeError, match="bug in a provider"):
+        await runtime.run(conv, "go")
+    error = rec.events[-1]
+    assert isinstance(error, ev.Error) and error.code == "internal_error" and "bug in a provider" in error.message
+    assert runtime.conversation(conv).messages[-1] == AssistantMessage(content="partial ")
+    assert not runtime.is_running(conv)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, UserMessage
@@ -156,3 +158,16 @@ def test_punctuation_heavy_queries_never_raise(store: Store, query: str) -> None
     add_exchange(store, "c1", 'c++ and x:y and a"b AND OR NOT', "ok := 1", run_id="r1")
     store.search(query)
     store.search(query + " c")
+
+
+def test_a_failed_commit_rolls_back_and_the_store_stays_usable(store: Store) -> None:
+    def add_orphan_message() -> None:
+        with store.transaction() as c:
+            c.execute("PRAGMA defer_foreign_keys = ON")  # the missing conversation fails at COMMIT, not at INSERT
+            store.add_message("missing", "user", run_id=None, status="complete")
+
+    with pytest.raises(sqlite3.IntegrityError):
+        add_orphan_message()
+    assert not store.connection.in_transaction
+    store.ensure_conversation("c1")
+    assert store.get_conversation("c1") is not None

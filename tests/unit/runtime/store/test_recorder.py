@@ -265,3 +265,19 @@ def test_a_continued_run_reuses_the_stored_tool_call_and_edited_arguments_replac
     assert approval["arguments_before"] == {"path": "/"} and approval["arguments_after"] == {"path": "/tmp"}
     assert (approval["decision"], approval["scope"]) == ("approved", "conversation")
     assert [r.status for r in store.runs("c1").values()] == ["paused", "finished"]
+
+
+@pytest.mark.asyncio
+async def test_a_conversation_is_stored_with_the_endpoint_of_its_own_provider(store: Store) -> None:
+    runtime = make_runtime(FakeProvider([[Completion(content="Hi.")]]), FakeHost())
+    recorder = attach_store(runtime, store)
+    cid = runtime.new_conversation()
+    runtime.set_conversation_provider(
+        cid, ProviderSettings(base_url="https://api.anthropic.com", model="claude-x", dialect="anthropic")
+    )
+    await runtime.run(cid, "Hello")
+    await runtime.aclose()
+    recorder.close()
+    info = store.get_conversation(cid)
+    assert info is not None
+    assert (info.base_url, info.model) == ("https://api.anthropic.com", "claude-x")
