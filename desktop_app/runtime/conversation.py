@@ -42,6 +42,12 @@ class ToolOutcome(Protocol):
     def structured(self) -> dict[str, Any] | None: ...
 
 
+class ProgressCallback(Protocol):
+    """Receives a tool call's progress as the server reports it (the MCP SDK's progress signature)."""
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
+
+
 class ToolHost(Protocol):
     """The host as the loop sees it: the tools on offer and the one call path."""
 
@@ -49,7 +55,9 @@ class ToolHost(Protocol):
 
     def lookup(self, model_name: str) -> ToolTarget | None: ...
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome: ...
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
+    ) -> ToolOutcome: ...
 
 
 @dataclass

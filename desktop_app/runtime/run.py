@@ -9,7 +9,6 @@ provider failures end the run with an ``Error`` event, keeping any partial answe
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -196,7 +195,8 @@ class RunLoop:
     async def _user_message(
         self, prompt: str, attachments: Sequence[PathOrAttachment], context: Sequence[ContextItem] | None
     ) -> UserMessage:
-        loaded = load_attachments(attachments, self._options.attachment_limits)
+        # Reading and encoding files (images up to several MB) happens off the event loop.
+        loaded = await asyncio.to_thread(load_attachments, attachments, self._options.attachment_limits)
         block = render_context([*context, *file_items(loaded)]) if context is not None else ""
         images = [item for item in loaded if item.kind == "image"]
         if images and self._options.supports_images is False:
@@ -284,7 +284,7 @@ class RunLoop:
                 f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"
             )
         outcome = await self._call_tool(call, server, tool, arguments)
-        self._finish_tool(call, server, tool, note + outcome.text, outcome.is_error, outcome.structured)
+        self._finish_tool(call, server, tool, outcome.text, outcome.is_error, outcome.structured, note=note)
 
     async def _call_tool(self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
         """The host call, with the tool's progress emitted as ``ToolProgress`` (when the host reports it).
@@ -297,12 +297,8 @@ class RunLoop:
                 ev.ToolProgress(**self._ids, tool_call_id=call.id, progress=progress, total=total, message=message)
             )
 
-        host_call: Any = self._host.call
         try:
-            if "progress" in inspect.signature(host_call).parameters:
-                outcome: ToolOutcome = await host_call(server, tool, arguments, progress=progress)
-                return outcome
-            return await self._host.call(server, tool, arguments)
+            return await self._host.call(server, tool, arguments, progress=progress)
         except asyncio.CancelledError:
             self._finish_tool(call, server, tool, CANCELLED_BY_USER, True)
             raise
@@ -366,17 +362,21 @@ class RunLoop:
         text: str,
         is_error: bool,
         structured: dict[str, Any] | None = None,
+        *,
+        note: str = "",
     ) -> None:
+        """Record a tool's result (event + message for the model); ``note`` is the loop's own remark."""
         self._emit(
             ev.ToolResult(
                 **self._ids,
                 tool_call_id=call.id,
                 server=server,
                 tool=tool,
-                text=text,
+                text=note + text,
                 is_error=is_error,
                 structured=structured,
             )
         )
-        content = text if text else json.dumps(structured) if structured is not None else ""
+        body = text if text or structured is None else json.dumps(structured)  # structured-only: JSON for the model
+        content = note + body
         self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))

@@ -91,7 +91,7 @@ class FakeHost:
                 return FakeTool(model_name, self.server, tool)
         return None
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> FakeOutcome:
+    async def call(self, server: str, tool: str, arguments: dict[str, Any], *, progress: Any = None) -> FakeOutcome:
         self.log.append((server, tool, arguments))
         try:
             return FakeOutcome(self.handlers[tool](arguments))

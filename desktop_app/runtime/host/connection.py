@@ -37,6 +37,7 @@ from desktop_app.runtime.events import HostEvent
 from desktop_app.runtime.host.client_features import ClientCallbacks, ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.connection_requests import describe_start_error
 from desktop_app.runtime.host.connection_requests import leaf_exception as _leaf
+from desktop_app.runtime.host.oauth import DEFAULT_SIGN_IN_TIMEOUT
 from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
 from desktop_app.runtime.host.resource_watch import ResourceWatch
 from desktop_app.runtime.host.transports import (
@@ -92,6 +93,9 @@ class ServerConnection:
         offers no client capabilities. ``mode``: ``auto`` (2026-07-28 with fallback) or ``legacy``."""
         self.name = name
         self.target = target
+        if isinstance(target, HttpTarget) and target.auth is not None:
+            # Starting may include signing in through the browser: give the user the sign-in time too.
+            startup_timeout = max(startup_timeout, DEFAULT_SIGN_IN_TIMEOUT)
         self.startup_timeout = min(startup_timeout, MAX_TIMEOUT)
         self.call_timeout = min(call_timeout, MAX_TIMEOUT)
         self.state: ConnectionState = "starting"

@@ -19,6 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app.runtime.errors import ServerRequestError
+from desktop_app.runtime.host.oauth import SignInError, SignInRequired
 from desktop_app.runtime.host.transports import HttpTarget
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ def describe_start_error(
             return f"could not start '{command}': permission denied; check 'command' in mcp.json"
         if isinstance(exc, OSError):
             return f"could not start '{command}': {exc}; check 'command' and 'args' in mcp.json"
+    if isinstance(exc, SignInRequired | SignInError):
+        return str(exc)  # already says what happened and what to do (sign in, or add "oauth")
     detail = str(exc) or type(exc).__name__
     if isinstance(exc, MCPError) and exc.error.code == mtypes.CONNECTION_CLOSED:
         detail = "the server closed the connection during start-up"

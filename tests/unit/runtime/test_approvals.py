@@ -220,3 +220,20 @@ def test_auto_approve_read_only_is_a_saved_setting(tmp_path: Path) -> None:
 
     assert load_settings(path).auto_approve_read_only is True
     assert Runtime(settings=load_settings(path), host=echo_host()).policy.auto_approve_read_only is True
+
+
+@pytest.mark.asyncio
+async def test_edit_note_keeps_a_structured_only_result_for_the_model() -> None:
+    from tests.support.fakes import FakeOutcome
+
+    class StructuredHost(FakeHost):
+        async def call(self, server: str, tool: str, arguments: dict[str, object], *, progress: object = None):  # type: ignore[no-untyped-def,override]
+            return FakeOutcome("", structured={"x": arguments["x"]})
+
+    provider = FakeProvider([calls(("a", "mcp__fake__echo", '{"x": 1}')), answer("done")])
+    runtime = make(provider, StructuredHost({"echo": lambda a: ""}))
+    Answers(runtime, {"a": {"approved": True, "arguments": {"x": 2}}})
+    await runtime.run(runtime.new_conversation(), "go")
+    result = provider.requests[1].messages[-1]
+    assert isinstance(result, ToolMessage)
+    assert "edited the arguments" in result.content and result.content.endswith('{"x": 2}')

@@ -278,7 +278,7 @@ class _HangingHost(FakeHost):
         super().__init__({"hang": lambda _a: "never"})
         self.started = asyncio.Event()
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, server: str, tool: str, arguments: dict[str, Any], *, progress: Any = None) -> Any:
         self.started.set()
         await asyncio.Event().wait()
 
