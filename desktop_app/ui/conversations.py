@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.menus import view_menu
+
 if TYPE_CHECKING:
     from desktop_app.runtime.store import ConversationInfo, Store
 
@@ -392,15 +394,6 @@ def install_conversations_dock(window: QMainWindow) -> tuple[QDockWidget, Conver
     return dock, panel
 
 
-def _view_menu(window: QMainWindow) -> QMenu:
-    """The window's View menu (made after the existing menus if there is none yet)."""
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and action.text().replace("&", "") == "View":
-            return menu
-    return window.menuBar().addMenu("&View")
-
-
 def add_conversation_actions(panel: ConversationList, menu: QMenu, current: Callable[[], str | None]) -> None:
     """Rename (F2), the exports and Delete in ``menu``, acting on the selected conversation, else on
     ``current()`` (the one the chat shows, once stored). They stay disabled until the panel has a store.
@@ -415,7 +408,7 @@ def add_conversation_actions(panel: ConversationList, menu: QMenu, current: Call
         menu.addAction(action)
     window = panel.window()
     if panel.toggle_action is not None and isinstance(window, QMainWindow):
-        _view_menu(window).addAction(panel.toggle_action)
+        view_menu(window).addAction(panel.toggle_action)
 
 
 def _call(slot: Callable[[str], object], conversation_id: str | None) -> None:

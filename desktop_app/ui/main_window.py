@@ -7,6 +7,7 @@ inline in the transcript and in the status bar.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -24,6 +25,7 @@ from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.conversations import add_conversation_actions, install_conversations_dock
 from desktop_app.ui.server_requests import ServerRequests
 from desktop_app.ui.servers_panel import install_servers_dock
+from desktop_app.ui.window_dialogs import WindowDialogs
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +64,7 @@ def describe_exception(exc: BaseException) -> str:
     return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowDialogs, QMainWindow):
     """Switchboard's main window."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -109,7 +111,25 @@ class MainWindow(QMainWindow):
         self.slash: SlashCommands | None = None
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self._on_stop_requested)
+        self._set_tab_order()
         self.composer.edit.setFocus()
+
+    def _set_tab_order(self) -> None:
+        """Tab goes left to right, top to bottom: the list, the transcript, the composer, the status bar."""
+        chain = [
+            self.conversations.search,
+            self.conversations.new_button,
+            self.conversations.list,
+            self.view,
+            self.composer.attach_button,
+            self.composer.clipboard_button,
+            self.composer.resource_button,
+            self.composer.edit,
+            self.composer.button,
+            self.servers_dock.indicator,
+        ]
+        for first, second in itertools.pairwise(chain):
+            QWidget.setTabOrder(first, second)
 
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
@@ -204,75 +224,6 @@ class MainWindow(QMainWindow):
         self.composer.resource_button.setEnabled(hasattr(host, "list_resources"))
         self.composer.resource_requested.connect(self.open_resources_dialog)
         self.roots_action.setEnabled(hasattr(self.runtime, "set_roots"))
-
-    def open_resources_dialog(self) -> ResourcesDialog | None:
-        """Attach resource…: the (non-modal) list of the ready servers' resources."""
-        if self.runtime is None or self.mcp_host is None:
-            return None
-        if self.resources_dialog is None:
-            from desktop_app.ui.resources_dialog import ResourcesDialog
-
-            self.resources_dialog = ResourcesDialog(self.runtime, self.mcp_host, self.composer, self)
-        else:
-            self.resources_dialog.refresh()
-        self.resources_dialog.show()
-        self.resources_dialog.raise_()
-        return self.resources_dialog
-
-    def open_roots_dialog(self) -> RootsDialog | None:
-        """Settings → Folders the servers may see… (non-modal)."""
-        if self.runtime is None:
-            return None
-        if self.roots_dialog is None:
-            from desktop_app.ui.roots_dialog import RootsDialog
-
-            self.roots_dialog = RootsDialog(self.runtime, self)
-        self.roots_dialog.show()
-        self.roots_dialog.raise_()
-        return self.roots_dialog
-
-    def _on_roots_triggered(self) -> None:
-        self.open_roots_dialog()
-
-    def _on_import_triggered(self) -> None:
-        if self.importer is not None:
-            self.importer.choose()
-
-    def _on_servers_imported(self, names: list[str]) -> None:
-        self.statusBar().showMessage(
-            f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000
-        )
-
-    def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
-        if self.runtime is None:
-            return None
-        if self.provider_dialog is not None and self.provider_dialog.isVisible():
-            self.provider_dialog.raise_()
-            return self.provider_dialog
-        from desktop_app.ui.provider_dialog import ProviderDialog  # pydantic settings: not before first paint
-
-        dialog = ProviderDialog(self.runtime, self, first_run=first_run)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.configured.connect(self._on_provider_configured)
-        self.provider_dialog = dialog
-        dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
-        return dialog
-
-    def open_approvals_dialog(self) -> ApprovalsDialog | None:
-        if self.runtime is None:
-            return None
-        if self.approvals_dialog is not None and self.approvals_dialog.isVisible():
-            self.approvals_dialog.refresh()
-            self.approvals_dialog.raise_()
-            return self.approvals_dialog
-        from desktop_app.ui.approvals_dialog import ApprovalsDialog  # pydantic grants: not before first paint
-
-        dialog = ApprovalsDialog(self.runtime, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(self._on_approvals_dialog_destroyed)
-        self.approvals_dialog = dialog
-        dialog.open()
-        return dialog
 
     # -- conversations -----------------------------------------------------------------------------------
 
@@ -437,15 +388,6 @@ class MainWindow(QMainWindow):
         self.set_status("Ready")
         self.composer.edit.setFocus()
 
-    def _on_provider_triggered(self) -> None:
-        self.open_provider_dialog()
-
-    def _on_approvals_triggered(self) -> None:
-        self.open_approvals_dialog()
-
-    def _on_approvals_dialog_destroyed(self) -> None:
-        self.approvals_dialog = None
-
     def _on_provider_configured(self) -> None:
         # A provider chosen while in a conversation applies to it too (it stops keeping its stored one).
         conversation = self.controller.conversation_id
@@ -453,7 +395,7 @@ class MainWindow(QMainWindow):
         if conversation and setter is not None:
             try:
                 setter(conversation, None)
-            except Exception:  # a conversation the runtime does not know yet: nothing to reset
+            except SwitchboardError:  # a conversation the runtime does not know yet: nothing to reset
                 pass
         self._show_provider()
         self._show_round_limit()

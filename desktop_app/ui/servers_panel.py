@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QMainWindow,
-    QMenu,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -32,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.menus import view_menu
 from desktop_app.ui.server_log import (
     MUTED_COLOR,
     LogLine,
@@ -335,6 +335,7 @@ class ServersDock(QDockWidget):
         self.indicator.setObjectName("mcpIndicator")
         self.indicator.setAutoRaise(True)
         self.indicator.setText("MCP: starting…")
+        self.indicator.setAccessibleName("MCP servers status")
         self.indicator.setToolTip("MCP servers — click to show or hide the Servers panel")
         self.indicator.clicked.connect(self.toggle)
         self.panel.summary_changed.connect(self._on_summary)
@@ -354,15 +355,6 @@ class ServersDock(QDockWidget):
     def _on_notification(self, text: str) -> None:
         self.indicator.setToolTip(text)
         self._main_window.statusBar().showMessage(text, NOTIFY_MS)
-
-
-def view_menu(window: QMainWindow) -> QMenu:
-    """The window's View menu (created after the existing menus if there is none yet)."""
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and action.text().replace("&", "") == "View":
-            return menu
-    return window.menuBar().addMenu("&View")
 
 
 def install_servers_dock(window: QMainWindow, tasks: TaskRunner | None = None) -> ServersDock:

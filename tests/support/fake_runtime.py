@@ -170,6 +170,13 @@ class FakeRuntime:
     def set_conversation_provider(self, conversation_id: str, settings: tuple[str, str] | None) -> None:
         self.conversation_providers[conversation_id] = settings
 
+    def conversation_provider(self, conversation_id: str) -> ProviderSettings:
+        """The provider a conversation talks to: the one it was given, else the default (as the Runtime)."""
+        own = self.conversation_providers.get(conversation_id)
+        if own is None:
+            return self.provider_settings
+        return self.provider_settings.model_copy(update={"base_url": own[0], "model": own[1]})
+
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self.listeners.append(listener)
         return lambda: self.listeners.remove(listener) if listener in self.listeners else None

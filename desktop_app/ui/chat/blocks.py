@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QSizeF, Qt
+from PySide6.QtCore import QEvent, QSizeF, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QLabel,
     QSizePolicy,
@@ -52,7 +53,11 @@ class AutoHeightText(QTextBrowser):
         cursor.insertText(text)
 
     def render_markdown(self, text: str) -> None:
-        self.document().setMarkdown(text)
+        """Replace the document with ``text`` as markdown (framed, highlighted code; tidy tables)."""
+        from desktop_app.ui.chat.markdown import render_markdown
+
+        # The application's palette: this widget's own has a transparent base (its style sheet).
+        render_markdown(self.document(), text, QApplication.palette())
 
     def _on_document_size_changed(self, size: QSizeF) -> None:
         self._fit(size)
@@ -111,6 +116,12 @@ class AnswerBlock(AutoHeightText):
         """Render the whole answer as markdown, once."""
         if not self.finished:
             self.finished = True
+            self.render_markdown(self.text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The system switched between light and dark: render again with the new code colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self.finished:
             self.render_markdown(self.text)
 
     def mark_stopped(self) -> None:

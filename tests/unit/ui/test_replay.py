@@ -47,7 +47,7 @@ def store(tmp_path):
 
 
 def _record_everything(store: Store) -> None:
-    recorder = Recorder(store, use_timer=False, provider_info=lambda: ("http://127.0.0.1:9/v1", "m"))
+    recorder = Recorder(store, use_timer=False, base_url=lambda _cid: "http://127.0.0.1:9/v1")
     e = _Events(recorder)
     e.start("Hello")
     e(ev.ReasoningDelta, text="The user greets me.")
@@ -187,7 +187,7 @@ def test_a_pending_approval_resumes_after_a_restart(qtbot, qloop, tmp_path):
     # First session: the run stops on an approval, then the app dies (nothing more gets recorded).
     store1 = Store.open(path)
     runtime1 = _runtime(FakeProvider([calls(("c1", "mcp__fake__echo", '{"x": 1}'))]), host)
-    recorder1 = Recorder(store1, provider_info=lambda: ("http://127.0.0.1:9/v1", "m"))
+    recorder1 = Recorder(store1, base_url=lambda _cid: "http://127.0.0.1:9/v1")
     unsubscribe = runtime1.subscribe(recorder1)
     win1 = _window(qtbot, runtime1, store1)
     win1.composer.edit.setPlainText("echo 1")

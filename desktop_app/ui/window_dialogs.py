@@ -1,0 +1,109 @@
+"""The main window's dialogs: provider, approvals, roots, resources and MCP import, opened non-modally.
+
+A mixin of :class:`~desktop_app.ui.main_window.MainWindow` (it uses the window's ``runtime``, ``mcp_host``,
+``composer``, ``importer`` and dialog attributes). Dialog modules are imported on first use, so none of
+them (nor pydantic) loads before the first paint; none is ever ``exec()``-ed on the qasync loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+
+if TYPE_CHECKING:
+    from desktop_app.ui.approvals_dialog import ApprovalsDialog
+    from desktop_app.ui.provider_dialog import ProviderDialog
+    from desktop_app.ui.resources_dialog import ResourcesDialog
+    from desktop_app.ui.roots_dialog import RootsDialog
+
+
+class WindowDialogs:
+    """Opens (or raises) each of the window's dialogs; at most one of each at a time."""
+
+    runtime: Any
+    mcp_host: Any
+    composer: Any
+    importer: Any
+    provider_dialog: ProviderDialog | None
+    approvals_dialog: ApprovalsDialog | None
+    resources_dialog: ResourcesDialog | None
+    roots_dialog: RootsDialog | None
+
+    def open_resources_dialog(self) -> ResourcesDialog | None:
+        """Attach resource…: the (non-modal) list of the ready servers' resources."""
+        if self.runtime is None or self.mcp_host is None:
+            return None
+        if self.resources_dialog is None:
+            from desktop_app.ui.resources_dialog import ResourcesDialog
+
+            self.resources_dialog = ResourcesDialog(self.runtime, self.mcp_host, self.composer, self)
+        else:
+            self.resources_dialog.refresh()
+        self.resources_dialog.show()
+        self.resources_dialog.raise_()
+        return self.resources_dialog
+
+    def open_roots_dialog(self) -> RootsDialog | None:
+        """Settings → Folders the servers may see… (non-modal)."""
+        if self.runtime is None:
+            return None
+        if self.roots_dialog is None:
+            from desktop_app.ui.roots_dialog import RootsDialog
+
+            self.roots_dialog = RootsDialog(self.runtime, self)
+        self.roots_dialog.show()
+        self.roots_dialog.raise_()
+        return self.roots_dialog
+
+    def _on_roots_triggered(self) -> None:
+        self.open_roots_dialog()
+
+    def _on_import_triggered(self) -> None:
+        if self.importer is not None:
+            self.importer.choose()
+
+    def _on_servers_imported(self, names: list[str]) -> None:
+        self.statusBar().showMessage(
+            f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000
+        )
+
+    def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
+        if self.runtime is None:
+            return None
+        if self.provider_dialog is not None and self.provider_dialog.isVisible():
+            self.provider_dialog.raise_()
+            return self.provider_dialog
+        from desktop_app.ui.provider_dialog import ProviderDialog  # pydantic settings: not before first paint
+
+        dialog = ProviderDialog(self.runtime, self, first_run=first_run)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.configured.connect(self._on_provider_configured)
+        self.provider_dialog = dialog
+        dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
+        return dialog
+
+    def open_approvals_dialog(self) -> ApprovalsDialog | None:
+        if self.runtime is None:
+            return None
+        if self.approvals_dialog is not None and self.approvals_dialog.isVisible():
+            self.approvals_dialog.refresh()
+            self.approvals_dialog.raise_()
+            return self.approvals_dialog
+        from desktop_app.ui.approvals_dialog import ApprovalsDialog  # pydantic grants: not before first paint
+
+        dialog = ApprovalsDialog(self.runtime, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(self._on_approvals_dialog_destroyed)
+        self.approvals_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _on_provider_triggered(self) -> None:
+        self.open_provider_dialog()
+
+    def _on_approvals_triggered(self) -> None:
+        self.open_approvals_dialog()
+
+    def _on_approvals_dialog_destroyed(self) -> None:
+        self.approvals_dialog = None
