@@ -133,12 +133,15 @@ class ConversationList(QWidget):
         self.list.itemActivated.connect(self._on_item_activated)
         self.list.itemChanged.connect(self._on_item_changed)
         layout.addWidget(self.list, 1)
-        self.empty_label = QLabel("No conversations yet.")
+        # The empty-state note sits centred inside the list's viewport, covering it (mouse events pass through).
+        self.empty_label = QLabel("No conversations yet.", self.list.viewport())
         self.empty_label.setObjectName("conversationsEmpty")
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_label.setWordWrap(True)
-        self.empty_label.setStyleSheet("QLabel { color: palette(placeholder-text); }")
-        layout.addWidget(self.empty_label)
+        self.empty_label.setContentsMargins(12, 12, 12, 12)
+        self.empty_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.empty_label.setStyleSheet("QLabel { color: palette(placeholder-text); background: transparent; }")
+        self.list.viewport().installEventFilter(self)  # keeps the note the viewport's size
 
         self.undo_bar = QFrame()
         self.undo_bar.setObjectName("undoBar")
@@ -314,7 +317,9 @@ class ConversationList(QWidget):
         self.undo_bar.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.list and event.type() == QEvent.Type.KeyPress:
+        if watched is self.list.viewport() and event.type() == QEvent.Type.Resize:
+            self.empty_label.setGeometry(self.list.viewport().rect())
+        elif watched is self.list and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             item = self.list.currentItem()
             if event.key() == Qt.Key.Key_Delete and item is not None and item.isSelected():

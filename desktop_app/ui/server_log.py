@@ -138,8 +138,11 @@ class ServerRow(QWidget):
         self.error_label.setStyleSheet(f"color: {MUTED_COLOR};")
         for label in (self.name_label, self.state_label, self.error_label):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+            label.setSizePolicy(label.sizePolicy().horizontalPolicy(), QSizePolicy.Policy.Fixed)
             texts.addWidget(label)
+        texts.addStretch(1)  # a row taller than its text keeps the name and state together at the top
         layout.addLayout(texts, 1)
+        self._layouts = (texts, layout)
         self.busy = QProgressBar()
         self.busy.setObjectName("busyIndicator")
         self.busy.setRange(0, 0)  # indeterminate
@@ -163,6 +166,8 @@ class ServerRow(QWidget):
         self.busy.setVisible(info.state in ("starting", "restarting"))
         self.restart_button.setEnabled(info.state not in ("disabled", "starting", "restarting"))
         self.setToolTip(info.error or "")
+        for layout in self._layouts:  # sizeHint() counts only the labels shown now (Qt would update it later)
+            layout.invalidate()
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,21 @@ def test_search_filters_by_title_and_by_content_with_snippets(qtbot, store, thre
     assert panel.conversation_ids() == [c, b, a]
 
 
+def test_the_empty_note_is_centred_inside_the_list(qtbot, store):
+    panel = _panel(qtbot, store)
+    panel.resize(250, 500)
+    qtbot.waitExposed(panel)
+    note, viewport = panel.empty_label, panel.list.viewport()
+    assert panel.conversation_ids() == [] and note.isVisible() and note.text() == "No conversations yet."
+    assert note.parent() is viewport and note.geometry() == viewport.rect()
+    assert note.alignment() & Qt.AlignmentFlag.AlignCenter == Qt.AlignmentFlag.AlignCenter
+    panel.resize(300, 600)
+    qtbot.waitUntil(lambda: note.geometry() == viewport.rect() and viewport.height() > 400)
+    _conversation(store, "First", "a prompt", "an answer")
+    panel.refresh()
+    assert note.isHidden() and len(panel.conversation_ids()) == 1
+
+
 def test_rename_inline_with_f2(qtbot, store, three):
     a, _b, _c = three
     panel = _panel(qtbot, store)

@@ -128,6 +128,26 @@ def test_restart_countdown_ticks_with_the_timer(panel: ServersPanel, clock: Cloc
     assert notices[-1] == "MCP server 'alpha' failed: gave up. Fix it, then press Restart in View → Servers."
 
 
+def test_a_row_shrinks_back_when_its_error_line_goes(qtbot, panel: ServersPanel) -> None:
+    """A server that was waiting to restart (error line shown) and is ready again is as tall as the others,
+    with its name at the top (not pushed down by a stale, taller size hint)."""
+    host = FakeHost("alpha", "time")
+    panel.attach(host)
+    panel.resize(360, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    host.publish(ServerStateChanged(server="alpha", state="ready", tool_count=2))
+    host.publish(ServerStateChanged(server="time", state="failed", error="process exited", restart_in_s=4, attempt=1))
+    tall = panel._items["time"].sizeHint().height()
+    assert tall > panel._items["alpha"].sizeHint().height()
+    host.publish(ServerStateChanged(server="time", state="ready", tool_count=2))
+    QApplication.processEvents()
+    heights = {name: panel._items[name].sizeHint().height() for name in ("alpha", "time")}
+    assert heights["time"] == heights["alpha"] < tall
+    alpha, row = panel.rows["alpha"], panel.rows["time"]
+    assert row.name_label.y() == alpha.name_label.y() and row.state_label.y() == alpha.state_label.y()
+
+
 def test_restart_button_calls_host_restart(qtbot, qloop, panel: ServersPanel) -> None:
     host = FakeHost("alpha")
     host.stderr["alpha"] = "Traceback: boom"
