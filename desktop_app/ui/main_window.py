@@ -260,6 +260,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.controller.conversation_id = conversation_id
         pending = reopen(self.store, cast("ReopenRuntime", self.runtime), self.view, conversation_id)
         self.conversations.set_current(conversation_id)
+        self._show_provider()
         self.composer.edit.setFocus()
         if not pending:
             return self.set_status("Ready")
@@ -290,8 +291,13 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.set_status("Error — see the conversation")
 
     def _show_provider(self) -> None:
+        """The status bar names the provider the shown conversation talks to (its own, else the default)."""
         if self.runtime is not None:
             settings = self.runtime.provider_settings
+            conversation = self.controller.conversation_id if self.controller is not None else None
+            chooser = getattr(self.runtime, "conversation_provider", None)
+            if conversation and chooser is not None:
+                settings = chooser(conversation)
             self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
 
     def _show_round_limit(self) -> None:
@@ -385,6 +391,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.controller.new_conversation()
         self.view.clear()
         self.conversations.set_current(None)
+        self._show_provider()
         self.set_status("Ready")
         self.composer.edit.setFocus()
 

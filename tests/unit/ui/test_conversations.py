@@ -221,6 +221,7 @@ def test_window_reopens_a_conversation_and_sending_continues_it(qtbot, qloop, st
         "the provider it was started with (new chats use fake-model)."
     ]
     assert runtime.conversation_providers[a] == ("http://old.example/v1", "old-model")
+    assert win.model_label.text().startswith("old-model")  # the status bar names the conversation's own model
     assert win.conversations.list.currentItem() is item
 
     runtime.script(Content("Also the Orsay."))
