@@ -40,7 +40,8 @@ from desktop_app.runtime.messages import (
     ToolSpec,
     UserMessage,
 )
-from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
+from desktop_app.runtime.providers._http import StreamingHttpProvider
+from desktop_app.runtime.providers._retry import RetryPolicy, Sleep
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, SSEReader, decode_data
 from desktop_app.runtime.providers.base import (
     ChatRequest,
@@ -62,9 +63,6 @@ MIN_THINKING_BUDGET = 1024
 
 RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 """``error`` event types that are worth a new stream (before progress); others are raised as they are."""
-
-DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)
-"""For a client the provider creates itself (as the OpenAI provider's): 11 minutes per read, 30 s to connect."""
 
 
 def messages_endpoint(base_url: str) -> str:
@@ -419,7 +417,7 @@ async def read_stream(
 # ---- the provider -------------------------------------------------------------------------------------
 
 
-class AnthropicProvider:
+class AnthropicProvider(StreamingHttpProvider):
     """An Anthropic Messages endpoint, streamed over SSE."""
 
     def __init__(
@@ -434,19 +432,18 @@ class AnthropicProvider:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         thinking_budget: int | None = None,
     ) -> None:
-        if idle_timeout <= 0:
-            raise ValueError("idle_timeout must be positive")
         if max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
         if thinking_budget is not None and thinking_budget < MIN_THINKING_BUDGET:
             raise ValueError(f"thinking_budget must be at least {MIN_THINKING_BUDGET}")
-        self.base_url = base_url.strip().rstrip("/")
-        self._api_key = api_key
-        self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        self._idle_timeout = idle_timeout
-        self._retry_policy = anthropic_retry_policy(retry_policy)
-        self._sleep = sleep
+        super().__init__(
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            idle_timeout=idle_timeout,
+            retry_policy=anthropic_retry_policy(retry_policy),
+            sleep=sleep,
+        )
         self.max_tokens = max_tokens
         self.thinking_budget = thinking_budget
 
@@ -461,27 +458,15 @@ class AnthropicProvider:
             headers["x-api-key"] = self._api_key
         return headers
 
+    def _read_lines(self, lines: AsyncIterator[str]) -> AsyncGenerator[ProviderEvent, None]:
+        return read_stream(lines, idle_timeout=self._idle_timeout)
+
     async def stream(self, request: ChatRequest) -> AsyncGenerator[ProviderEvent, None]:
         """Stream one response: deltas, usage and retry notices, then exactly one ``Completion``."""
         body = build_body(request, max_tokens=self.max_tokens, thinking_budget=self.thinking_budget)
-        headers = self._headers()
-
-        async def send() -> httpx.Response:
-            http_request = self._client.build_request("POST", self.endpoint, json=body, headers=headers)
-            return await self._client.send(http_request, stream=True)
-
-        def read(response: httpx.Response) -> AsyncGenerator[ProviderEvent, None]:
-            return read_stream(response.aiter_lines(), idle_timeout=self._idle_timeout)
-
-        retrier = Retrier(self._retry_policy, sleep=self._sleep)
-        events = stream_with_retry(send, read, retrier=retrier)
+        events = self._post_stream(self.endpoint, body)
         try:
             async for event in events:
                 yield event
         finally:
             await events.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this provider created it."""
-        if self._owns_client:
-            await self._client.aclose()

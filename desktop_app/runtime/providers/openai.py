@@ -28,7 +28,8 @@ from desktop_app.runtime.messages import (
     ToolSpec,
     UserMessage,
 )
-from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
+from desktop_app.runtime.providers._http import StreamingHttpProvider
+from desktop_app.runtime.providers._retry import RetryPolicy, Sleep
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, DONE, SSEReader, decode_data
 from desktop_app.runtime.providers.base import (
     ChatRequest,
@@ -51,10 +52,6 @@ from desktop_app.runtime.providers.deepseek import (
 )
 
 Dialect = Literal["openai", "deepseek"]
-
-DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)
-"""For a client the provider creates itself: 11 minutes per read (stalls are caught sooner by the idle
-timeout), 30 s to connect."""
 
 
 # ---- request ------------------------------------------------------------------------------------------
@@ -370,7 +367,7 @@ async def read_stream(
 # ---- the provider -------------------------------------------------------------------------------------
 
 
-class OpenAIProvider:
+class OpenAIProvider(StreamingHttpProvider):
     """A Chat Completions endpoint (OpenAI, DeepSeek or any compatible server), streamed over SSE."""
 
     def __init__(
@@ -384,16 +381,15 @@ class OpenAIProvider:
         retry_policy: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        if idle_timeout <= 0:
-            raise ValueError("idle_timeout must be positive")
-        self.base_url = base_url.rstrip("/")
+        super().__init__(
+            base_url=base_url,
+            api_key=api_key,
+            client=client,
+            idle_timeout=idle_timeout,
+            retry_policy=retry_policy,
+            sleep=sleep,
+        )
         self.dialect: Dialect = dialect
-        self._api_key = api_key
-        self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        self._idle_timeout = idle_timeout
-        self._retry_policy = retry_policy or RetryPolicy()
-        self._sleep = sleep
 
     @property
     def endpoint(self) -> str:
@@ -447,20 +443,14 @@ class OpenAIProvider:
         finally:
             await events.aclose()
 
+    def _read_lines(self, lines: AsyncIterator[str]) -> AsyncGenerator[ProviderEvent, None]:
+        return read_stream(lines, idle_timeout=self._idle_timeout)
+
     async def _stream_body(
         self, endpoint: str, body: dict[str, Any], diagnostics: MessageDiagnostics
     ) -> AsyncGenerator[ProviderEvent, None]:
-        headers = self._headers()
-
-        async def send() -> httpx.Response:
-            http_request = self._client.build_request("POST", endpoint, json=body, headers=headers)
-            return await self._client.send(http_request, stream=True)
-
-        def read(response: httpx.Response) -> AsyncGenerator[ProviderEvent, None]:
-            return read_stream(response.aiter_lines(), idle_timeout=self._idle_timeout)
-
-        retrier = Retrier(self._retry_policy, sleep=self._sleep)
-        events = stream_with_retry(send, read, retrier=retrier)
+        """``_post_stream``, with a 400 answer to a repaired request saying what was repaired."""
+        events = self._post_stream(endpoint, body)
         try:
             async for event in events:
                 yield event
@@ -471,8 +461,3 @@ class OpenAIProvider:
             raise diagnosed from exc
         finally:
             await events.aclose()
-
-    async def aclose(self) -> None:
-        """Close the HTTP client if this provider created it."""
-        if self._owns_client:
-            await self._client.aclose()
