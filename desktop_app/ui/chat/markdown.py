@@ -74,12 +74,19 @@ def is_dark(palette: QPalette) -> bool:
 def render_markdown(document: QTextDocument, text: str, palette: QPalette) -> None:
     """Replace ``document`` with ``text`` rendered as markdown, with framed, highlighted code and tidy tables."""
     document.setMarkdown(text)
-    for table in _tables(document):
-        _style_table(table, palette)
-    colours = _DARK if is_dark(palette) else _LIGHT
-    for blocks in reversed(_code_runs(document)):  # from the end: framing a run moves what follows it
-        _highlight(blocks, colours)
-        _frame(document, blocks, palette)
+    # One edit block: the layout is updated once at the end, not after every format change (a long answer
+    # in a shown widget otherwise re-lays out the whole document per merge).
+    batch = QTextCursor(document)
+    batch.beginEditBlock()
+    try:
+        for table in _tables(document):
+            _style_table(table, palette)
+        colours = _DARK if is_dark(palette) else _LIGHT
+        for blocks in reversed(_code_runs(document)):  # from the end: framing a run moves what follows it
+            _highlight(blocks, colours)
+            _frame(document, blocks, palette)
+    finally:
+        batch.endEditBlock()
 
 
 # -- tables -------------------------------------------------------------------------------------------------
