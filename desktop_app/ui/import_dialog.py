@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILE_FILTER = "MCP configurations (*.json *.jsonc *.yaml *.yml);;All files (*)"
-RESTART_HINT = "Restart Switchboard to start the new servers: it reads mcp.json when it starts."
+RESTART_HINT = "Switchboard starts the new servers now: View → Servers shows their state."
 
 
 def default_directory() -> Path:

@@ -104,6 +104,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.servers_dock = install_servers_dock(self, self.tasks)
         self.importer: McpImporter | None = None
         self.mcp_host: object = None
+        self.mcp_config_path: Path | None = None
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
         self.server_requests.status_message.connect(self.set_status)
         self.resources_dialog: ResourcesDialog | None = None
@@ -207,6 +208,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         if mcp_config is not None and credentials is not None:
             from desktop_app.ui.import_dialog import McpImporter
 
+            self.mcp_config_path = mcp_config
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
             self.importer.imported.connect(self._on_servers_imported)
             self.import_action.setEnabled(True)

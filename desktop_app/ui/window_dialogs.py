@@ -25,6 +25,8 @@ class WindowDialogs:
     mcp_host: Any
     composer: Any
     importer: Any
+    tasks: Any
+    mcp_config_path: Any
     provider_dialog: ProviderDialog | None
     approvals_dialog: ApprovalsDialog | None
     resources_dialog: ResourcesDialog | None
@@ -64,8 +66,28 @@ class WindowDialogs:
             self.importer.choose()
 
     def _on_servers_imported(self, names: list[str]) -> None:
+        """Start the imported servers at once (the host applies the re-read mcp.json while running)."""
+        if getattr(self.mcp_host, "apply_servers", None) is None or self.mcp_config_path is None:
+            self.statusBar().showMessage(
+                f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000
+            )
+            return
+        self.statusBar().showMessage(f"Imported MCP server(s) {', '.join(names)}; starting them…", 30_000)
+        self.tasks.start(self._start_imported(names), name="start-imported-servers")
+
+    async def _start_imported(self, names: list[str]) -> None:
+        from desktop_app.runtime.errors import ConfigError
+        from desktop_app.runtime.host import load_mcp_config
+
+        try:
+            servers = load_mcp_config(self.mcp_config_path)
+        except ConfigError as exc:
+            self.statusBar().showMessage(f"Could not start the imported servers: {exc}", 30_000)
+            return
+        started = await self.mcp_host.apply_servers({name: servers[name] for name in names if name in servers})
         self.statusBar().showMessage(
-            f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000
+            f"Imported and started MCP server(s) {', '.join(started) or 'none'}; View → Servers shows their state.",
+            30_000,
         )
 
     def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:

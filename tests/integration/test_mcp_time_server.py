@@ -185,3 +185,23 @@ async def test_excluded_tools_are_not_offered_and_cannot_be_called(tmp_path: Pat
     finally:
         await host.aclose()
     assert outcome.is_error and "excludedTools" in outcome.text
+
+
+@pytest.mark.asyncio
+async def test_servers_added_while_running_start_and_changes_restart() -> None:
+    config = ServerConfig(command=sys.executable, args=["-m", "mcp_server_time"])
+    host = Host({})
+    try:
+        await host.start()
+        assert host.tools() == []
+        assert await host.apply_servers({"time": config}) == ["time"]
+        assert host.states()["time"].state == "ready"
+        assert "mcp__time__get_current_time" in [t.name for t in host.tools()]
+        assert await host.apply_servers({"time": config}) == []  # unchanged: left alone
+        narrowed = config.model_copy(update={"excluded_tools": ["convert_time"]})
+        assert await host.apply_servers({"time": narrowed}) == ["time"]
+        assert [t.name for t in host.tools()] == ["mcp__time__get_current_time"]
+        outcome = await host.call("time", "get_current_time", {"timezone": "UTC"})
+    finally:
+        await host.aclose()
+    assert not outcome.is_error and json.loads(outcome.text)["timezone"] == "UTC"

@@ -190,6 +190,34 @@ class Host(HostFeatures):
         """
         await asyncio.gather(*(self._ensure(name) for name in sorted(self._builtins)))
 
+    async def apply_servers(self, servers: Mapping[str, ServerConfig]) -> list[str]:
+        """Add new servers and update changed ones from a re-read mcp.json, while running.
+
+        New servers connect (concurrently), changed ones restart with their new config; servers that are
+        unchanged or not named here are left alone. Returns the names that were (re)started. Failures
+        are recorded as server states, never raised.
+        """
+        changed: list[str] = []
+        for name, config in sorted(servers.items()):
+            if name in self._builtins:
+                continue  # a switchboard.* name stays the built-in (assembly reports the clash)
+            if self._configs.get(name) == config:
+                continue
+            self._configs[name] = config
+            changed.append(name)
+        await asyncio.gather(*(self._apply_one(name) for name in changed))
+        return changed
+
+    async def _apply_one(self, server: str) -> None:
+        await self._supervisor.reset(server)
+        old = self._connections.pop(server, None)
+        if old is not None:
+            await old.close()
+        if self._configs[server].disabled:
+            self._events.publish(ServerStateChanged(server=server, state="disabled"))
+            return
+        await self._ensure(server)
+
     async def restart(self, server: str) -> ServerStatus:
         """Close ``server``'s connection (if any) and connect it again; resets the restart backoff."""
         await self._supervisor.reset(server)

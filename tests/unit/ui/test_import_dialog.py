@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
@@ -18,8 +19,17 @@ GH_TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
 
 
 class NoHost:
+    """A host with no servers yet; records what an import asks it to start."""
+
+    def __init__(self) -> None:
+        self.applied: list[set[str]] = []
+
     def subscribe(self, _listener: object) -> object:
         return lambda: None
+
+    async def apply_servers(self, servers: dict[str, object]) -> list[str]:
+        self.applied.append(set(servers))
+        return sorted(servers)
 
     def states(self) -> dict[str, object]:
         return {}
@@ -66,6 +76,7 @@ def files_under(root: Path) -> list[Path]:
 
 
 def test_import_from_the_file_dialog(
+    qtbot: QtBot,
     window: MainWindow,
     importer: McpImporter,
     claude_file: Path,
@@ -95,7 +106,9 @@ def test_import_from_the_file_dialog(
     assert files_under(switchboard_home)
     for path in files_under(switchboard_home):
         assert GH_TOKEN.encode() not in path.read_bytes(), path
-    assert "Restart Switchboard to start them" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: "Imported and started" in window.statusBar().currentMessage())
+    assert "github, time" in window.statusBar().currentMessage()
+    assert window.mcp_host.applied == [{"github", "time"}]
 
 
 def test_conflict_then_replace_existing(qtbot, importer: McpImporter, claude_file: Path, mcp_json: Path) -> None:
