@@ -1,30 +1,15 @@
-"""Logging setup: one rotating file under the log folder, with anything that looks like a secret redacted."""
+"""Logging setup: one rotating file under the log folder, every line through the one redaction step.
+
+The redaction itself (known secrets and key-shaped strings) lives in :mod:`desktop_app.runtime.redaction`.
+"""
 
 from __future__ import annotations
 
 import logging
 import logging.handlers
-import re
 from pathlib import Path
 
-_SECRET_PATTERNS = [
-    # "Authorization: Bearer x", also inside a dict repr ('Authorization': 'Bearer x') and for Basic auth
-    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)?\s*)[^\s'\",}]+"),
-    re.compile(r"(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]{8,}"),
-    re.compile(r"(?i)((?:api[_-]?key|token|secret|passw(?:or)?d|credentials?)[\"']?\s*[:=]\s*[\"']?)[^\s'\",}]+"),
-    # The token shapes the mcp.json importer moves into the keyring (runtime/host/secrets.py), kept short here
-    re.compile(r"\b(sk-[A-Za-z0-9_\-]{8})[A-Za-z0-9_\-]+"),
-    re.compile(r"\b(gh[pousr]_|github_pat_|xox[abposr]-|glpat-|AIza)[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
-    re.compile(r"\b(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
-]
-
-
-def redact(text: str) -> str:
-    """Replace anything that looks like a key or token with ``[redacted]`` (keeping a short prefix)."""
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + "[redacted]", text)
-    return text
+from desktop_app.runtime.redaction import redact
 
 
 class RedactingFormatter(logging.Formatter):
@@ -49,3 +34,6 @@ def setup_logging(log_dir: Path, *, level: int = logging.INFO) -> Path:
     for noisy in ("httpx", "httpcore", "httpx2", "httpcore2", "mcp", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return path
+
+
+__all__ = ["RedactingFormatter", "redact", "setup_logging"]

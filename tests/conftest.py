@@ -49,6 +49,16 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
 
 
 @pytest.fixture(autouse=True)
+def forget_secrets() -> Iterator[None]:
+    """Each test starts with no remembered secrets (runtime.redaction keeps them process-wide)."""
+    from desktop_app.runtime.redaction import forget_all
+
+    forget_all()
+    yield
+    forget_all()
+
+
+@pytest.fixture(autouse=True)
 def switchboard_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()

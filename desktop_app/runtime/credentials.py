@@ -11,6 +11,8 @@ import logging
 import keyring
 import keyring.errors
 
+from desktop_app.runtime.redaction import remember
+
 SERVICE = "switchboard"
 log = logging.getLogger(__name__)
 
@@ -34,6 +36,11 @@ class Credentials:
             log.warning("%s", self.problem)
 
     def get(self, name: str) -> str | None:
+        value = self._get(name)
+        remember(value)  # whatever the keyring hands out is masked in every error text from now on
+        return value
+
+    def _get(self, name: str) -> str | None:
         if name in self._memory:
             return self._memory[name]
         if not self.persistent:
@@ -46,6 +53,7 @@ class Credentials:
         return value
 
     def set(self, name: str, value: str) -> None:
+        remember(value)
         if self.persistent:
             try:
                 keyring.set_password(self._service, name, value)

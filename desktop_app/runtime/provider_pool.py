@@ -12,6 +12,7 @@ from collections.abc import Callable
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.providers.base import Provider
+from desktop_app.runtime.redaction import remember
 from desktop_app.runtime.settings import ProviderSettings
 
 ProviderFactory = Callable[[ProviderSettings, str | None], Provider]
@@ -35,11 +36,19 @@ class ProviderPool:
         self._retired: list[Provider] = []
 
     def api_key(self, settings: ProviderSettings) -> str | None:
+        """The key for ``settings``, trimmed (a pasted or file-read key often ends in a newline or CR) and
+        remembered for redaction; ``None`` when there is none."""
+        key = self._raw_api_key(settings)
+        remember(key)
+        key = key.strip() if key else key
+        return key or None
+
+    def _raw_api_key(self, settings: ProviderSettings) -> str | None:
         if self._api_key_override is not None:
             return self._api_key_override
         if settings.api_key_env:
             value = os.environ.get(settings.api_key_env)
-            if value:
+            if value and value.strip():
                 return value
         return self._credentials.get(settings.key_name)
 

@@ -27,6 +27,7 @@ from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.providers.base import Provider
+from desktop_app.runtime.redaction import redact_event
 from desktop_app.runtime.run import RunLoop
 from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, save_settings
 
@@ -102,6 +103,7 @@ class Runtime:
         """Keep ``api_key`` in the keyring for ``settings``' endpoint: ``""`` deletes it, ``None`` keeps it."""
         if api_key is None:
             return
+        api_key = api_key.strip()  # pasted keys often carry a newline or a CR
         if api_key:
             self._credentials.set(settings.key_name, api_key)
         else:
@@ -186,6 +188,9 @@ class Runtime:
         return unsubscribe
 
     def _publish(self, event: ev.Event) -> None:
+        event = redact_event(event)  # the one redaction step before the store, the UI and the CLI see it
+        if isinstance(event, ev.Error):
+            log.warning("run %s failed (%s): %s", event.run_id, event.code, event.message)
         for listener in list(self._listeners):
             try:
                 listener(event)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,8 @@ from collections.abc import Callable, Mapping
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerStartError
 from desktop_app.runtime.host.config import SecretLookup, ServerConfig, expand_value
+
+_KEYRING_REFERENCE = re.compile(r"\$\{\s*keyring:[^}]*\}")
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +107,25 @@ def expand_env(
 ) -> dict[str, str]:
     """The server's ``env`` with ``${NAME}`` and ``${keyring:NAME}`` expanded (default: a new Credentials)."""
     return _expand_map(server, "env", config.env, environ, credentials)
+
+
+def expand_args(server: str, config: ServerConfig, *, credentials: Credentials | None = None) -> list[str]:
+    """The server's ``args`` with ``${keyring:NAME}`` references expanded (the importer moves tokens found
+    in ``args`` there); any other text, ``${NAME}`` included, is passed as written."""
+    secrets = _lookup(credentials)
+    out: list[str] = []
+    for index, arg in enumerate(config.args):
+        pieces: list[str] = []
+        pos = 0
+        for match in _KEYRING_REFERENCE.finditer(arg):
+            try:
+                value = expand_value(match.group(0), {}, where=f"args[{index}]", secrets=secrets)
+            except ValueError as exc:
+                raise ServerStartError(f"MCP server '{server}': {exc}") from None
+            pieces += [arg[pos : match.start()], value]
+            pos = match.end()
+        out.append("".join([*pieces, arg[pos:]]))
+    return out
 
 
 def expand_headers(

@@ -31,7 +31,13 @@ from desktop_app.runtime.host.connection import (
     Target,
     error_outcome,
 )
-from desktop_app.runtime.host.environment import check_env_safety, expand_env, login_shell_path, resolve_command
+from desktop_app.runtime.host.environment import (
+    check_env_safety,
+    expand_args,
+    expand_env,
+    login_shell_path,
+    resolve_command,
+)
 from desktop_app.runtime.host.host_features import HostFeatures
 from desktop_app.runtime.host.lifecycle import DEFAULT_MAX_RESTARTS, EventBus, HostListener, RestartSupervisor, Sleep
 from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
@@ -39,6 +45,7 @@ from desktop_app.runtime.host.outcomes import DEFAULT_MAX_OUTPUT_CHARS, truncate
 from desktop_app.runtime.host.targets import http_target
 from desktop_app.runtime.host.transports import TransportMemory
 from desktop_app.runtime.messages import ToolSpec
+from desktop_app.runtime.redaction import redact
 
 ServerState = HostServerState
 """``idle``: known but not connected yet (a built-in before first use, or before ``start()``);
@@ -109,7 +116,10 @@ def stdio_parameters(
     env = expand_env(label, config, environ=base, credentials=credentials)
     path = env.get("PATH") or search_path or login_shell_path()
     command = resolve_command(label, os.path.expanduser((config.command or "").strip()), path)
-    args = [os.path.expanduser(arg) if arg.startswith("~") else arg for arg in config.args]
+    args = [
+        os.path.expanduser(arg) if arg.startswith("~") else arg
+        for arg in expand_args(label, config, credentials=credentials)
+    ]
     return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
 
 
@@ -448,7 +458,7 @@ class Host(HostFeatures):
         return ServerStatus(
             name=server,
             state="restarting" if phase is not None and phase[0] == "restarting" and not ready else connection.state,
-            error=connection.error,
+            error=redact(connection.error) if connection.error else connection.error,
             tool_count=len(connection.tools) if connection.state == "ready" else 0,
             builtin=builtin,
             restart_in_s=phase[1] if phase is not None else None,
@@ -459,7 +469,7 @@ class Host(HostFeatures):
         """The last (at most 256 KiB of) stderr output of a stdio server; empty if none."""
         self._require_known(server)
         connection = self._connections.get(server)
-        return connection.stderr_tail() if connection is not None else ""
+        return redact(connection.stderr_tail()) if connection is not None else ""
 
 
 __all__ = [

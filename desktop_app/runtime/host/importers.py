@@ -33,7 +33,13 @@ from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, CredentialError
 from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config, normalize_transport
 from desktop_app.runtime.host.jsonfiles import parse_json, parse_yaml, write_json_atomically
-from desktop_app.runtime.host.secrets import keyring_name, keyring_reference, move_secrets, secret_looking_args
+from desktop_app.runtime.host.secrets import (
+    keyring_name,
+    keyring_reference,
+    move_secret_args,
+    move_secrets,
+    secret_looking_args,
+)
 
 CLAUDE, CURSOR, VSCODE, NANOBOT, WHALE = "Claude Desktop", "Cursor", "VS Code", "nanobot", "Whale"
 _FOLDER_CANDIDATES = (
@@ -315,7 +321,8 @@ def import_config(
         else:
             report.imported.append(name)
         stored.extend(move_secrets(name, entry, store))
-        if secret_looking_args(entry):
+        stored.extend(move_secret_args(name, entry, store))
+        if secret_looking_args(entry):  # pragma: no cover - move_secret_args leaves none; kept as a guard
             report.notes.append(
                 f"{name}: 'args' seem to contain a token; it stays in mcp.json — prefer an env variable"
             )

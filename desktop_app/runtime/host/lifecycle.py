@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from desktop_app.runtime.events import HostEvent, ServerStateChanged
+from desktop_app.runtime.redaction import redact_event
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,7 @@ class EventBus:
         return unsubscribe
 
     def publish(self, event: HostEvent) -> None:
+        event = redact_event(event)  # server errors and logs never reach a listener with a secret in them
         for listener in list(self._listeners):
             try:
                 listener(event)

@@ -6,6 +6,8 @@ like a token (``sk-…``, ``ghp_…``, ``github_pat_…``, ``xoxb-…``, ``glpat
 ``Bearer …``, or a long high-entropy string), and an ``Authorization`` header always is. Values
 that are empty, flags (``true``, ``0``) or contain a ``${…}`` reference are left alone: they hold
 no literal secret. Keyring names are ``mcp:<server>:<VAR>`` and ``mcp:<server>:header:<Name>``.
+Literal secrets in ``args`` (``--token=…``, ``--api-key …``, a bare token) move the same way, to
+``mcp:<server>:arg:<N>``; the launch expands ``${keyring:…}`` references in ``args``.
 """
 
 from __future__ import annotations
@@ -95,12 +97,59 @@ def move_secrets(server: str, entry: dict[str, Any], store: Callable[[str, str],
     return moved
 
 
-def secret_looking_args(entry: dict[str, Any]) -> list[int]:
-    """Indexes of ``args`` that look like tokens (they cannot be moved; the import warns about them)."""
+_FLAG_VALUE = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_.-]*=)(.+)$", re.S)
+_SECRET_FLAG = re.compile(r"^--?[A-Za-z0-9_.-]*(?:token|secret|key|password|passwd|credential|auth|pat)$", re.I)
+
+
+def _arg_secret(args: list[Any], index: int) -> tuple[str, str] | None:
+    """``(prefix, value)`` when ``args[index]`` holds a literal secret: a token as a whole argument, the value
+    of ``--flag=…`` when the flag names a secret or the value looks like a token, or the argument after a
+    ``--token``-style flag. ``None`` otherwise."""
+    arg = args[index]
+    if not isinstance(arg, str) or "${" in arg or not arg.strip():
+        return None
+    match = _FLAG_VALUE.match(arg)
+    if match:
+        flag, value = match.group(1), match.group(2)
+        if (_SECRET_FLAG.match(flag[:-1]) and value.strip().lower() not in _FLAGS) or looks_like_token(value):
+            return flag, value
+        return None
+    if arg.startswith("-"):
+        return None
+    previous = args[index - 1] if index > 0 else None
+    if isinstance(previous, str) and "=" not in previous and _SECRET_FLAG.match(previous):
+        return "", arg
+    if looks_like_token(arg):
+        return "", arg
+    return None
+
+
+def move_secret_args(server: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
+    """Like :func:`move_secrets`, for ``args``: each literal secret (``--token=…``, ``--api-key …``, a bare
+    token) is stored as ``mcp:<server>:arg:<N>`` (N its index) and replaced by a ``${keyring:…}`` reference,
+    which is expanded when the server starts. Returns the keyring names."""
     args = entry.get("args")
     if not isinstance(args, list):
         return []
-    return [i for i, arg in enumerate(args) if isinstance(arg, str) and "${" not in arg and looks_like_token(arg)]
+    moved: list[str] = []
+    for index in range(len(args)):
+        found = _arg_secret(args, index)
+        if found is None:
+            continue
+        prefix, value = found
+        name = f"mcp:{server}:arg:{index}"
+        store(name, value)
+        args[index] = prefix + keyring_reference(name)
+        moved.append(name)
+    return moved
+
+
+def secret_looking_args(entry: dict[str, Any]) -> list[int]:
+    """Indexes of ``args`` that still hold a literal secret (see :func:`move_secret_args`)."""
+    args = entry.get("args")
+    if not isinstance(args, list):
+        return []
+    return [i for i in range(len(args)) if _arg_secret(args, i) is not None]
 
 
 __all__ = [
@@ -108,6 +157,7 @@ __all__ = [
     "keyring_name",
     "keyring_reference",
     "looks_like_token",
+    "move_secret_args",
     "move_secrets",
     "secret_looking_args",
 ]

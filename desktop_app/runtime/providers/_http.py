@@ -17,6 +17,7 @@ import httpx
 from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT
 from desktop_app.runtime.providers.base import ProviderEvent
+from desktop_app.runtime.redaction import remember
 
 DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)
 """For a client the provider creates itself: 11 minutes per read (stalls are caught sooner by the idle
@@ -39,7 +40,8 @@ class StreamingHttpProvider:
         if idle_timeout <= 0:
             raise ValueError("idle_timeout must be positive")
         self.base_url = base_url.strip().rstrip("/")
-        self._api_key = api_key
+        remember(api_key)
+        self._api_key = api_key.strip() if api_key else api_key  # never send a trailing CR or newline
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
         self._idle_timeout = idle_timeout

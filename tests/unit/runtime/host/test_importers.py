@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from keyring.backend import KeyringBackend
 
 from desktop_app.cli import main as cli_main
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.runtime.errors import ConfigError, CredentialError
+from desktop_app.runtime.errors import ConfigError, CredentialError, ServerStartError
 from desktop_app.runtime.host.config import load_mcp_config
 from desktop_app.runtime.host.importers import (
     CLAUDE,
@@ -413,10 +415,41 @@ def test_looks_like_token_ignores_ordinary_words() -> None:
     assert looks_like_token("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl")
 
 
-def test_token_in_args_gives_a_note(tmp_path: Path) -> None:
-    source = write(tmp_path / "s.json", {"mcpServers": {"a": {"command": "x", "args": ["--token", GH_TOKEN]}}})
-    report = import_config(source, tmp_path / "mcp.json", Credentials())
-    assert any("'args' seem to contain a token" in note for note in report.notes)
+def test_tokens_in_args_move_to_the_keyring_like_env_values(tmp_path: Path) -> None:
+    args = ["-y", "server", "--token", GH_TOKEN, f"--api-key={SK_KEY}", "--password=hunter22x", GH_TOKEN, "--verbose"]
+    source = write(tmp_path / "s.json", {"mcpServers": {"a": {"command": "x", "args": args}}})
+    credentials = Credentials()
+    report = import_config(source, tmp_path / "mcp.json", credentials)
+    written = (tmp_path / "mcp.json").read_text(encoding="utf-8")
+    assert GH_TOKEN not in written and SK_KEY not in written and "hunter22x" not in written
+    saved = json.loads(written)["mcpServers"]["a"]["args"]
+    assert saved == [
+        "-y",
+        "server",
+        "--token",
+        "${keyring:mcp:a:arg:3}",
+        "--api-key=${keyring:mcp:a:arg:4}",
+        "--password=${keyring:mcp:a:arg:5}",
+        "${keyring:mcp:a:arg:6}",
+        "--verbose",
+    ]
+    assert report.secrets == ["mcp:a:arg:3", "mcp:a:arg:4", "mcp:a:arg:5", "mcp:a:arg:6"]
+    assert credentials.get("mcp:a:arg:4") == SK_KEY and credentials.get("mcp:a:arg:5") == "hunter22x"
+    assert not any("'args' seem to contain a token" in note for note in report.notes)
+
+
+def test_args_keyring_references_are_expanded_at_launch(tmp_path: Path) -> None:
+    from desktop_app.runtime.host import ServerConfig
+    from desktop_app.runtime.host.host import stdio_parameters
+
+    credentials = Credentials()
+    credentials.set("mcp:a:arg:1", GH_TOKEN)
+    config = ServerConfig(command=sys.executable, args=["-m", "--token=${keyring:mcp:a:arg:1}", "${HOME}"])
+    params = stdio_parameters(config, name="a", credentials=credentials, search_path=os.defpath)
+    assert params.args == ["-m", f"--token={GH_TOKEN}", "${HOME}"]
+    missing = ServerConfig(command=sys.executable, args=["${keyring:mcp:a:arg:9}"])
+    with pytest.raises(ServerStartError, match=r"args\[0\]: keyring entry 'mcp:a:arg:9'"):
+        stdio_parameters(missing, name="a", credentials=credentials, search_path=os.defpath)
 
 
 # -- the CLI ------------------------------------------------------------------------------------

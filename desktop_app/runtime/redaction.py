@@ -1,0 +1,178 @@
+"""The one redaction step: every text that can reach the store, the log, the terminal or the UI from a
+provider or a server passes through :func:`redact` first.
+
+Two kinds of secret are masked:
+
+* **known secrets** — every secret this process has held: provider API keys (from the environment, the
+  keyring or an override), every value read from or written to the keyring (so also resolved
+  ``${keyring:…}`` references and OAuth tokens, whose JSON record is searched for token fields). They are
+  registered with :func:`remember` where they enter the process (``Credentials``, the provider pool,
+  the HTTP providers) and replaced wherever they appear, whole, with ``[redacted]``.
+* **key-shaped strings** — ``Authorization`` values, ``Bearer``/``Basic`` credentials, ``api_key=…``-style
+  pairs and the token shapes the importer moves to the keyring (``sk-…``, ``ghp_…``, JWTs …), keeping a
+  short prefix so a reader can tell which key it was. A keyword followed by an ordinary word that goes on
+  as prose ("Credentials: No usable keyring") is not a key-value pair and is left alone.
+
+:func:`redact_event` applies it to the text fields of run and host events (the Runtime and the Host
+publish through it), so the recorder, the UI and the CLI printers all see redacted text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+MASK = "[redacted]"
+MIN_SECRET_LENGTH = 6
+"""Shorter values are not remembered: masking "abc" everywhere would eat ordinary text."""
+
+_lock = threading.Lock()
+_known: set[str] = set()
+_ordered: list[str] = []  # longest first, so a secret that contains another is masked whole
+
+_SECRET_FIELD = re.compile(r"token|secret|key|password|passwd|credential", re.I)
+
+
+def _add(value: str) -> None:
+    value = value.strip()
+    if len(value) < MIN_SECRET_LENGTH or value in _known:
+        return
+    _known.add(value)
+    escaped = json.dumps(value)[1:-1]  # how it looks inside a JSON body or a repr
+    variants = {value, escaped, repr(value)[1:-1]}
+    for variant in variants:
+        if variant not in _ordered:
+            _ordered.append(variant)
+    _ordered.sort(key=len, reverse=True)
+
+
+def _json_secrets(value: Any, field: str = "") -> list[str]:
+    if isinstance(value, dict):
+        return [s for key, item in value.items() for s in _json_secrets(item, str(key))]
+    if isinstance(value, list):
+        return [s for item in value for s in _json_secrets(item, field)]
+    if isinstance(value, str) and _SECRET_FIELD.search(field):
+        return [value]
+    return []
+
+
+def remember(secret: str | None) -> None:
+    """Register a secret the process holds, so that :func:`redact` masks it wherever it appears.
+
+    Surrounding whitespace is ignored; a JSON object (an OAuth token record) registers its token fields.
+    """
+    if not secret:
+        return
+    stripped = secret.strip()
+    with _lock:
+        if stripped.startswith("{"):
+            try:
+                parsed = json.loads(stripped)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, dict):
+                for value in _json_secrets(parsed):
+                    _add(value)
+                return
+        _add(stripped)
+
+
+def forget_all() -> None:
+    """Drop every remembered secret (for tests)."""
+    with _lock:
+        _known.clear()
+        _ordered.clear()
+
+
+def known_count() -> int:
+    with _lock:
+        return len(_known)
+
+
+# ---- key-shaped strings -------------------------------------------------------------------------------
+
+_VALUE = r"[^\s'\",}]+"
+_PROSE = re.compile(r"[A-Za-z]+\s+[A-Za-z]")  # "No usable…": a word that a sentence goes on after
+
+_KEYWORD_PATTERNS = [
+    # "Authorization: Bearer x", also inside a dict repr ('Authorization': 'Bearer x') and for Basic auth
+    re.compile(r"(?i)(authorization[\"']?\s*[:=]\s*[\"']?(?:bearer|basic|token)?\s*)(" + _VALUE + ")"),
+    re.compile(r"(\b(?:Bearer|Basic)\s+)([A-Za-z0-9._~+/=-]{8,})"),
+    re.compile(r"(?i)((?:api[_-]?key|token|secret|passw(?:or)?d|credentials?)[\"']?\s*[:=]\s*[\"']?)(" + _VALUE + ")"),
+]
+_SHAPE_PATTERNS = [
+    # The token shapes the mcp.json importer moves into the keyring (runtime/host/secrets.py), kept short here
+    re.compile(r"\b(sk-[A-Za-z0-9_\-]{8})[A-Za-z0-9_\-]+"),
+    re.compile(r"\b(gh[pousr]_|github_pat_|xox[abposr]-|glpat-|AIza)[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"),
+    re.compile(r"\b(eyJ)[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+]
+
+
+def _keyword_sub(match: re.Match[str]) -> str:
+    value = match.group(2)
+    if value == MASK or value.startswith("[redacted]"):
+        return match.group(0)
+    if value.isalpha() and _PROSE.match(match.string, match.start(2)):
+        return match.group(0)  # prose, not a key-value pair
+    return match.group(1) + MASK
+
+
+def redact_shapes(text: str) -> str:
+    """Mask key-shaped strings only (no known secrets)."""
+    for pattern in _KEYWORD_PATTERNS:
+        text = pattern.sub(_keyword_sub, text)
+    for pattern in _SHAPE_PATTERNS:
+        text = pattern.sub(lambda m: m.group(1) + MASK, text)
+    return text
+
+
+def redact_known(text: str) -> str:
+    """Mask the secrets this process knows, wherever they appear."""
+    with _lock:
+        secrets = list(_ordered)
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def redact(text: str) -> str:
+    """Mask every known secret and every key-shaped string in ``text``."""
+    if not text:
+        return text
+    return redact_shapes(redact_known(text))
+
+
+# ---- events -------------------------------------------------------------------------------------------
+
+E = TypeVar("E", bound=BaseModel)
+
+_ERROR_FIELDS = frozenset({"message", "error", "detail", "details", "text", "line", "reason", "stderr"})
+"""Text fields of error-ish events that get the full step (known secrets and key shapes)."""
+_ERROR_KINDS = frozenset({"error", "server_log", "server_state"})
+
+
+def redact_event(event: E) -> E:
+    """A copy of ``event`` with its text redacted; the same object when nothing changed.
+
+    Error events, failed tool results and server logs/states get the full step; every other event's text
+    (streamed model text, successful tool results) only has the known secrets masked, so that a document
+    that merely mentions ``api_key = …`` is shown as it is.
+    """
+    kind = getattr(event, "kind", "")
+    full = kind in _ERROR_KINDS or (kind == "tool_result" and bool(getattr(event, "is_error", False)))
+    updates: dict[str, Any] = {}
+    for name, value in event:
+        if isinstance(value, str) and value:
+            cleaned = redact(value) if full and name in _ERROR_FIELDS else redact_known(value)
+            if cleaned != value:
+                updates[name] = cleaned
+    return event.model_copy(update=updates) if updates else event
+
+
+__all__ = ["MASK", "forget_all", "redact", "redact_event", "redact_known", "redact_shapes", "remember"]

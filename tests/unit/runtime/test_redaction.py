@@ -1,0 +1,92 @@
+"""The one redaction step: known secrets and key-shaped strings are masked, ordinary words are not."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+from desktop_app.log import setup_logging
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.clock import RetrySleeper
+from desktop_app.runtime.credentials import Credentials
+from desktop_app.runtime.provider_pool import ProviderPool
+from desktop_app.runtime.redaction import MASK, redact, redact_event, remember
+from desktop_app.runtime.settings import ProviderSettings
+
+PLAIN = "correcthorsebatterystaple99"  # not key-shaped: only knowing it masks it
+
+
+def test_a_known_secret_is_masked_anywhere_even_when_it_is_not_key_shaped() -> None:
+    assert redact(f"HTTP 401: bad key {PLAIN}!") == f"HTTP 401: bad key {PLAIN}!"
+    remember(PLAIN + "\r\n")
+    assert redact(f"HTTP 401: bad key {PLAIN}!") == f"HTTP 401: bad key {MASK}!"
+    assert PLAIN not in redact(json.dumps({"echo": PLAIN}))
+
+
+def test_keyring_values_are_known_secrets_whether_read_or_written(memory_keyring: object) -> None:
+    credentials = Credentials()
+    credentials.set("mcp:docs:TOKEN", "writtenValue123")
+    assert "writtenValue123" not in redact("server said writtenValue123")
+    memory_keyring.store[("switchboard", "mcp:docs:API")] = "readValue4567"  # type: ignore[attr-defined]
+    assert credentials.get("mcp:docs:API") == "readValue4567"
+    assert redact("echo readValue4567") == f"echo {MASK}"
+
+
+def test_oauth_token_records_register_their_tokens_not_their_url() -> None:
+    record = {"url": "https://mcp.example.com", "access_token": "at-9f8e7d6c5b", "refresh_token": "rt-1a2b3c4d5e"}
+    remember(json.dumps(record))
+    text = redact("GET https://mcp.example.com failed with at-9f8e7d6c5b / rt-1a2b3c4d5e")
+    assert text == f"GET https://mcp.example.com failed with {MASK} / {MASK}"
+
+
+def test_provider_keys_are_trimmed_and_remembered(monkeypatch: object) -> None:
+    import os
+
+    os.environ["I8A_TEST_KEY"] = "  envKeyValue789\r\n"
+    try:
+        pool = ProviderPool(Credentials(), RetrySleeper())
+        key = pool.api_key(ProviderSettings(base_url="http://x/v1", model="m", api_key_env="I8A_TEST_KEY"))
+    finally:
+        del os.environ["I8A_TEST_KEY"]
+    assert key == "envKeyValue789"
+    assert redact("got envKeyValue789") == f"got {MASK}"
+
+
+def test_log_redaction_keeps_ordinary_words(tmp_path: Path) -> None:
+    path = setup_logging(tmp_path)
+    logging.getLogger("desktop_app.runtime.credentials").warning("No usable system keyring (KeyringError)")
+    logging.getLogger("switchboard.test").warning("token: expired for this user; api_key=abc123def")
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    text = path.read_text()
+    assert "credentials: No usable system keyring" in text
+    assert "token: expired for this user" in text
+    assert "abc123def" not in text
+    assert redact("Credentials: No usable keyring") == "Credentials: No usable keyring"
+    assert redact("client_secret: abcdef") == f"client_secret: {MASK}"
+
+
+def test_log_records_mask_known_secrets(tmp_path: Path) -> None:
+    path = setup_logging(tmp_path)
+    remember(PLAIN)
+    logging.getLogger("switchboard.test").error("provider answered %s", PLAIN)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    assert PLAIN not in path.read_text()
+
+
+def test_events_are_redacted_error_text_fully_model_text_only_for_known_secrets() -> None:
+    remember(PLAIN)
+    error = ev.Error(
+        conversation_id="c", run_id="r", code="provider_http_error", message=f"echo {PLAIN} Bearer abcdefgh12345"
+    )
+    assert redact_event(error).message == f"echo {MASK} Bearer {MASK}"
+    failed = ev.ToolResult(
+        conversation_id="c", run_id="r", tool_call_id="t", server="s", tool="x", text="token=zz99yy88", is_error=True
+    )
+    assert redact_event(failed).text == f"token={MASK}"
+    doc = ev.ContentDelta(conversation_id="c", run_id="r", text=f"set api_key = your-key ({PLAIN})")
+    assert redact_event(doc).text == f"set api_key = your-key ({MASK})"
+    state = ev.ServerStateChanged(server="s", state="failed", error=f"exited: {PLAIN}")
+    assert redact_event(state).error == f"exited: {MASK}"
