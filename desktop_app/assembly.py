@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime.store import Recorder, Store
 
 GRANTS_FILENAME = "grants.json"
+PROMOTED_TOOLS_FOLDER = "promoted-tools"
 TRANSPORTS_FILENAME = "transports.json"
 
 
@@ -104,8 +105,17 @@ def assemble(
             recorder = attach_store(runtime, store)
         except StoreError as exc:
             problems.append(f"Conversation history is off for this session: {exc}")
-    # The built-in servers (switchboard.system, .history, .artifacts): registered only, created on first use.
+    # Deferred tools: the catalog behind tool_search, promotions per conversation (saved with the catalog hash).
+    from desktop_app.runtime.deferral import DeferralSettings, PromotionStore, ToolDeferral
+
+    deferral = ToolDeferral(
+        host,
+        lambda: DeferralSettings.from_settings(runtime.settings),
+        PromotionStore(paths.data_dir / PROMOTED_TOOLS_FOLDER) if persist else None,
+    )
+    runtime.attach_deferral(deferral)
+    # The built-in servers (switchboard.system, .history, .artifacts, .tools): registered only, created on first use.
     from desktop_app.runtime.builtins import register_builtins
 
-    problems.extend(register_builtins(host, store=store, paths=paths))
+    problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
     return Assembly(runtime, host, store, recorder, problems)

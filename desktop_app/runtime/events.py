@@ -150,6 +150,21 @@ class RunFinished(_Event):
     content: str = ""
 
 
+PromotionReason = Literal["search", "direct_call", "restored"]
+
+
+class ToolsPromoted(_Event):
+    """Deferred tools were loaded into the model's tool list for the rest of the conversation.
+
+    ``reason``: ``search`` (a ``tool_search`` matched them), ``direct_call`` (the model called a deferred tool
+    by its exact name) or ``restored`` (the conversation reopened with the same catalog)."""
+
+    kind: Literal["tools_promoted"] = "tools_promoted"
+    tools: list[str]
+    reason: PromotionReason
+    catalog_hash: str
+
+
 class Error(_Event):
     """The run failed. ``message`` says what happened and what to do; ``code`` is a stable class name."""
 
@@ -172,6 +187,7 @@ Event = Annotated[
     | RetryScheduled
     | Usage
     | RunFinished
+    | ToolsPromoted
     | Error,
     Field(discriminator="kind"),
 ]

@@ -43,6 +43,8 @@ from desktop_app.runtime.conversation import (
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.messages import (
     AssistantMessage,
+    Message,
+    SystemMessage,
     ToolCallRequest,
     ToolMessage,
     UserMessage,
@@ -216,10 +218,11 @@ class RunLoop:
         return UserMessage(content=prompt, attachments=tuple(loaded), context=block)
 
     async def _stream_once(self) -> Completion:
+        tools = tuple(self._host.tool_specs())
         request = ChatRequest(
             model=self._options.model,
-            messages=tuple(self._conv.messages),
-            tools=tuple(self._host.tool_specs()),
+            messages=self._request_messages(),
+            tools=tools,
             thinking=self._options.thinking,
             reasoning_effort=self._options.reasoning_effort,
         )
@@ -249,6 +252,18 @@ class RunLoop:
         self._partial_content.clear()
         self._partial_reasoning.clear()
         return completion
+
+    def _request_messages(self) -> tuple[Message, ...]:
+        """The conversation, plus the host's system note (the deferred tools block) after the system prompt."""
+        system_note = getattr(self._host, "system_note", None)
+        note = system_note() if system_note is not None else ""
+        messages = tuple(self._conv.messages)
+        if not note:
+            return messages
+        at = 0
+        while at < len(messages) and isinstance(messages[at], SystemMessage):
+            at += 1
+        return (*messages[:at], SystemMessage(content=note), *messages[at:])
 
     async def _run_tool_call(self, call: ToolCallRequest) -> None:
         target = self._host.lookup(call.name)

@@ -32,6 +32,7 @@ from desktop_app.runtime.run import RunLoop
 from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, save_settings
 
 if TYPE_CHECKING:
+    from desktop_app.runtime.deferral import ToolDeferral
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.host.client_features import ClientFeatures
     from desktop_app.runtime.host.requests import ElicitationAction
@@ -73,6 +74,7 @@ class Runtime:
         )
         self._now = now
         self._features: ClientFeatures | None = self._wire_client_features()
+        self._deferral: ToolDeferral | None = None
 
     # -- settings --------------------------------------------------------------------------------------
 
@@ -129,6 +131,37 @@ class Runtime:
 
     def _get_provider(self) -> Provider:
         return self._providers.get(self._settings.provider)
+
+    # -- deferred tools --------------------------------------------------------------------------------
+
+    @property
+    def deferral(self) -> ToolDeferral | None:
+        """The deferred tool catalog and per-conversation promotions (``None``: every tool is always sent)."""
+        return self._deferral
+
+    def attach_deferral(self, deferral: ToolDeferral) -> None:
+        """Send runs' tools through ``deferral`` (built over this runtime's host and settings)."""
+        self._deferral = deferral
+
+    def _run_host(self, conversation_id: str, run_id: str) -> ToolHost:
+        """The host a run sees: the conversation's deferred-tool view (emitting ``ToolsPromoted``), or the host."""
+        if self._deferral is None:
+            return self._host
+        view = self._deferral.view(conversation_id)
+
+        def promoted(names: list[str], reason: ev.PromotionReason, catalog_hash: str) -> None:
+            self._publish(
+                ev.ToolsPromoted(
+                    conversation_id=conversation_id,
+                    run_id=run_id,
+                    tools=names,
+                    reason=reason,
+                    catalog_hash=catalog_hash,
+                )
+            )
+
+        view.listener = promoted
+        return view
 
     # -- per-conversation providers ----------------------------------------------------------------------
 
@@ -292,7 +325,7 @@ class Runtime:
             conversation=conv,
             run_id=run_id,
             provider=provider,
-            host=self._host,
+            host=self._run_host(conv.id, run_id),
             broker=self._broker,
             policy=self._policy,
             grants=self.grants,

@@ -19,6 +19,7 @@ from desktop_app.runtime.errors import ConfigError
 
 SETTINGS_VERSION = 1
 Dialect = Literal["openai", "deepseek", "anthropic"]
+DeferralMode = Literal["auto", "always", "never"]
 
 
 def infer_dialect(base_url: str) -> Dialect:
@@ -132,6 +133,17 @@ class Settings(BaseModel):
     context_os: bool = Field(True, description="Send the operating system with each prompt")
     roots: list[str] = Field(
         default_factory=list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
+    )
+    tool_deferral: DeferralMode = Field(
+        "auto",
+        description="Defer MCP tools behind tool_search: auto (past the thresholds below), always or never",
+    )
+    tool_deferral_context_percent: float = Field(
+        5.0, gt=0, le=100, description="auto: defer once tool definitions take more than this % of the context window"
+    )
+    tool_deferral_max_tools: int = Field(40, ge=0, description="auto: defer once more than this many tools are offered")
+    context_window_tokens: int = Field(
+        128_000, ge=1024, description="The model's context window in tokens (for the deferral threshold)"
     )
 
 

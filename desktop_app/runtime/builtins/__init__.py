@@ -10,6 +10,8 @@ bare names and go through the same ``Host.call`` as external tools.
 * ``switchboard.history``: ``search_conversations``, ``read_conversation`` (read-only: never ask);
 * ``switchboard.artifacts``: ``list_artifacts``, ``read_artifact`` (read-only: never ask) and
   ``save_artifact`` (writes a file: asks for approval).
+* ``switchboard.tools``: ``tool_search`` over the deferred tool catalog (read-only: never ask); offered to
+  the model only while tools are deferred (see :mod:`desktop_app.runtime.deferral`).
 """
 
 from __future__ import annotations
@@ -22,15 +24,18 @@ from mcp.server.mcpserver import MCPServer
 from desktop_app.runtime.builtins.artifacts import FOLDER_NAME, MAX_ARTIFACT_BYTES, ArtifactStore, make_artifacts_server
 from desktop_app.runtime.builtins.history import make_history_server
 from desktop_app.runtime.builtins.system import local_zone_name, make_system_server
+from desktop_app.runtime.builtins.tools import make_tools_server
 
 if TYPE_CHECKING:
     from desktop_app.paths import AppPaths
+    from desktop_app.runtime.host.catalog import Catalog
     from desktop_app.runtime.store import Store
 
 SYSTEM = "switchboard.system"
 HISTORY = "switchboard.history"
 ARTIFACTS = "switchboard.artifacts"
-BUILTIN_SERVERS = (SYSTEM, HISTORY, ARTIFACTS)
+TOOLS = "switchboard.tools"
+BUILTIN_SERVERS = (SYSTEM, HISTORY, ARTIFACTS, TOOLS)
 
 
 class BuiltinRegistry(Protocol):
@@ -45,18 +50,22 @@ def register_builtins(
     store: Store | None,
     paths: AppPaths,
     max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
+    tool_catalog: Callable[[], Catalog] | None = None,
 ) -> list[str]:
     """Register every built-in server's factory with ``host`` (nothing is created here).
 
     ``store`` is the conversation store (``None``: history is off, and the history tools say so);
     artifacts live in ``<paths.data_dir>/artifacts/``. Returns problems for the user: a server in
     ``mcp.json`` that already uses a built-in's name keeps it, and that built-in is left out.
+    ``tool_catalog`` gives the current deferred catalog (``None``: no ``switchboard.tools``).
     """
     factories: dict[str, Callable[[], MCPServer]] = {
         SYSTEM: lambda: make_system_server(paths, zone_name=local_zone_name),
         HISTORY: lambda: make_history_server(store),
         ARTIFACTS: lambda: make_artifacts_server(paths.data_dir / FOLDER_NAME, max_bytes=max_artifact_bytes),
     }
+    if tool_catalog is not None:
+        factories[TOOLS] = lambda: make_tools_server(tool_catalog)
     problems: list[str] = []
     for name, factory in factories.items():
         try:
@@ -75,6 +84,7 @@ __all__ = [
     "HISTORY",
     "MAX_ARTIFACT_BYTES",
     "SYSTEM",
+    "TOOLS",
     "ArtifactStore",
     "BuiltinRegistry",
     "make_artifacts_server",

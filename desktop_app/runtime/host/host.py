@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerNotFoundError, ServerRequestError, SwitchboardError
 from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
+from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.client_features import ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.connection import (
@@ -66,6 +67,10 @@ class HostTool(BaseModel):
     input_schema: dict[str, Any]
     read_only: bool = False
     builtin: bool = False
+    pinned: bool = False
+    """``pinned`` in mcp.json (the whole server, or this tool): always loaded, never deferred."""
+    excluded: bool = False
+    """In the server's ``excludedTools``: never offered (listed only by ``tools(include_excluded=True)``)."""
 
 
 class ServerStatus(BaseModel):
@@ -123,6 +128,29 @@ def stdio_parameters(
     return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
 
 
+def tool_spec(tool: HostTool) -> ToolSpec:
+    """One tool as the model sees it. External descriptions name their server and tool (Whale)."""
+    description = tool.description
+    if not tool.builtin:
+        description = f"{description or 'MCP tool'} (MCP server: {tool.server}, tool: {tool.tool})"
+    return ToolSpec(name=tool.name, description=description, parameters=tool.input_schema)
+
+
+def _without_tool_preferences(config: ServerConfig) -> ServerConfig:
+    return config.model_copy(update={"pinned": False, "excluded_tools": []})
+
+
+def _same_key(old: list[object], new: list[object]) -> bool:
+    """Whether two :meth:`Host.tools` cache keys name the very same connections, tool lists and configs."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        assert isinstance(a, tuple) and isinstance(b, tuple)
+        if a[0] != b[0] or a[1] != b[1] or a[2] is not b[2] or a[3] is not b[3]:
+            return False
+    return True
+
+
 class Host(HostFeatures):
     """Owns every MCP connection: ``await start()``, ``tools()``, ``await call(...)``, ``await aclose()``.
 
@@ -151,8 +179,10 @@ class Host(HostFeatures):
         self.max_output_chars = max_output_chars
         self._credentials = credentials
         self._builtins: dict[str, BuiltinFactory] = {}
+        self._in_process: dict[str, BuiltinFactory] = {}
         self._connections: dict[str, ServerConnection] = {}
         self._closed = False
+        self._tools_cache: tuple[list[object], bool, list[HostTool]] | None = None
         self._events = EventBus()
         self._memory = TransportMemory(transport_cache)
         self._supervisor = RestartSupervisor(
@@ -172,6 +202,14 @@ class Host(HostFeatures):
         if name in self._configs or name in self._builtins:
             raise ValueError(f"an MCP server named '{name}' is already registered")
         self._builtins[name] = factory
+
+    def add_in_process(self, name: str, factory: BuiltinFactory, config: ServerConfig | None = None) -> None:
+        """Add an external-style server that runs in-process: named, pinned, excluded and deferred like an
+        mcp.json server (``config`` gives those fields), but connected to ``factory()`` in memory."""
+        if name in self._configs or name in self._builtins:
+            raise ValueError(f"an MCP server named '{name}' is already registered")
+        self._configs[name] = config or ServerConfig(command=f"(in-process {name})")
+        self._in_process[name] = factory
 
     async def start(self) -> None:
         """Connect every enabled external server concurrently. Failures are recorded, never raised."""
@@ -211,7 +249,11 @@ class Host(HostFeatures):
         for name, config in sorted(servers.items()):
             if name in self._builtins:
                 continue  # a switchboard.* name stays the built-in (assembly reports the clash)
-            if self._configs.get(name) == config:
+            old = self._configs.get(name)
+            if old == config:
+                continue
+            if old is not None and _without_tool_preferences(old) == _without_tool_preferences(config):
+                self._configs[name] = config  # only "pinned"/"excludedTools" changed: no restart needed
                 continue
             self._configs[name] = config
             changed.append(name)
@@ -271,6 +313,12 @@ class Host(HostFeatures):
                 return ServerConnection.failed(server, f"the built-in server could not be created: {exc}")
             return self._connection(server, instance, None, None)
         config = self._configs[server]
+        if server in self._in_process:
+            try:
+                in_process = self._in_process[server]()
+            except Exception as exc:
+                return ServerConnection.failed(server, f"the in-process server could not be created: {exc}")
+            return self._connection(server, in_process, config.startup_timeout, config.timeout)
         try:
             target: Target = (
                 stdio_parameters(config, name=server, credentials=self._credentials)
@@ -331,13 +379,43 @@ class Host(HostFeatures):
 
     # -- tools ----------------------------------------------------------------------------------
 
-    def tools(self) -> list[HostTool]:
+    def set_tool_preferences(self, server: str, *, pinned: bool | list[str], excluded_tools: list[str]) -> None:
+        """Change a server's ``pinned`` and ``excludedTools`` while running (no restart); the next tool list
+        follows. The caller writes mcp.json (see :mod:`.config_edit`)."""
+        self._require_known(server)
+        if server in self._builtins:
+            raise ValueError(f"'{server}' is a built-in server; its tools are always loaded")
+        self._configs[server] = self._configs[server].model_copy(
+            update={"pinned": pinned, "excluded_tools": list(excluded_tools)}
+        )
+
+    def config(self, server: str) -> ServerConfig | None:
+        """The current configuration of an external server (``None`` for a built-in or an unknown name)."""
+        return self._configs.get(server)
+
+    def is_builtin(self, server: str) -> bool:
+        return server in self._builtins
+
+    def tools(self, *, include_excluded: bool = False) -> list[HostTool]:
         """Every tool of every ready server, sorted by model-facing name.
 
         Names are assigned in a fixed order (built-ins first, then external servers sorted by name,
         tools sorted by original name), so collisions resolve the same way every time. A built-in
-        server's tools appear once it has been used (see :meth:`ensure_connected`).
+        server's tools appear once it has been used (see :meth:`ensure_connected`). Excluded tools
+        (``excludedTools``) are left out unless ``include_excluded``; they keep their names either way.
+        The list is rebuilt only when a connection, its tools or a configuration changed.
         """
+        key: list[object] = [
+            (name, c.state, c.tools, self._configs.get(name)) for name, c in sorted(self._connections.items())
+        ]
+        cached = self._tools_cache
+        if cached is not None and cached[1] == include_excluded and _same_key(cached[0], key):
+            return list(cached[2])
+        result = self._build_tools(include_excluded)
+        self._tools_cache = (key, include_excluded, result)
+        return list(result)
+
+    def _build_tools(self, include_excluded: bool) -> list[HostTool]:
         seen: set[str] = set()
         result: list[HostTool] = []
         ready = {name: c for name, c in self._connections.items() if c.state == "ready"}
@@ -345,10 +423,11 @@ class Host(HostFeatures):
         external_names = sorted(name for name in ready if name not in self._builtins)
         for server in [*builtin_names, *external_names]:
             builtin = server in self._builtins
-            excluded = set() if builtin else set(self._configs[server].excluded_tools)
+            config = None if builtin else self._configs[server]
+            excluded = set(config.excluded_tools) if config is not None else set()
+            pinned = config.pinned if config is not None else False
             for tool in sorted(ready[server].tools, key=lambda t: t.name):
-                if tool.name in excluded:
-                    continue  # "excludedTools" in mcp.json: never offered to the model
+                is_excluded = tool.name in excluded
                 base = tool.name if builtin else qualify_tool_name(server, tool.name)
                 annotations = tool.annotations
                 result.append(
@@ -360,19 +439,17 @@ class Host(HostFeatures):
                         input_schema=normalize_schema(tool.input_schema),
                         read_only=bool(annotations and annotations.read_only_hint),
                         builtin=builtin,
+                        pinned=builtin or pinned is True or (isinstance(pinned, list) and tool.name in pinned),
+                        excluded=is_excluded,
                     )
                 )
-        return sorted(result, key=lambda t: t.name)
+        kept = result if include_excluded else [t for t in result if not t.excluded]  # never offered
+        return sorted(kept, key=lambda t: t.name)
 
     def tool_specs(self) -> list[ToolSpec]:
-        """The tools as the model sees them. External descriptions name their server and tool (Whale)."""
-        specs: list[ToolSpec] = []
-        for tool in self.tools():
-            description = tool.description
-            if not tool.builtin:
-                description = f"{description or 'MCP tool'} (MCP server: {tool.server}, tool: {tool.tool})"
-            specs.append(ToolSpec(name=tool.name, description=description, parameters=tool.input_schema))
-        return specs
+        """Every tool as the model sees it, without deferral (see :mod:`desktop_app.runtime.deferral`); so
+        ``tool_search``, which only searches deferred tools, is left out."""
+        return [tool_spec(tool) for tool in self.tools() if tool.server != CATALOG_SERVER]
 
     def lookup(self, model_name: str) -> HostTool | None:
         """The tool the model means by ``model_name``, or ``None``."""
@@ -481,4 +558,5 @@ __all__ = [
     "ServerStatus",
     "normalize_schema",
     "stdio_parameters",
+    "tool_spec",
 ]

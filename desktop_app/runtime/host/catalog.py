@@ -1,0 +1,212 @@
+"""The deferred tool catalog: the tools the model can find with ``tool_search`` (seed-behaviours §1.6).
+
+This module owns the pure data and rules: catalog entries sorted by server then name, the content
+hash (SHA-256 over Go-style JSON of ``{"description","name","server"}``), the three query forms of
+:meth:`Catalog.search` (``select:A,B`` exact and uncapped; ``+must extra…`` and the regex form scored
+and capped at 5, sorted stably by descending score so ties keep catalog order), and the
+``<available-deferred-tools>`` block with its 4,000-character cap. No I/O, no state beyond the entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CATALOG_SERVER = "switchboard.tools"
+"""The built-in server that offers ``tool_search`` (see :mod:`desktop_app.runtime.builtins.tools`)."""
+MAX_SEARCH_RESULTS = 5
+DEFERRED_BLOCK_LIMIT = 4000
+DEFAULT_DESCRIPTION = "MCP tool"
+OPEN_TAG = "<available-deferred-tools>"
+CLOSE_TAG = "</available-deferred-tools>"
+_LITERAL = re.compile(r"[A-Za-z0-9_ \-:/,@#%=~'\"]*")
+"""Patterns made only of these characters mean themselves as a regex: they take the substring fast path."""
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """One deferred tool: its model-facing name, its server's raw name and its description."""
+
+    name: str
+    server: str
+    description: str
+    input_schema: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    """Kept for promotion (the schema the model gets); not part of the hash."""
+
+
+def make_entry(
+    name: str, server: str, description: str | None, input_schema: Mapping[str, Any] | None = None
+) -> CatalogEntry:
+    """An entry with the description trimmed, or ``MCP tool`` when there is none (as Whale does)."""
+    text = (description or "").strip() or DEFAULT_DESCRIPTION
+    return CatalogEntry(name=name, server=server, description=text, input_schema=dict(input_schema or {}))
+
+
+def _go_json(value: Any) -> str:
+    """``json.dumps`` as Go's ``json.Marshal`` writes it: sorted keys, no spaces, HTML-safe escapes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    for char, escape in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text
+
+
+def catalog_hash(entries: Iterable[CatalogEntry]) -> str:
+    """SHA-256 hex of the JSON array of ``{"description","name","server"}`` in catalog order (``[]`` if empty)."""
+    rows = [{"description": e.description, "name": e.name, "server": e.server} for e in entries]
+    return hashlib.sha256(_go_json(rows).encode("utf-8")).hexdigest()
+
+
+class Catalog:
+    """An immutable, sorted catalog with its hash; search, names and rendering."""
+
+    def __init__(self, entries: Iterable[CatalogEntry] = ()) -> None:
+        self._entries: tuple[CatalogEntry, ...] = tuple(sorted(entries, key=lambda e: (e.server, e.name)))
+        self._by_name: dict[str, int] = {}
+        for index, entry in enumerate(self._entries):
+            self._by_name.setdefault(entry.name, index)
+        self._names_lower = [e.name.lower() for e in self._entries]
+        self._descriptions_lower = [e.description.lower() for e in self._entries]
+        self._hash = catalog_hash(self._entries)
+
+    # -- reading ------------------------------------------------------------------------------------
+
+    @property
+    def entries(self) -> tuple[CatalogEntry, ...]:
+        return self._entries
+
+    @property
+    def hash(self) -> str:
+        return self._hash
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> CatalogEntry | None:
+        index = self._by_name.get(name)
+        return None if index is None else self._entries[index]
+
+    def names(self) -> list[str]:
+        return [e.name for e in self._entries]
+
+    def by_server(self) -> dict[str, list[CatalogEntry]]:
+        """Entries grouped by server, servers and tools in catalog order."""
+        groups: dict[str, list[CatalogEntry]] = {}
+        for entry in self._entries:
+            groups.setdefault(entry.server, []).append(entry)
+        return groups
+
+    # -- search -------------------------------------------------------------------------------------
+
+    def search(self, query: str) -> list[CatalogEntry]:
+        """The entries ``query`` finds, best first (see the module docstring); a blank query finds nothing."""
+        query = query.strip()
+        if not query or not self._entries:
+            return []
+        if query.startswith("select:"):
+            wanted = {part.strip() for part in query[len("select:") :].split(",") if part.strip()}
+            return [e for e in self._entries if e.name in wanted]
+        scores = self._must_scores(query) if query.startswith("+") else self._regex_scores(query)
+        best = heapq.nsmallest(MAX_SEARCH_RESULTS, scores, key=lambda item: (-item[1], item[0]))
+        return [self._entries[index] for index, _ in best]
+
+    def _must_scores(self, query: str) -> list[tuple[int, int]]:
+        terms = query.split()
+        must = terms[0][1:].lower()
+        extras = [term.lower() for term in terms[1:]]
+        names, descriptions = self._names_lower, self._descriptions_lower
+        scores: list[tuple[int, int]] = []
+        for index, name in enumerate(names):
+            if must not in name:
+                continue
+            score = 2
+            for term in extras:
+                if term in name:
+                    score += 2
+                elif term in descriptions[index]:
+                    score += 1
+            scores.append((index, score))
+        return scores
+
+    def _regex_scores(self, query: str) -> list[tuple[int, int]]:
+        names, descriptions = self._names_lower, self._descriptions_lower
+        scores: list[tuple[int, int]] = []
+        if query.isascii() and _LITERAL.fullmatch(query):
+            needle = query.lower()  # a plain word: a substring test says the same as the regex, faster
+            for index, name in enumerate(names):
+                if needle in name:
+                    scores.append((index, 2))
+                elif needle in descriptions[index]:
+                    scores.append((index, 1))
+            return scores
+        try:
+            pattern = re.compile(query, re.IGNORECASE)
+        except re.error:
+            pattern = re.compile(re.escape(query), re.IGNORECASE)  # an invalid regex is matched as a literal
+        for index, entry in enumerate(self._entries):
+            if pattern.search(entry.name):
+                scores.append((index, 2))
+            elif pattern.search(entry.description):
+                scores.append((index, 1))
+        return scores
+
+    # -- rendering ----------------------------------------------------------------------------------
+
+    def render(self) -> str:
+        """The ``<available-deferred-tools>`` block (no trailing newline); ``""`` for an empty catalog."""
+        if not self._entries:
+            return ""
+        lines = [OPEN_TAG]
+        for server, entries in self.by_server().items():
+            lines.append(f"[server: {server}]")
+            lines.extend(f"  {e.name} — {e.description}" for e in entries)
+        lines.append(CLOSE_TAG)
+        return "\n".join(lines)
+
+    def render_capped(self, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
+        """:meth:`render` cut to ``limit`` characters at the last newline, with the omitted tools counted."""
+        return cap_block(self.render(), limit)
+
+
+def cap_block(block: str, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
+    """Cap a rendered block at ``limit`` characters: cut at the last newline before the limit and append
+    ``... <N> more tool(s) omitted`` and the closing tag (Whale's ``renderDeferredToolsBlock``)."""
+    if len(block) <= limit:
+        return block
+    cut = block[:limit]
+    newline = cut.rfind("\n")
+    if newline > 0:
+        cut = cut[:newline]
+    omitted = sum(1 for line in block[len(cut) :].split("\n") if line.startswith("  "))
+    return f"{cut}\n... {omitted} more tool(s) omitted\n{CLOSE_TAG}"
+
+
+__all__ = [
+    "CATALOG_SERVER",
+    "CLOSE_TAG",
+    "DEFAULT_DESCRIPTION",
+    "DEFERRED_BLOCK_LIMIT",
+    "MAX_SEARCH_RESULTS",
+    "OPEN_TAG",
+    "Catalog",
+    "CatalogEntry",
+    "cap_block",
+    "catalog_hash",
+    "make_entry",
+]
