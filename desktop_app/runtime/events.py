@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from desktop_app.runtime.hooks.notices import HookNotice
+
 
 class TokenUsage(BaseModel):
     """Token counts of one model response. DeepSeek also reports prompt-cache hits and misses."""
@@ -121,6 +123,19 @@ class ToolResult(_ToolEvent):
     text: str
     is_error: bool = False
     structured: dict[str, Any] | None = None
+    hooks: list[HookNotice] = Field(default_factory=list)
+    """What hooks changed, blocked or failed on this call (stored with the call, shown on its card)."""
+    meta: dict[str, Any] | None = None
+    """The result's ``_meta``, e.g. ``{"ai.nanobot.hooks/mutations": {"response": {"mutated": true, …}}}``."""
+
+
+class HookNoticeEvent(_Event):
+    """A hook changed, blocked or failed something: on a tool call (``tool_call_id``) or on the turn itself
+    (UserPromptSubmit, SessionStart, Stop…, with ``tool_call_id`` empty)."""
+
+    kind: Literal["hook_notice"] = "hook_notice"
+    tool_call_id: str = ""
+    notice: HookNotice
 
 
 class ToolProgress(_ToolEvent):
@@ -183,6 +198,7 @@ Event = Annotated[
     | ApprovalRequired
     | ApprovalDecided
     | ToolResult
+    | HookNoticeEvent
     | ToolProgress
     | RetryScheduled
     | Usage

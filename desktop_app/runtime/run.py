@@ -41,6 +41,9 @@ from desktop_app.runtime.conversation import (
     ToolTarget,
 )
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
+from desktop_app.runtime.hooks.context import ToolCallContext, current_tool_call
+from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
+from desktop_app.runtime.hooks.notices import HookNotice
 from desktop_app.runtime.messages import (
     AssistantMessage,
     Message,
@@ -81,6 +84,7 @@ class RunLoop:
         options: RunOptions,
         emit: Emit,
         vision_provider: VisionFactory | None = None,
+        hooks: LifecycleHooks | None = None,
     ) -> None:
         self._conv = conversation
         self._run_id = run_id
@@ -94,6 +98,7 @@ class RunLoop:
         self._vision = vision_provider
         self._partial_content: list[str] = []
         self._partial_reasoning: list[str] = []
+        self._hooks = hooks
 
     # -- helpers ---------------------------------------------------------------------------------------
 
@@ -138,7 +143,16 @@ class RunLoop:
         last_content = ""
         try:
             if prompt is not None:
-                self._conv.messages.append(await self._user_message(prompt, attachments, context))
+                hooked = await self._prompt_hooks(prompt)
+                if hooked is None:
+                    return RunOutcome(self._run_id, "failed", "", "blocked by a UserPromptSubmit hook")
+                prompt, hook_context = hooked
+                user_message = await self._user_message(prompt, attachments, context)
+                if hook_context:
+                    user_message = user_message.model_copy(
+                        update={"context": _join(user_message.context, hook_context)}
+                    )
+                self._conv.messages.append(user_message)
             if pending:
                 for call in pending:
                     await self._run_tool_call(call)
@@ -158,6 +172,7 @@ class RunLoop:
                     reason: Literal["end_turn", "max_tokens"] = (
                         "max_tokens" if completion.finish_reason == "max_tokens" else "end_turn"
                     )
+                    await self._stop_hooks(completion.content, rounds)
                     self._emit(ev.RunFinished(**self._ids, reason=reason, content=completion.content))
                     return RunOutcome(self._run_id, "finished", completion.content)
                 for call in completion.tool_calls:
@@ -299,7 +314,20 @@ class RunLoop:
                 f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"
             )
         outcome = await self._call_tool(call, server, tool, arguments)
-        self._finish_tool(call, server, tool, outcome.text, outcome.is_error, outcome.structured, note=note)
+        notices = list(getattr(outcome, "hooks", None) or [])
+        for notice in notices:
+            self._emit(ev.HookNoticeEvent(**self._ids, tool_call_id=call.id, notice=notice))
+        self._finish_tool(
+            call,
+            server,
+            tool,
+            outcome.text,
+            outcome.is_error,
+            outcome.structured,
+            note=note,
+            hooks=notices,
+            meta=getattr(outcome, "meta", None),
+        )
 
     async def _call_tool(self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
         """The host call, with the tool's progress emitted as ``ToolProgress`` (when the host reports it).
@@ -312,11 +340,14 @@ class RunLoop:
                 ev.ToolProgress(**self._ids, tool_call_id=call.id, progress=progress, total=total, message=message)
             )
 
+        token = current_tool_call.set(ToolCallContext(self._conv.id, call.id, call.name))
         try:
             return await self._host.call(server, tool, arguments, progress=progress)
         except asyncio.CancelledError:
             self._finish_tool(call, server, tool, CANCELLED_BY_USER, True)
             raise
+        finally:
+            current_tool_call.reset(token)
 
     async def _decide(self, call_id: str, target: ToolTarget, arguments: dict[str, Any]) -> Decision:
         server, tool = target.server, target.tool
@@ -325,6 +356,12 @@ class RunLoop:
             grant = self._grants.find(self._conv.id, server, tool)
             if grant is not None:
                 decision = Decision(True, f"granted earlier ({grant.scope})", "grant", grant.scope)
+        if decision is None and self._hooks is not None:
+            blocked = await self._hooks.permission_request(
+                self._conv.id, call_id, self._host_name(target, call_id), arguments, self._emit_notice(call_id)
+            )
+            if blocked is not None:
+                decision = Decision(False, blocked, "policy")
         if decision is None:
             future = self._broker.open(call_id, self._conv.id)
             self._emit(
@@ -379,8 +416,11 @@ class RunLoop:
         structured: dict[str, Any] | None = None,
         *,
         note: str = "",
+        hooks: Sequence[HookNotice] = (),
+        meta: dict[str, Any] | None = None,
     ) -> None:
-        """Record a tool's result (event + message for the model); ``note`` is the loop's own remark."""
+        """Record a tool's result (event + message for the model); ``note`` is the loop's own remark;
+        ``hooks`` are the hook notices of the call (stored with it)."""
         self._emit(
             ev.ToolResult(
                 **self._ids,
@@ -390,8 +430,42 @@ class RunLoop:
                 text=note + text,
                 is_error=is_error,
                 structured=structured,
+                hooks=list(hooks),
+                meta=meta,
             )
         )
         body = text if text or structured is None else json.dumps(structured)  # structured-only: JSON for the model
         content = note + body
         self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))
+
+    # -- lifecycle hooks fired by the loop (tool hooks run inside Host.call) ---------------------------
+
+    def _emit_notice(self, tool_call_id: str = "") -> Callable[[HookNotice], None]:
+        def emit(notice: HookNotice) -> None:
+            self._emit(ev.HookNoticeEvent(**self._ids, tool_call_id=tool_call_id, notice=notice))
+
+        return emit
+
+    def _host_name(self, target: ToolTarget, fallback: str) -> str:
+        name = getattr(target, "name", None)
+        return name if isinstance(name, str) else fallback
+
+    async def _prompt_hooks(self, prompt: str) -> tuple[str, str] | None:
+        """SessionStart (first prompt) and UserPromptSubmit: the prompt to send and the hooks' context,
+        or ``None`` when a hook blocked the prompt (an ``Error`` event says which hook and why)."""
+        if self._hooks is None:
+            return prompt, ""
+        first = not any(isinstance(m, UserMessage) for m in self._conv.messages)
+        result = await self._hooks.prompt_submitted(self._conv.id, prompt, first, self._emit_notice())
+        if result.blocked is not None:
+            self._emit(ev.Error(**self._ids, code="hook_blocked", message=result.blocked))
+            return None
+        return result.prompt, result.context
+
+    async def _stop_hooks(self, content: str, rounds: int) -> None:
+        if self._hooks is not None:
+            await self._hooks.stopped(self._conv.id, content, rounds + 1, self._emit_notice())
+
+
+def _join(first: str, second: str) -> str:
+    return f"{first}\n{second}" if first else second

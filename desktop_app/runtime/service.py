@@ -24,6 +24,7 @@ from desktop_app.runtime.context import ContextItem, default_context
 from desktop_app.runtime.conversation import Conversation, RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConversationBusyError, RunError
+from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.providers.base import Provider
@@ -332,6 +333,7 @@ class Runtime:
             options=options,
             emit=self._publish,
             vision_provider=self._get_vision_provider if vision is not None and vision.configured else None,
+            hooks=self._lifecycle_hooks(),
         )
         # Built-in servers are lazy (created on first use): connect them before the run's first model request,
         # so that their tools are listed to the model and paused calls to them are found. Hosts without
@@ -367,6 +369,11 @@ class Runtime:
         finally:
             conv.active_run = None
             self._tasks.pop(conversation_id, None)
+
+    def _lifecycle_hooks(self) -> LifecycleHooks | None:
+        """The host's hook runner as the run loop uses it (``None``: no hooks configured)."""
+        runner = getattr(self._host, "hooks", None)
+        return LifecycleHooks(runner) if runner is not None else None
 
     def answer(
         self,

@@ -13,7 +13,7 @@ import asyncio
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp import StdioServerParameters
 from mcp.server.mcpserver import MCPServer
@@ -47,6 +47,9 @@ from desktop_app.runtime.host.targets import http_target
 from desktop_app.runtime.host.transports import TransportMemory
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.redaction import redact
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.hooks.runner import HookRunner
 
 ServerState = HostServerState
 """``idle``: known but not connected yet (a built-in before first use, or before ``start()``);
@@ -194,6 +197,21 @@ class Host(HostFeatures):
         )
         self.client_features = ClientFeatures(self._events.publish)
         """The client side offered to servers (sampling, elicitation, roots, logs); the runtime wires it."""
+        self.hooks: HookRunner | None = None
+        """Lifecycle and MCP message hooks applied inside :meth:`call` (see :meth:`set_hooks`)."""
+
+    def set_hooks(self, runner: HookRunner | None) -> None:
+        """Apply ``runner``'s hooks to every :meth:`call`; its ``mcp`` and message hooks call tools through
+        the raw path (hooks do not hook hooks)."""
+        self.hooks = runner
+        if runner is not None:
+            runner.bind(self._raw_hook_call)
+
+    async def _raw_hook_call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        try:
+            return await self._call(server, tool, arguments)
+        except Exception as exc:
+            return error_outcome(f"Calling hook '{server}/{tool}' failed: {type(exc).__name__}: {exc}")
 
     # -- registration and lifecycle -------------------------------------------------------------
 
@@ -466,12 +484,25 @@ class Host(HostFeatures):
         task cancels the MCP request (the server gets ``notifications/cancelled``) and raises
         ``CancelledError``; the run loop records that as an is_error "cancelled by the user" result."""
         try:
+            if self.hooks is not None:
+                from desktop_app.runtime.hooks.tool_hooks import hooked_call
+
+                return await hooked_call(
+                    self.hooks, self._call, server, tool, self._model_name(server, tool), arguments, progress
+                )
             return await self._call(server, tool, arguments, progress)
         except Exception as exc:  # last line of defence: the run loop must always get an outcome
             return error_outcome(
                 f"Calling '{tool}' on MCP server '{server}' failed unexpectedly: "
                 f"{type(exc).__name__}: {exc}. Try again, or report this as a bug."
             )
+
+    def _model_name(self, server: str, tool: str) -> str:
+        """The model-facing name of ``server``'s ``tool`` (what hook ``match`` patterns see)."""
+        for known in self.tools():
+            if known.server == server and known.tool == tool:
+                return known.name
+        return tool if server in self._builtins else qualify_tool_name(server, tool)
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], progress: ProgressCallback | None = None

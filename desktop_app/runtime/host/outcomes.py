@@ -15,6 +15,8 @@ from typing import Any
 import mcp_types as mtypes
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop_app.runtime.hooks.notices import HookNotice
+
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
 OUTPUT_LIMIT_SETTING = "tool_output_limit"
 
@@ -28,6 +30,10 @@ class CallOutcome(BaseModel):
     is_error: bool = False
     structured: dict[str, Any] | None = None
     content: list[dict[str, Any]] = Field(default_factory=list)
+    hooks: list[HookNotice] = Field(default_factory=list)
+    """What hooks changed, blocked or failed on this call (see :mod:`desktop_app.runtime.hooks`)."""
+    meta: dict[str, Any] | None = None
+    """The result's ``_meta`` (e.g. ``ai.nanobot.hooks/mutations``)."""
 
 
 def error_outcome(message: str) -> CallOutcome:
@@ -75,6 +81,7 @@ def outcome_from_result(result: mtypes.CallToolResult) -> CallOutcome:
         is_error=bool(result.is_error),
         structured=structured,
         content=[block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content],
+        meta=result.meta,
     )
 
 
@@ -97,7 +104,12 @@ def truncate_outcome(outcome: CallOutcome, max_chars: int | None) -> CallOutcome
     if structured is not None and len(json.dumps(structured, ensure_ascii=False, default=str)) > max_chars:
         structured = None
     return CallOutcome(
-        text=text, is_error=outcome.is_error, structured=structured, content=[{"type": "text", "text": text}]
+        text=text,
+        is_error=outcome.is_error,
+        structured=structured,
+        content=[{"type": "text", "text": text}],
+        hooks=outcome.hooks,
+        meta=outcome.meta,
     )
 
 

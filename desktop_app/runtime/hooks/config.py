@@ -1,0 +1,131 @@
+"""Reading hooks from a config object: lifecycle hooks and MCP message hooks share one ``hooks`` key.
+
+    "hooks": {
+      "PreToolUse": [{"type": "command", "command": "~/bin/guard.sh", "match": "mcp__shell__.*", "timeout": 5}],
+      "PostToolUse": [{"type": "http", "url": "http://127.0.0.1:8765/audit"}],
+      "tools/call?direction=response": ["redactor/redact"]
+    }
+
+A key that is a lifecycle event name holds a list of hook objects; any other key is an MCP message hook
+mapping (``method?param=value``) holding a list of ``server/tool`` targets. The same shape is read from
+settings.json, mcp.json (top level, and per server where it holds message hooks only), a project's
+``.switchboard/hooks.json``, a plugin's ``hooks/hooks.json`` and an imported file. Problems are returned
+as text naming the file and the field; a broken entry is skipped, never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop_app.runtime.hooks.message import HookMapping, HookTarget
+from desktop_app.runtime.hooks.model import EVENTS, HookDef, HookSource, LifecycleHook
+
+PROJECT_HOOKS_FILE = Path(".switchboard") / "hooks.json"
+PLUGIN_HOOKS_FILE = Path("hooks") / "hooks.json"
+
+
+@dataclass
+class HookSet:
+    """Every hook read from one or more sources, plus the problems found on the way."""
+
+    lifecycle: list[LifecycleHook] = field(default_factory=list)
+    mappings: list[HookMapping] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def extend(self, other: HookSet) -> None:
+        self.lifecycle.extend(other.lifecycle)
+        self.mappings.extend(other.mappings)
+        self.problems.extend(other.problems)
+
+
+def parse_hooks(data: Any, source: HookSource, *, where: str = "hooks", scope: str | None = None) -> HookSet:
+    """Hooks from one ``hooks`` object. ``scope`` (a server name) allows message hooks only."""
+    found = HookSet()
+    label = f"{source.path}: " if source.path is not None else ""
+    if data is None:
+        return found
+    if not isinstance(data, Mapping):
+        found.problems.append(f"{label}{where}: must be an object, got {type(data).__name__}")
+        return found
+    by_event: dict[str, list[LifecycleHook]] = {}
+    for key, value in data.items():
+        if not isinstance(key, str) or not key.strip():
+            continue
+        if key in EVENTS:
+            if scope is not None:
+                found.problems.append(f"{label}{where}.{key}: lifecycle hooks belong in the top-level 'hooks'")
+                continue
+            by_event[key] = _lifecycle(key, value, source, f"{label}{where}.{key}", found.problems)
+            continue
+        if key[:1].isupper() and "/" not in key and "?" not in key:
+            found.problems.append(f"{label}{where}.{key}: unknown hook event; use one of {', '.join(EVENTS)}")
+            continue
+        values = [value] if isinstance(value, str) else value  # a bare string is accepted (nanobot's schema)
+        if not isinstance(values, list):
+            found.problems.append(f"{label}{where}.{key}: must be a list of 'server/tool' targets")
+            continue
+        targets: list[HookTarget] = []
+        for index, item in enumerate(values):
+            try:
+                targets.append(HookTarget.parse(str(item)))
+            except ValueError as exc:
+                found.problems.append(f"{label}{where}.{key}[{index}]: {exc}")
+        if targets:
+            found.mappings.append(HookMapping(key, tuple(targets), source, scope))
+    for event in EVENTS:  # grouped in the fixed event order, config order within an event
+        found.lifecycle.extend(by_event.get(event, []))
+    return found
+
+
+def _lifecycle(event: str, value: Any, source: HookSource, where: str, problems: list[str]) -> list[LifecycleHook]:
+    if not isinstance(value, list):
+        problems.append(f"{where}: must be a list of hook objects")
+        return []
+    hooks: list[LifecycleHook] = []
+    for index, item in enumerate(value):
+        try:
+            definition = HookDef.model_validate(item)
+        except ValidationError as exc:
+            detail = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'entry'}: {e['msg']}" for e in exc.errors())
+            problems.append(f"{where}[{index}]: {detail}")
+            continue
+        if not definition.runnable:
+            needs = {"command": "'command'", "http": "'url'", "mcp": "a 'target' of the form server/tool"}
+            problems.append(f"{where}[{index}]: a {definition.type} hook needs {needs[definition.type]}")
+            continue
+        hooks.append(LifecycleHook(event, definition, source, index))
+    return hooks
+
+
+def read_hooks_file(path: Path, source: HookSource) -> HookSet:
+    """Hooks from a JSON file holding ``{"hooks": {...}}`` (a missing file holds none)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return HookSet()
+    except OSError as exc:
+        return HookSet(problems=[f"{path}: cannot read the hooks file: {exc.strerror or exc}"])
+    try:
+        document = json.loads(text) if text.strip() else {}
+    except json.JSONDecodeError as exc:
+        return HookSet(problems=[f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"])
+    if not isinstance(document, dict):
+        return HookSet(problems=[f"{path}: the top level must be a JSON object"])
+    return read_config_hooks(document, source)
+
+
+def read_config_hooks(document: Mapping[str, Any], source: HookSource) -> HookSet:
+    """Top-level ``hooks`` plus every ``mcpServers.<name>.hooks`` (message hooks of that server)."""
+    found = parse_hooks(document.get("hooks"), source)
+    servers = document.get("mcpServers")
+    if isinstance(servers, Mapping):
+        for name, entry in servers.items():
+            if isinstance(entry, Mapping) and entry.get("hooks") is not None:
+                found.extend(parse_hooks(entry["hooks"], source, where=f"mcpServers.{name}.hooks", scope=str(name)))
+    return found

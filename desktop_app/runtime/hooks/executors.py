@@ -1,0 +1,171 @@
+"""Running one lifecycle hook: a command (a real subprocess), an HTTP POST, or an MCP tool call.
+
+Each executor returns a :class:`HookOutcome` and never raises for a hook's failure: a command that cannot
+be spawned is ``error``, one that outlives its timeout is killed (with its process group) and is
+``timeout``; an HTTP status outside 2xx is ``error``; an MCP tool that fails is ``error``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+
+from desktop_app.runtime.hooks.decisions import HookOutcome, answer_from_object, cap, normalise, parse_answer
+from desktop_app.runtime.hooks.decisions import process_decision as decide
+from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout
+
+
+class ToolCallResult(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def is_error(self) -> bool: ...
+
+    @property
+    def structured(self) -> dict[str, Any] | None: ...
+
+
+ToolCaller = Callable[[str, str, dict[str, Any]], Awaitable[ToolCallResult]]
+"""Calls ``server``'s ``tool`` with arguments, bypassing hooks (the host's raw call path)."""
+
+
+def shell_argv(command: str, shell: str | None) -> list[str]:
+    """How a command hook is started: ``bash``/``sh``/``zsh`` as ``<sh> -lc``, else the platform shell."""
+    name = (shell or "").strip().lower()
+    if name in ("bash", "sh", "zsh"):
+        return [name, "-lc", command]
+    if name in ("pwsh", "powershell"):
+        return [name, "-NoProfile", "-Command", command]
+    if name == "cmd" or ((not name or name == "default") and sys.platform == "win32"):
+        return ["cmd", "/C", command]
+    return ["/bin/sh", "-c", command]
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:g}s"
+
+
+async def run_command(hook: LifecycleHook, payload: HookPayload, *, cwd: Path | None) -> HookOutcome:
+    """Run a command hook with the payload on stdin; see the module docstring for failures."""
+    definition = hook.definition
+    timeout = effective_timeout(definition.timeout)
+    workdir = cwd
+    if definition.cwd:
+        workdir = (cwd or Path.cwd()) / definition.cwd
+    env = {**os.environ, "SWITCHBOARD_HOOK_EVENT": hook.event}
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *shell_argv(definition.command or "", definition.shell),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=str(workdir) if workdir is not None else None,
+            env=env,
+            start_new_session=sys.platform != "win32",
+        )
+    except (OSError, ValueError) as exc:
+        return HookOutcome(hook.label, "error", stderr=f"the hook could not be started: {exc}")
+    timed_out = False
+    try:
+        out, err = await asyncio.wait_for(process.communicate(payload.to_line()), timeout)
+    except TimeoutError:
+        timed_out = True
+        _kill(process)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(process.wait(), 5)
+        out, err = b"", b""
+    except asyncio.CancelledError:
+        _kill(process)
+        raise
+    stdout, cut_out = cap(out)
+    stderr, cut_err = cap(err)
+    if timed_out and not stderr:
+        stderr = f"hook timed out after {_duration(timeout)}"
+    answer = None if timed_out else parse_answer(stdout)
+    decision = decide(hook.event, spawn_error=False, timed_out=timed_out, exit_code=process.returncode, answer=answer)
+    if not timed_out and answer is None and stdout.strip().startswith("{"):
+        # It meant to answer in JSON, but the answer cannot be read: a failure, not a silent pass.
+        decision = "error"
+        stderr = f"the hook printed invalid JSON: {stdout.strip()[:200]}" + (
+            f" ({stderr.strip()})" if stderr.strip() else ""
+        )
+    return HookOutcome(
+        hook.label,
+        decision,
+        exit_code=None if timed_out else process.returncode,
+        stdout=stdout,
+        stderr=stderr.strip(),
+        truncated=cut_out or cut_err,
+        answer=answer,
+    )
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        if sys.platform != "win32":
+            os.killpg(process.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            process.kill()
+
+
+async def run_http(
+    hook: LifecycleHook, payload: HookPayload, *, environ: Mapping[str, str] | None = None
+) -> HookOutcome:
+    """POST ``{"payload": …, "env": {allowed variables that are set}}`` to the hook's URL."""
+    definition = hook.definition
+    environ = os.environ if environ is None else environ
+    env = {name: environ[name] for name in definition.allowed_env_vars if name in environ}
+    headers = {"Content-Type": "application/json", "Accept": "application/json", **definition.headers}
+    timeout = effective_timeout(definition.timeout)
+    try:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+            response = await client.post(
+                definition.url or "", json={"payload": payload.to_dict(), "env": env}, headers=headers
+            )
+    except httpx.TimeoutException:
+        return HookOutcome(hook.label, "timeout", stderr=f"hook timed out after {_duration(timeout)}")
+    except (httpx.HTTPError, ValueError) as exc:
+        return HookOutcome(hook.label, "error", stderr=f"the http hook could not be reached: {exc}")
+    if not 200 <= response.status_code < 300:
+        return HookOutcome(hook.label, "error", stderr=f"http hook returned {response.status_code}")
+    body, _ = cap(response.content)
+    answer = parse_answer(body)
+    if answer is None and body.strip().startswith("{"):
+        return HookOutcome(
+            hook.label, "error", stdout=body, stderr=f"the http hook answered invalid JSON: {body[:200]}"
+        )
+    decision = normalise(hook.event, answer.decision if answer and answer.decision else "pass")
+    return HookOutcome(hook.label, decision, stdout=body, answer=answer)
+
+
+async def run_mcp(hook: LifecycleHook, payload: HookPayload, call: ToolCaller | None) -> HookOutcome:
+    """Call the hook's ``server/tool`` with the payload as its arguments (nanobot: a hook is a tool call)."""
+    target = (hook.definition.target or "").strip()
+    server, _, tool = target.partition("/")
+    if call is None:
+        return HookOutcome(hook.label, "error", stderr="mcp hooks need the MCP host, which is not running")
+    timeout = effective_timeout(hook.definition.timeout)
+    try:
+        result = await asyncio.wait_for(call(server, tool, payload.to_dict()), timeout)
+    except TimeoutError:
+        return HookOutcome(hook.label, "timeout", stderr=f"hook timed out after {_duration(timeout)}")
+    if result.is_error:
+        return HookOutcome(hook.label, "error", stderr=f"failed to call hook {target}: {result.text}")
+    data = result.structured
+    if data is None:
+        with contextlib.suppress(ValueError):
+            parsed = json.loads(result.text)
+            data = parsed if isinstance(parsed, dict) else None
+    answer = answer_from_object(data) if data is not None else None
+    decision = normalise(hook.event, answer.decision if answer and answer.decision else "pass")
+    return HookOutcome(hook.label, decision, stdout=result.text, answer=answer)
