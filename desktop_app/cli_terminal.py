@@ -46,7 +46,7 @@ class TextPrinter:
             self._err.write(f"[{mark}] {event.text[:2000]}\n")
         elif isinstance(event, ev.RetryScheduled):
             r = event.retry
-            self._err.write(f"[retry] {r.reason}, retrying in {r.delay_s:g} s ({r.attempt}/{r.max_attempts})\n")
+            self._err.write(f"[retry] {r.reason}; attempt {r.attempt} of {r.max_attempts} in {r.delay_s:g} s\n")
         elif isinstance(event, ev.ImagesDescribed):
             self._err.write(f"[vision] {event.model} described {', '.join(event.images)}\n")
         elif isinstance(event, ev.Error):

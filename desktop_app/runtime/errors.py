@@ -6,6 +6,8 @@ SwitchboardError
 ├── ProviderError               the model endpoint failed
 │   ├── ProviderHTTPError       a non-2xx answer (status, headers, body head)
 │   ├── ProviderNetworkError    connect/read failure before any HTTP answer
+│   ├── ProviderStreamError     an error object inside the SSE stream
+│   ├── UnexpectedResponseError a 2xx answer that is not an event stream (never retried)
 │   ├── StreamError             the SSE stream broke; ``after_progress`` says whether output was emitted
 │   │   ├── StreamDisconnected  ended before a terminal frame
 │   │   └── StreamStalled       no model output for the idle timeout
@@ -88,6 +90,18 @@ class ProviderHTTPError(ProviderError):
         if head:
             text += f": {head}"
         return text
+
+
+class ProviderStreamError(ProviderError):
+    """The provider put an error object in the event stream (``data: {"error": …}``); partial output stands."""
+
+    code = "provider_stream_error"
+
+
+class UnexpectedResponseError(ProviderError):
+    """A 2xx answer that is not an event stream (an HTML page, a JSON body): a proxy or a wrong base URL."""
+
+    code = "unexpected_response"
 
 
 class ProviderNetworkError(ProviderError):

@@ -98,7 +98,7 @@ async def test_529_overloaded_then_success(llm_server: ScriptedLLMServer) -> Non
     retries = [e for e in events if isinstance(e, RetryChunk)]
     assert len(retries) == 1
     info = retries[0].info
-    assert (info.stage, info.status_code, info.attempt, info.stream_reset) == ("request", 529, 1, False)
+    assert (info.stage, info.status_code, info.attempt, info.stream_reset) == ("request", 529, 2, False)
     assert sleep.delays == [1.0]  # injected: nothing really slept
     assert isinstance(events[-1], Completion) and events[-1].content == "Recovered"
 

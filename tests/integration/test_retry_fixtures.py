@@ -23,8 +23,10 @@ from desktop_app.runtime.errors import (
     EmptyCompletionError,
     ProviderError,
     ProviderHTTPError,
+    ProviderStreamError,
     StreamDisconnected,
     StreamStalled,
+    UnexpectedResponseError,
 )
 from desktop_app.runtime.events import RetryInfo
 from desktop_app.runtime.messages import ToolCallRequest, UserMessage
@@ -49,6 +51,7 @@ from tests.support.llm_server import (
     error_reply,
     text_reply,
 )
+from tests.support.llm_server import sse as sse_frame
 
 REQUEST = ChatRequest(model="deepseek-chat", messages=(UserMessage(content="hi"),))
 SILENCE = Pause(30.0)  # far beyond every idle timeout used here; the server ends it when the test closes
@@ -121,7 +124,7 @@ async def test_retries_rate_limit_before_sse(llm_server: ScriptedLLMServer) -> N
         text_reply("finally"),
     )
     assert out.requests == 2
-    assert [shape(r) for r in out.retries] == [(1, 4, "request", 429, False, 2)]
+    assert [shape(r) for r in out.retries] == [(2, 4, "request", 429, False, 2)]
     assert out.retries[0].reason == "API rate limited"
     assert out.delays == [2]
     assert isinstance(out.events[0], RetryChunk)  # announced before the wait and before any output
@@ -139,7 +142,7 @@ async def test_retry_after_as_an_http_date(llm_server: ScriptedLLMServer) -> Non
         text_reply("ok"),
     )
     assert out.requests == 3
-    assert [(r.attempt, r.status_code, r.stage) for r in out.retries] == [(1, 429, "request"), (2, 503, "request")]
+    assert [(r.attempt, r.status_code, r.stage) for r in out.retries] == [(2, 429, "request"), (3, 503, "request")]
     # The date has whole-second resolution, and some time passes between formatting it and the retry.
     assert 27.0 < out.delays[0] <= 30.0
     assert out.delays[1] == 0.0  # a date in the past: retry at once
@@ -163,7 +166,7 @@ async def test_400_is_not_retried(llm_server: ScriptedLLMServer) -> None:
 async def test_503_is_retried_with_backoff(llm_server: ScriptedLLMServer) -> None:
     out = await run(llm_server, error_reply(503, "busy"), error_reply(503, "busy"), text_reply("up again"))
     assert out.requests == 3
-    assert [shape(r) for r in out.retries] == [(1, 4, "request", 503, False, 1), (2, 4, "request", 503, False, 2)]
+    assert [shape(r) for r in out.retries] == [(2, 4, "request", 503, False, 1), (3, 4, "request", 503, False, 2)]
     assert {r.reason for r in out.retries} == {"API temporarily unavailable (HTTP 503)"}
     assert out.delays == [1, 2]
     assert out.completion.content == "up again"
@@ -173,7 +176,7 @@ async def test_503_is_retried_with_backoff(llm_server: ScriptedLLMServer) -> Non
 async def test_request_attempts_are_exhausted_at_max_attempts(llm_server: ScriptedLLMServer) -> None:
     out = await run(llm_server, *[error_reply(503, "busy")] * 4, text_reply("unused"))
     assert out.requests == 4
-    assert [r.attempt for r in out.retries] == [1, 2, 3]
+    assert [r.attempt for r in out.retries] == [2, 3, 4]  # the 4th request is the last one announced
     assert out.delays == [1, 2, 4]
     assert isinstance(out.error, ProviderHTTPError)
     assert out.error.status == 503
@@ -199,7 +202,7 @@ async def test_exhausts_disconnected_sse_before_progress(llm_server: ScriptedLLM
     """``...ExhaustsDisconnectedSSEBeforeProgress``: an empty body twice with two stream attempts."""
     out = await run(llm_server, EMPTY_BODY, EMPTY_BODY, retry_policy=RetryPolicy(jitter=0, stream_max_attempts=2))
     assert out.requests == 2
-    assert [shape(r) for r in out.retries] == [(1, 2, "stream", None, True, 1)]
+    assert [shape(r) for r in out.retries] == [(2, 2, "stream", None, True, 1)]
     assert out.retries[0].reason == "API stream disconnected"
     assert isinstance(out.error, StreamDisconnected)
     assert out.error.after_progress is False
@@ -226,8 +229,8 @@ async def test_retries_idle_sse_before_progress(llm_server: ScriptedLLMServer) -
     """``...RetriesIdleSSEBeforeProgress``: silence from the start, then a good stream."""
     out = await run(llm_server, Reply(steps=[SILENCE]), text_reply("recovered"), idle_timeout=0.3)
     assert out.requests == 2
-    assert [shape(r) for r in out.retries] == [(1, 6, "stream", None, True, 1)]
-    assert out.retries[0].reason == "API stream disconnected"
+    assert [shape(r) for r in out.retries] == [(2, 6, "stream", None, True, 1)]
+    assert out.retries[0].reason == "API stream stalled"
     assert out.delays == [1]
     assert out.completion.content == "recovered"
 
@@ -289,7 +292,7 @@ async def test_retries_reasoning_only_then_exhausts(llm_server: ScriptedLLMServe
     """``...RetriesReasoningOnlyThenExhausts``: reasoning then ``[DONE]``, three times, three attempts."""
     out = await run(llm_server, *[reasoning_only()] * 3, retry_policy=RetryPolicy(jitter=0, stream_max_attempts=3))
     assert out.requests == 3
-    assert [shape(r) for r in out.retries] == [(1, 3, "stream", None, True, 1), (2, 3, "stream", None, True, 2)]
+    assert [shape(r) for r in out.retries] == [(2, 3, "stream", None, True, 1), (3, 3, "stream", None, True, 2)]
     assert {r.reason for r in out.retries} == {"model returned no content"}
     assert out.delays == [1, 2]
     assert isinstance(out.error, EmptyCompletionError)
@@ -301,7 +304,7 @@ async def test_retries_reasoning_only_then_recovers(llm_server: ScriptedLLMServe
     """``...RetriesReasoningOnlyThenRecovers``: an empty (reasoning-only) completion, then content."""
     out = await run(llm_server, reasoning_only(), text_reply("answer", reasoning="again"))
     assert out.requests == 2
-    assert [shape(r) for r in out.retries] == [(1, 6, "stream", None, True, 1)]
+    assert [shape(r) for r in out.retries] == [(2, 6, "stream", None, True, 1)]
     assert [e.kind for e in out.events][:2] == ["reasoning", "retry"]  # the voided attempt, then the reset
     assert out.completion.content == "answer"
     assert out.completion.reasoning == "again"
@@ -371,14 +374,14 @@ async def test_request_and_stream_counters_are_independent(llm_server: ScriptedL
     out = await run(llm_server, *[error_reply(503, "busy")] * 3, *[EMPTY_BODY] * 5, text_reply("at last"))
     assert out.requests == 9
     assert [(r.stage, r.attempt, r.max_attempts) for r in out.retries] == [
-        ("request", 1, 4),
         ("request", 2, 4),
         ("request", 3, 4),
-        ("stream", 1, 6),
+        ("request", 4, 4),
         ("stream", 2, 6),
         ("stream", 3, 6),
         ("stream", 4, 6),
         ("stream", 5, 6),
+        ("stream", 6, 6),
     ]
     assert out.delays == [1, 2, 4, 1, 2, 4, 8, 16]
     assert out.completion.content == "at last"
@@ -390,10 +393,10 @@ async def test_the_counters_never_reset(llm_server: ScriptedLLMServer) -> None:
     out = await run(llm_server, *[error_reply(503, "busy")] * 3, EMPTY_BODY, error_reply(503, "busy"))
     assert out.requests == 5
     assert [(r.stage, r.attempt) for r in out.retries] == [
-        ("request", 1),
         ("request", 2),
         ("request", 3),
-        ("stream", 1),
+        ("request", 4),
+        ("stream", 2),
     ]
     assert isinstance(out.error, ProviderHTTPError)
     assert out.error.status == 503
@@ -403,5 +406,66 @@ async def test_the_counters_never_reset(llm_server: ScriptedLLMServer) -> None:
 async def test_stream_attempts_default_to_six(llm_server: ScriptedLLMServer) -> None:
     out = await run(llm_server, *[EMPTY_BODY] * 6, text_reply("unused"))
     assert out.requests == 6
-    assert [(r.stage, r.attempt, r.max_attempts) for r in out.retries] == [("stream", n, 6) for n in range(1, 6)]
+    assert [(r.stage, r.attempt, r.max_attempts) for r in out.retries] == [("stream", n, 6) for n in range(2, 7)]
     assert isinstance(out.error, StreamDisconnected)
+
+
+# ---- every retryable 5xx, and answers that are not what they seem (issue 8) ------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status", [500, 502, 503, 504])
+async def test_each_retryable_5xx_is_retried_then_recovers(llm_server: ScriptedLLMServer, status: int) -> None:
+    out = await run(llm_server, error_reply(status, "upstream trouble"), text_reply("back"))
+    assert out.requests == 2
+    assert [shape(r) for r in out.retries] == [(2, 4, "request", status, False, 1)]
+    assert out.retries[0].reason == f"API temporarily unavailable (HTTP {status})"
+    assert out.completion.content == "back"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("status", [500, 502, 504])
+async def test_each_retryable_5xx_exhausts_the_request_attempts(llm_server: ScriptedLLMServer, status: int) -> None:
+    out = await run(llm_server, *[error_reply(status, "down")] * 4, text_reply("unused"))
+    assert out.requests == 4
+    assert [r.attempt for r in out.retries] == [2, 3, 4]
+    assert isinstance(out.error, ProviderHTTPError) and out.error.status == status
+
+
+@pytest.mark.asyncio
+async def test_an_error_object_in_the_stream_ends_it_with_the_providers_message(
+    llm_server: ScriptedLLMServer,
+) -> None:
+    error = {"error": {"message": "Upstream model overloaded, please retry", "type": "server_error"}}
+    steps = [chunk(content="Partial "), chunk(content="answer"), sse_frame(error)]
+    out = await run(llm_server, Reply(steps=steps), text_reply("unused"))
+    assert out.requests == 1 and out.retries == []
+    assert out.content() == "Partial answer"
+    assert isinstance(out.error, ProviderStreamError)
+    assert str(out.error) == (
+        "The model provider reported an error mid-answer (server_error): Upstream model overloaded, please retry"
+    )
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("content_type", "body", "first_line"),
+    [
+        (
+            "text/html; charset=utf-8",
+            b"\n<!DOCTYPE html>\n<html><body>Sign in to the proxy</body></html>\n",
+            "<!DOCTYPE html>",
+        ),
+        ("application/json", b'{"object": "list", "data": []}', '{"object": "list", "data": []}'),
+    ],
+)
+async def test_a_200_that_is_not_an_event_stream_is_reported_at_once(
+    llm_server: ScriptedLLMServer, content_type: str, body: bytes, first_line: str
+) -> None:
+    out = await run(llm_server, Reply(steps=[body], content_type=content_type), text_reply("unused"))
+    assert out.requests == 1 and out.retries == [] and out.delays == []
+    assert isinstance(out.error, UnexpectedResponseError)
+    message = str(out.error)
+    assert f"answered HTTP 200 with {content_type.split(';')[0]}, not an event stream" in message
+    assert message.endswith(f"First line of the body: {first_line}")
+    assert out.error.retryable is False

@@ -11,7 +11,10 @@ Two independent levels, after Whale §1.3, share one ``RetryPolicy``:
   stall), or that ended with reasoning but no answer, is re-issued up to ``stream_max_attempts`` times,
   with ``stream_reset`` so that consumers discard the partial output. After progress the error stands.
 
-Every retry is announced (``on_retry`` callback or a ``RetryChunk``) *before* the wait. Sleeping, the
+Every retry is announced (``on_retry`` callback or a ``RetryChunk``) *before* the wait; its ``attempt`` is
+the number of the request (or stream) about to be made, out of ``max_attempts``, so the last retry announced
+is "4/4" and the counters agree with the requests the server sees. A 2xx answer that is not an event stream
+is never retried: it is a proxy or a wrong base URL, reported with its content type and first body line. Sleeping, the
 random jitter and the clock are injectable, so tests never really wait.
 """
 
@@ -34,6 +37,8 @@ from desktop_app.runtime.errors import (
     ProviderHTTPError,
     ProviderNetworkError,
     StreamError,
+    StreamStalled,
+    UnexpectedResponseError,
 )
 from desktop_app.runtime.events import RetryInfo
 from desktop_app.runtime.providers.base import ProviderEvent, RetryChunk
@@ -182,6 +187,8 @@ def request_retry_reason(error: BaseException) -> str:
 def stream_retry_reason(error: BaseException) -> str:
     if isinstance(error, EmptyCompletionError):
         return "model returned no content"
+    if isinstance(error, StreamStalled):
+        return "API stream stalled"
     return "API stream disconnected"
 
 
@@ -209,12 +216,12 @@ class Retrier:
             return None
         if self.request_attempt >= self.policy.max_attempts:
             return None
-        attempt = self.request_attempt
+        retry = self.request_attempt  # the retry's own number drives the backoff: 1, 2, 4 …
         self.request_attempt += 1
         return RetryInfo(
-            attempt=attempt,
+            attempt=self.request_attempt,
             max_attempts=self.policy.max_attempts,
-            delay_s=backoff_delay(self.policy, attempt, error, uniform=self._uniform, now=self._now),
+            delay_s=backoff_delay(self.policy, retry, error, uniform=self._uniform, now=self._now),
             stage="request",
             reason=request_retry_reason(error),
             status_code=error.status if isinstance(error, ProviderHTTPError) else None,
@@ -226,12 +233,12 @@ class Retrier:
             return None
         if self.stream_attempt >= self.policy.stream_max_attempts:
             return None
-        attempt = self.stream_attempt
+        retry = self.stream_attempt
         self.stream_attempt += 1
         return RetryInfo(
-            attempt=attempt,
+            attempt=self.stream_attempt,
             max_attempts=self.policy.stream_max_attempts,
-            delay_s=backoff_delay(self.policy, attempt, error, uniform=self._uniform, now=self._now),
+            delay_s=backoff_delay(self.policy, retry, error, uniform=self._uniform, now=self._now),
             stage="stream",
             reason=stream_retry_reason(error),
             stream_reset=True,
@@ -244,16 +251,34 @@ class Retrier:
 # ---- sending ------------------------------------------------------------------------------------------
 
 
-async def _body_head(response: httpx.Response) -> str:
+async def _body_head(response: httpx.Response, *, limit: int = BODY_HEAD_LIMIT) -> str:
     data = bytearray()
     try:
         async for piece in response.aiter_bytes():
             data += piece
-            if len(data) >= BODY_HEAD_LIMIT:
+            if len(data) >= limit:
                 break
     except httpx.HTTPError:
         pass  # keep what arrived; the status is the error
-    return bytes(data[:BODY_HEAD_LIMIT]).decode("utf-8", errors="replace")
+    return bytes(data[:limit]).decode("utf-8", errors="replace")
+
+
+FIRST_LINE_LIMIT = 4096
+
+
+def unexpected_response(status: int, content_type: str, body: str) -> UnexpectedResponseError:
+    """What a 2xx answer that is not an event stream says: its content type and first non-blank line."""
+    first = next((line.strip() for line in body.splitlines() if line.strip()), "")
+    if len(first) > 200:
+        first = first[:200] + "…"
+    text = (
+        f"The model provider answered HTTP {status} with {content_type.split(';')[0].strip()}, not an event "
+        "stream: a proxy, a login page or a wrong base URL is in the way. Check the base URL (it usually ends "
+        "in /v1)."
+    )
+    if first:
+        text += f" First line of the body: {first}"
+    return UnexpectedResponseError(text)
 
 
 async def send_once(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Response:
@@ -275,7 +300,14 @@ async def send_once(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Resp
             f"Could not reach the model provider ({detail}). Check the base URL and your network connection."
         ) from exc
     if response.is_success:
-        return response
+        content_type = response.headers.get("content-type", "")
+        if not content_type or "event-stream" in content_type.lower():
+            return response
+        try:
+            head = await _body_head(response, limit=FIRST_LINE_LIMIT)
+        finally:
+            await response.aclose()
+        raise unexpected_response(response.status_code, content_type, head)
     try:
         body = await _body_head(response)
     finally:

@@ -10,6 +10,7 @@ detection in ``_sse``; sending and retrying in ``_retry``.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import Any, Literal
 
 import httpx
 
-from desktop_app.runtime.errors import EmptyCompletionError, ProviderHTTPError, StreamDisconnected
+from desktop_app.runtime.errors import EmptyCompletionError, ProviderHTTPError, ProviderStreamError, StreamDisconnected
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import (
     AssistantMessage,
@@ -329,14 +330,27 @@ class StreamAssembler:
         )
 
 
+def stream_error_object(error: Any) -> ProviderStreamError:
+    """A ``data: {"error": …}`` frame as an error with the provider's own message (and type or code)."""
+    if isinstance(error, Mapping):
+        message = error.get("message")
+        detail = message if isinstance(message, str) and message.strip() else json.dumps(error)[:500]
+        kind = next((str(error[k]) for k in ("type", "code") if isinstance(error.get(k), str | int)), "")
+    else:
+        detail, kind = str(error), ""
+    label = f" ({kind})" if kind else ""
+    return ProviderStreamError(f"The model provider reported an error mid-answer{label}: {detail.strip()}")
+
+
 async def read_stream(
     lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 ) -> AsyncGenerator[ProviderEvent, None]:
     """The provider events of one SSE response body, ending with exactly one ``Completion``.
 
-    It stops at ``[DONE]`` or right after ``finish_reason: tool_calls``. Raises ``StreamStalled`` when no
-    model output arrives for ``idle_timeout`` seconds and ``StreamDisconnected`` when the stream ends
-    without a terminal frame; both say whether output was already emitted.
+    It stops at ``[DONE]`` or right after ``finish_reason: tool_calls``. An error object in the stream
+    (``data: {"error": …}``) raises ``ProviderStreamError`` with the provider's message. Raises
+    ``StreamStalled`` when no model output arrives for ``idle_timeout`` seconds and ``StreamDisconnected``
+    when the stream ends without a terminal frame; both say whether output was already emitted.
     """
     reader = SSEReader(lines, idle_timeout=idle_timeout)
     assembler = StreamAssembler()
@@ -349,6 +363,8 @@ async def read_stream(
             if frame is DONE:
                 yield assembler.complete()
                 return
+            if "error" in frame and not frame.get("choices"):
+                raise stream_error_object(frame["error"])
             for event in assembler.feed(frame):
                 if is_progress(event):
                     reader.mark_progress()

@@ -127,16 +127,16 @@ def test_request_retry_plan_429_retried_400_not() -> None:
     retrier = Retrier(NO_JITTER)
     info = retrier.plan_request_retry(http_error(429, headers={"Retry-After": "2"}))
     assert info == RetryInfo(
-        attempt=1, max_attempts=4, delay_s=2, stage="request", reason="API rate limited", status_code=429
+        attempt=2, max_attempts=4, delay_s=2, stage="request", reason="API rate limited", status_code=429
     )
     assert retrier.plan_request_retry(http_error(400, "bad request")) is None
     assert retrier.plan_request_retry(http_error(401)) is None
     info = retrier.plan_request_retry(http_error(503))
     assert info is not None
-    assert (info.attempt, info.delay_s, info.reason) == (2, 2, "API temporarily unavailable (HTTP 503)")
+    assert (info.attempt, info.delay_s, info.reason) == (3, 2, "API temporarily unavailable (HTTP 503)")
     info = retrier.plan_request_retry(ProviderNetworkError("refused"))
     assert info is not None
-    assert (info.attempt, info.status_code, info.reason) == (3, None, "API request failed")
+    assert (info.attempt, info.status_code, info.reason) == (4, None, "API request failed")
     assert retrier.plan_request_retry(http_error(429)) is None  # 4 attempts in all: 3 retries
 
 
@@ -152,18 +152,18 @@ def test_stream_retry_plan() -> None:
     retrier = Retrier(RetryPolicy(jitter=0, stream_max_attempts=3))
     stalled = retrier.plan_stream_retry(StreamStalled("stalled", after_progress=False))
     assert stalled == RetryInfo(
-        attempt=1,
+        attempt=2,
         max_attempts=3,
         delay_s=1,
         stage="stream",
-        reason="API stream disconnected",
+        reason="API stream stalled",
         stream_reset=True,
     )
     assert retrier.plan_stream_retry(StreamDisconnected("cut", after_progress=True)) is None
     assert retrier.plan_stream_retry(EmptyCompletionError("nothing", retryable=False)) is None
     empty = retrier.plan_stream_retry(EmptyCompletionError("reasoning only", retryable=True))
     assert empty is not None
-    assert (empty.attempt, empty.reason, empty.delay_s) == (2, "model returned no content", 2)
+    assert (empty.attempt, empty.reason, empty.delay_s) == (3, "model returned no content", 2)
     assert retrier.plan_stream_retry(StreamDisconnected("cut", after_progress=False)) is None  # exhausted
     assert retrier.plan_stream_retry(http_error(429)) is None  # not a stream error
 
@@ -214,7 +214,7 @@ async def test_429_is_retried_after_the_announced_delay() -> None:
     assert sleep.delays == [2]
     [(info, delays_at_announcement)] = announced
     assert delays_at_announcement == []  # announced before sleeping
-    assert (info.attempt, info.status_code, info.stage, info.stream_reset) == (1, 429, "request", False)
+    assert (info.attempt, info.status_code, info.stage, info.stream_reset) == (2, 429, "request", False)
 
 
 @pytest.mark.asyncio
