@@ -13,6 +13,12 @@ def main(argv: list[str] | None = None) -> int:
         from desktop_app.cli import main as cli_main
 
         return cli_main(args)
+    # A second launch hands its arguments to the running instance and exits, before anything heavy loads.
+    from desktop_app.instance import forward_main
+
+    forwarded = forward_main(args)
+    if forwarded is not None:
+        return forwarded
     from desktop_app.app import main as app_main
 
     return app_main(args)

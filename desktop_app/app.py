@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from desktop_app.assembly import Assembly
     from desktop_app.runtime.service import Runtime
+    from desktop_app.ui.desktop import DesktopShell
     from desktop_app.ui.main_window import MainWindow
 
 log = logging.getLogger("desktop_app.app")
@@ -47,6 +48,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--smoke-test", action="store_true", help="start, report the time to first paint, shut down, exit"
     )
     parser.add_argument("--version", action="version", version=f"switchboard {__version__}")
+    parser.add_argument("--quick", action="store_true", help="open the quick prompt (in the running instance if any)")
+    parser.add_argument("--background", action="store_true", help="start in the tray without showing the window")
+    parser.add_argument(
+        "--no-single-instance", action="store_true", help="do not look for, or become, the running instance"
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="files to attach to the next prompt")
     return parser
 
 
@@ -68,6 +75,15 @@ class App:
         self.smoke = smoke
         self.runtime: Runtime | None = None
         self.assembly: Assembly | None = None
+        self.shell: DesktopShell | None = None
+        self.show_window = True
+        """False for ``--background`` and ``--quick`` where a tray exists: the window stays hidden."""
+        self._closed: asyncio.Future[None] | None = None
+
+    def request_quit(self) -> None:
+        """Quit the app (tray menu, File → Quit): the same ordered shutdown as closing the last window."""
+        if self._closed is not None and not self._closed.done():
+            self._closed.set_result(None)
 
     async def run(self) -> int:
         from desktop_app.ui.asyncqt import first_paint, install_asyncgen_hooks
@@ -75,11 +91,15 @@ class App:
         loop = asyncio.get_running_loop()
         install_asyncgen_hooks(loop)
         closed: asyncio.Future[None] = loop.create_future()
-        self.qapp.lastWindowClosed.connect(lambda: closed.done() or closed.set_result(None))
-        painted = first_paint(self.window)
-        self.window.show()
-        painted_at = await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_S)
-        print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
+        self._closed = closed
+        self.qapp.lastWindowClosed.connect(self.request_quit)
+        if self.show_window:
+            painted = first_paint(self.window)
+            self.window.show()
+            painted_at = await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_S)
+            print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
+        else:
+            print(f"startup: {time.perf_counter() - self.t0:.3f} s (in the background)", flush=True)
         status = EXIT_OK
         try:
             await self._start_runtime()
@@ -115,6 +135,8 @@ class App:
             except Exception:
                 log.exception("could not purge deleted conversations")
             self.window.attach_store(store)
+        if self.shell is not None:
+            self.shell.attach(runtime, self.assembly.host, store, self.assembly.recorder)
         self.window.attach_host(  # before host.start(): the Servers dock sees every state change
             self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
         )
@@ -134,6 +156,9 @@ class App:
 
     async def shutdown(self) -> None:
         """Cancel the UI's tasks, close the runtime (runs, MCP servers, HTTP clients)."""
+        if self.shell is not None:
+            self.shell.close()
+            await self.shell.quick.tasks.cancel_all()
         await self.window.tasks.cancel_all()
         if self.assembly is not None:
             try:
@@ -177,16 +202,55 @@ def main(argv: Sequence[str] | None = None) -> int:
     qapp.setQuitOnLastWindowClosed(False)  # we stop the loop ourselves, after runtime.aclose()
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl+C in a terminal ends the app (Qt owns the loop)
 
+    instance = None
+    if not (args.smoke_test or args.no_single_instance):
+        from desktop_app.instance import forward_main, server_address
+        from desktop_app.ui.single_instance import InstanceServer
+
+        instance = InstanceServer(server_address(str(args.home) if args.home else None), lambda _m: {"ok": False})
+        if not instance.claim():  # another instance started first (a race): hand it this launch
+            return forward_main(list(sys.argv[1:] if argv is None else argv)) or EXIT_OK
+
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
     window = MainWindow()
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
+    if not args.smoke_test:
+        _install_shell(app, args, paths, instance)
     try:
         with loop:
             return loop.run_until_complete(app.run())
     finally:
+        if instance is not None:
+            instance.close()
         asyncio.set_event_loop(None)
         logging.shutdown()
+
+
+def _install_shell(app: App, args: argparse.Namespace, paths: AppPaths, instance: Any) -> None:
+    """Tray, quick prompt and notifications around the window; this launch's own --quick/--background/files."""
+    from desktop_app.ui.desktop import DesktopShell
+
+    home = os.environ.get(HOME_ENV)
+    shell = DesktopShell(
+        app.window,
+        resource_path(""),
+        paths.data_dir,
+        quit_app=app.request_quit,
+        home=Path(home).expanduser().resolve() if home else None,
+    )
+    app.shell = shell
+    if instance is not None:
+        instance.handler = shell.handle_request
+    shell.start()
+    app.show_window = not ((args.background or args.quick) and shell.has_tray)
+    files = [str(Path(f).resolve()) for f in args.files]
+    if args.quick:
+        shell.show_quick()
+    if files:
+        (shell.quick if args.quick else app.window.composer).add_files(files)
+    if args.background and not shell.has_tray:
+        app.window.view.add_notice("Started with --background, but there is no system tray: showing the window.")
 
 
 if __name__ == "__main__":

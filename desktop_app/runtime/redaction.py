@@ -22,9 +22,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel
+if TYPE_CHECKING:  # not at run time: desktop_app.log imports this module before Qt, and pydantic imported
+    # before PySide6 then lazily completed in the runtime's import thread trips shiboken's import hook
+    # (a circular "partially initialized module pydantic._internal._validators" at start-up).
+    from pydantic import BaseModel
 
 MASK = "[redacted]"
 MIN_SECRET_LENGTH = 6
@@ -150,7 +153,7 @@ def redact(text: str) -> str:
 
 # ---- events -------------------------------------------------------------------------------------------
 
-E = TypeVar("E", bound=BaseModel)
+E = TypeVar("E", bound="BaseModel")
 
 _ERROR_FIELDS = frozenset({"message", "error", "detail", "details", "text", "line", "reason", "stderr"})
 """Text fields of error-ish events that get the full step (known secrets and key shapes)."""

@@ -116,6 +116,12 @@ class Runtime:
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
 
+    def update_settings(self, **changes: Any) -> Settings:
+        """Change top-level settings (validated like the file) and save them; returns the new settings."""
+        self._settings = Settings.model_validate({**self._settings.model_dump(), **changes})
+        self._save_settings()
+        return self._settings
+
     @property
     def policy(self) -> ApprovalPolicy:
         return self._policy

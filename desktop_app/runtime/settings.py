@@ -145,6 +145,14 @@ class Settings(BaseModel):
     context_window_tokens: int = Field(
         128_000, ge=1024, description="The model's context window in tokens (for the deferral threshold)"
     )
+    close_to_tray: bool = Field(
+        True,
+        description="Closing the window keeps Switchboard and its servers running in the tray (where a tray exists)",
+    )
+    notifications: bool = Field(
+        True, description="Notify when a conversation not on screen finishes, fails or waits for your approval"
+    )
+    start_at_login: bool = Field(False, description="Start Switchboard at login, in the tray")
 
 
 def _validation_problem(exc: ValidationError) -> str:

@@ -231,6 +231,11 @@ class ConversationList(QWidget):
                 item.setData(TITLE_ROLE, info.title)
                 item.setToolTip(conversation_tooltip(info, self.snippets.get(info.id)))
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+                if info.quick:  # started in the quick prompt: a bolt and a word in the tooltip
+                    from desktop_app.ui.quick_prompt import quick_icon
+
+                    item.setIcon(quick_icon())
+                    item.setToolTip("Quick prompt · " + item.toolTip())
                 if not info.title:
                     font = item.font()
                     font.setItalic(True)

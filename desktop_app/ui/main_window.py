@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -149,7 +150,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
         quit_action.triggered.connect(self.close)
         file_menu.addAction(quit_action)
+        self.quit_action = quit_action  # the desktop shell makes it quit the app (not only close the window)
         settings_menu = self.menuBar().addMenu("&Settings")
+        self.settings_menu = settings_menu
         self.provider_action = QAction("&Provider…", self)
         self.provider_action.setEnabled(False)
         self.provider_action.triggered.connect(self._on_provider_triggered)
@@ -434,7 +437,13 @@ class MainWindow(WindowDialogs, QMainWindow):
             self.set_status("Ready")
             self.composer.edit.setFocus()
 
+    close_interceptor: Callable[[], bool] | None = None
+    """Asked first when the window closes; ``True`` keeps the app running (close to tray)."""
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.close_interceptor is not None and self.close_interceptor():
+            event.ignore()
+            return
         if self.controller is not None:
             self.controller.stop()
             self.controller.close()

@@ -186,6 +186,8 @@ class Host(HostFeatures):
         self._connections: dict[str, ServerConnection] = {}
         self._closed = False
         self._tools_cache: tuple[list[object], bool, list[HostTool]] | None = None
+        self.paused = False
+        """``pause()``: every external server is stopped until ``resume()`` (built-ins keep working)."""
         self._events = EventBus()
         self._memory = TransportMemory(transport_cache)
         self._supervisor = RestartSupervisor(
@@ -295,6 +297,25 @@ class Host(HostFeatures):
         if connection is not None:
             await connection.close()
         return await self.ensure_connected(server)
+
+    async def pause(self) -> list[str]:
+        """Stop every external server (stdio children are closed and reaped) until :meth:`resume`.
+
+        Calls to them meanwhile return an error saying the servers are paused. Returns the stopped names."""
+        self.paused = True
+        names = sorted(name for name in self._connections if name not in self._builtins)
+        for name in names:
+            await self._supervisor.reset(name)
+        stopped = [self._connections.pop(name) for name in names]
+        await asyncio.gather(*(connection.close() for connection in stopped))
+        for name in names:
+            self._events.publish(ServerStateChanged(server=name, state="stopped", error="paused"))
+        return names
+
+    async def resume(self) -> None:
+        """Start the external servers again after :meth:`pause`."""
+        self.paused = False
+        await self.start()
 
     async def aclose(self) -> None:
         """Stop every connection; stdio children are closed and reaped. The host cannot be restarted."""
@@ -514,6 +535,11 @@ class Host(HostFeatures):
         config = self._configs.get(server)
         if config is not None and config.disabled:
             return error_outcome(f"MCP server '{server}' is disabled in mcp.json. Enable it to use its tools.")
+        if config is not None and self.paused:
+            return error_outcome(
+                f"MCP server '{server}' is paused (all servers were paused from the tray). Resume the servers "
+                "to use its tools."
+            )
         given: object = arguments  # callers may pass whatever the model produced
         if not isinstance(given, dict):
             return error_outcome(f"The arguments for '{tool}' must be a JSON object, got {type(given).__name__}.")
@@ -560,6 +586,8 @@ class Host(HostFeatures):
         if connection is None:
             config = self._configs.get(server)
             state: ServerState = "disabled" if config is not None and config.disabled else "idle"
+            if state == "idle" and self.paused and not builtin:
+                return ServerStatus(name=server, state="stopped", error="paused", builtin=builtin)
             return ServerStatus(name=server, state=state, builtin=builtin)
         phase = self._supervisor.phase(server)
         ready = connection.state == "ready"

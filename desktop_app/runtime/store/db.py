@@ -179,7 +179,7 @@ class Store:
 
     def get_conversation(self, conversation_id: str) -> ConversationInfo | None:
         row = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL "
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick "
             "FROM conversations WHERE id = ?",
             (conversation_id,),
         ).fetchone()
@@ -189,11 +189,16 @@ class Store:
         """Most recently updated first."""
         where = "" if include_deleted else "WHERE deleted_at IS NULL"
         rows = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL "
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick "
             f"FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
             (-1 if limit is None else limit,),
         ).fetchall()
         return [conversation_info(r) for r in rows]
+
+    def mark_quick(self, conversation_id: str) -> None:
+        """Mark a conversation as started in the quick prompt (it must exist: the recorder creates it)."""
+        with self.transaction() as c:
+            c.execute("UPDATE conversations SET quick = 1 WHERE id = ?", (conversation_id,))
 
     def touch(self, conversation_id: str) -> None:
         with self.transaction() as c:

@@ -42,6 +42,8 @@ class ConversationInfo:
     base_url: str
     model: str
     deleted: bool
+    quick: bool = False
+    """Started in the quick prompt (listed like any other conversation, with a mark)."""
 
 
 @dataclass(frozen=True)
@@ -161,5 +163,5 @@ def to_model_messages(
 def conversation_info(row: tuple[Any, ...]) -> ConversationInfo:
     return ConversationInfo(
         id=row[0], title=row[1], created_at=row[2], updated_at=row[3], base_url=row[4], model=row[5],
-        deleted=bool(row[6]),
+        deleted=bool(row[6]), quick=bool(row[7]) if len(row) > 7 else False,
     )  # fmt: skip

@@ -135,7 +135,12 @@ def _v1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1,)
+def _v2(conn: sqlite3.Connection) -> None:
+    """Conversations started in the quick prompt are marked (listed like the others, with a mark)."""
+    conn.execute("ALTER TABLE conversations ADD COLUMN quick INTEGER NOT NULL DEFAULT 0")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

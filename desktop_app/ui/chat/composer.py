@@ -56,9 +56,15 @@ class PromptEdit(QPlainTextEdit):
     submit_requested = Signal()
     files_dropped = Signal(list)
     image_pasted = Signal(QImage)
+    enter_sends = False
+    """Plain Enter submits (Shift+Enter inserts a new line), as in the quick prompt."""
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in _SEND_KEYS and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        modifiers = event.modifiers()
+        if event.key() in _SEND_KEYS and (
+            modifiers & Qt.KeyboardModifier.ControlModifier
+            or (self.enter_sends and not modifiers & Qt.KeyboardModifier.ShiftModifier)
+        ):
             event.accept()
             self.submit_requested.emit()
             return
