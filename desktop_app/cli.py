@@ -6,6 +6,7 @@
 Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file.
 
     switchboard import-config FILE [--home DIR] [--replace]
+    switchboard tools [--json] [--mcp-config FILE] [--home DIR] [QUERY]     (see cli_tools.py)
 
 imports another app's MCP servers (Claude Desktop, VS Code, Cursor, nanobot, Whale) into mcp.json,
 moving secrets into the keyring. Exit codes: 0 imported, 1 no usable keyring, 2 a bad file.
@@ -58,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
     ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
     add_import_config_parser(sub)
+    from desktop_app.cli_tools import add_tools_parser
+
+    add_tools_parser(sub)
     return parser
 
 
@@ -175,6 +179,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     if ns.command == "import-config":
         return import_config_command(ns, out, err)
     try:
+        if ns.command == "tools":
+            from desktop_app.cli_tools import tools_command
+
+            return asyncio.run(tools_command(ns, out, err))
         return asyncio.run(_ask(ns, out, err))
     except ConfigError as exc:
         err.write(f"switchboard: bad config: {exc}\n")

@@ -114,8 +114,10 @@ class Catalog:
 
     # -- search -------------------------------------------------------------------------------------
 
-    def search(self, query: str) -> list[CatalogEntry]:
-        """The entries ``query`` finds, best first (see the module docstring); a blank query finds nothing."""
+    def search(self, query: str, *, limit: int | None = MAX_SEARCH_RESULTS) -> list[CatalogEntry]:
+        """The entries ``query`` finds, best first (see the module docstring); a blank query finds nothing.
+
+        ``limit`` caps the scored forms (``tool_search``: 5; the tool panel and ``switchboard tools``: none)."""
         query = query.strip()
         if not query or not self._entries:
             return []
@@ -123,7 +125,8 @@ class Catalog:
             wanted = {part.strip() for part in query[len("select:") :].split(",") if part.strip()}
             return [e for e in self._entries if e.name in wanted]
         scores = self._must_scores(query) if query.startswith("+") else self._regex_scores(query)
-        best = heapq.nsmallest(MAX_SEARCH_RESULTS, scores, key=lambda item: (-item[1], item[0]))
+        rank = lambda item: (-item[1], item[0])  # noqa: E731 - stable: ties keep catalog order
+        best = sorted(scores, key=rank) if limit is None else heapq.nsmallest(limit, scores, key=rank)
         return [self._entries[index] for index, _ in best]
 
     def _must_scores(self, query: str) -> list[tuple[int, int]]:

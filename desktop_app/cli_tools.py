@@ -1,0 +1,70 @@
+"""``switchboard tools [--json] [QUERY]``: the tool catalog as the model would get it, on the terminal.
+
+Connects every configured server (and the built-ins), then lists each tool grouped by server with its
+state (``loaded``, ``pinned``, ``deferred``, ``excluded``, ``builtin``) and estimated tokens, followed by
+what deferral saves. ``QUERY`` uses ``tool_search``'s syntax (``select:a,b``, ``+must extra…``, a
+regular expression), uncapped. ``--json`` prints one JSON object (see :meth:`Overview.to_json`).
+Exit codes: 0 listed, 1 nothing matched the query, 2 bad usage or a bad config file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TextIO
+
+from desktop_app.paths import HOME_ENV, app_paths
+
+EXIT_OK, EXIT_NO_MATCH = 0, 1
+
+
+def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    tools = sub.add_parser("tools", help="List the MCP tools and what deferral sends (tool_search syntax for QUERY).")
+    tools.add_argument("query", nargs="?", default="", metavar="QUERY", help="select:a,b | +word extra | regex")
+    tools.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    tools.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
+    tools.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+
+
+async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.assembly import assemble
+    from desktop_app.runtime.tool_overview import overview
+
+    paths = app_paths(ns.home).ensure()
+    built = assemble(paths, strict=True, mcp_config=ns.mcp_config, persist=False)
+    for problem in built.problems:
+        err.write(f"switchboard: {problem}\n")
+    try:
+        await built.host.start()
+        await built.host.ensure_builtins()
+        for name, status in built.host.states().items():
+            if status.state == "failed":
+                err.write(f"switchboard: MCP server {name!r} failed to start: {status.error}\n")
+        deferral = built.runtime.deferral
+        assert deferral is not None  # assemble() always attaches one
+        view = deferral.view("switchboard-tools-cli")
+        result = overview(deferral, view, ns.query)
+    finally:
+        await built.aclose()
+    if ns.json:
+        out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        for server, rows in result.grouped().items():
+            out.write(f"[{server}]\n")
+            for row in rows:
+                description = " ".join(row.description.split())
+                if len(description) > 80:
+                    description = description[:79] + "…"
+                out.write(f"  {row.name:<48} {row.state:<9} ~{row.tokens:>5} tok  {description}\n")
+        if ns.query.strip():
+            out.write(f"{result.matched} of {result.total} tools match {ns.query!r}.\n")
+        state = "on" if result.deferring else "off"
+        out.write(
+            f"Deferral {state}: {result.reason}. Definitions ~{result.total_tokens:,} tokens; a request carries "
+            f"~{result.sent_tokens:,} (saves ~{result.saved_tokens:,}).\n"
+        )
+    return EXIT_NO_MATCH if ns.query.strip() and not result.rows else EXIT_OK
+
+
+__all__ = ["add_tools_parser", "tools_command"]
