@@ -63,6 +63,7 @@ def assemble(
 
     problems: list[str] = []
     settings_path: Path | None = paths.settings_file
+    settings_problem: ConfigError | None = None
     if settings is None:
         try:
             settings = load_settings(paths.settings_file)
@@ -70,7 +71,7 @@ def assemble(
             if strict:
                 raise
             problems.append(f"The settings file is broken; running on defaults (the file is left as is): {exc}")
-            settings, settings_path = Settings(), None
+            settings, settings_path, settings_problem = Settings(), None, exc
     mcp_path = mcp_config or paths.mcp_config_file
     try:
         servers = load_mcp_config(mcp_path)
@@ -95,6 +96,7 @@ def assemble(
         settings_path=settings_path,
         policy=policy,
         grants=grants,
+        settings_problem=settings_problem,
     )
     store: Store | None = None
     recorder: Recorder | None = None

@@ -23,7 +23,7 @@ from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.context import ContextItem, default_context
 from desktop_app.runtime.conversation import Conversation, RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.runtime.errors import ConversationBusyError, RunError
+from desktop_app.runtime.errors import ConfigError, ConversationBusyError, RunError
 from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
@@ -58,8 +58,11 @@ class Runtime:
         provider_factory: ProviderFactory | None = None,
         api_key_override: str | None = None,
         now: Callable[[], datetime] | None = None,
+        settings_problem: ConfigError | None = None,
     ) -> None:
+        """``settings_problem``: the settings file is broken (the runtime runs on defaults and never saves)."""
         self._settings = settings
+        self.settings_problem = settings_problem
         self._host = host
         self._credentials = credentials or Credentials()
         self._settings_path = settings_path
@@ -111,6 +114,35 @@ class Runtime:
             self._credentials.set(settings.key_name, api_key)
         else:
             self._credentials.delete(settings.key_name)
+
+    @property
+    def settings_path(self) -> Path | None:
+        """The settings file this runtime saves to (``None``: not saved, e.g. a broken file or a test)."""
+        return self._settings_path
+
+    def update_settings(self, settings: Settings) -> None:
+        """Save ``settings`` atomically, then apply them (the Settings window's Save).
+
+        Raises the ``ConfigError`` of a broken settings file instead of overwriting it; a failed write
+        leaves the old settings in force.
+        """
+        if self.settings_problem is not None:
+            raise self.settings_problem
+        if self._settings_path is not None:
+            save_settings(self._settings_path, settings)
+        self._apply_settings(settings)
+
+    def _apply_settings(self, settings: Settings) -> None:
+        old, self._settings = self._settings, settings
+        self._policy = replace(self._policy, auto_approve_read_only=settings.auto_approve_read_only)
+        if (old.provider, old.vision_provider) != (settings.provider, settings.vision_provider):
+            self._providers.retire_all()
+
+    def recover_settings(self, settings: Settings, path: Path) -> None:
+        """A broken settings file was fixed and read again: run on it and save to it from now on."""
+        self.settings_problem = None
+        self._settings_path = path
+        self._apply_settings(settings)
 
     def _save_settings(self) -> None:
         if self._settings_path is not None:

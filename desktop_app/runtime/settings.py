@@ -80,17 +80,29 @@ class ProviderSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    base_url: str = Field("", description="OpenAI-compatible base URL, e.g. https://api.deepseek.com")
-    model: str = Field("", description="Model name as the endpoint expects it")
+    base_url: str = Field("", title="Base URL", description="OpenAI-compatible base URL, e.g. https://api.deepseek.com")
+    model: str = Field("", title="Model", description="Model name as the endpoint expects it")
     dialect: Dialect = Field(
-        "openai", description="Wire dialect: openai, deepseek (DeepSeek extras) or anthropic (Messages API)"
+        "openai",
+        title="Dialect",
+        description="Wire dialect: openai, deepseek (DeepSeek extras) or anthropic (Messages API)",
     )
-    api_key_env: str | None = Field(None, description="Read the API key from this environment variable")
-    thinking: bool | None = Field(None, description="DeepSeek/Anthropic: thinking on/off (None: the model's default)")
-    reasoning_effort: str | None = Field(None, description="DeepSeek: reasoning effort when thinking is on")
-    stall_timeout_s: float = Field(90.0, gt=0, description="Give up on a stream silent for this long")
+    api_key_env: str | None = Field(
+        None, title="API key variable", description="Read the API key from this environment variable"
+    )
+    thinking: bool | None = Field(
+        None, title="Thinking", description="DeepSeek/Anthropic: thinking on/off (None: the model's default)"
+    )
+    reasoning_effort: str | None = Field(
+        None, title="Reasoning effort", description="DeepSeek: reasoning effort when thinking is on"
+    )
+    stall_timeout_s: float = Field(
+        90.0, gt=0, title="Stall timeout (s)", description="Give up on a stream silent for this long"
+    )
     supports_images: bool | None = Field(
-        None, description="Whether the model reads images (None: inferred from the model name and dialect)"
+        None,
+        title="Reads images",
+        description="Whether the model reads images (None: inferred from the model name and dialect)",
     )
 
     @property
@@ -110,27 +122,84 @@ class ProviderSettings(BaseModel):
         return f"api-key:{self.base_url.rstrip('/')}"
 
 
+Theme = Literal["system", "light", "dark"]
+
+
+class AppearanceSettings(BaseModel):
+    """How the window looks. The theme code applies these (``desktop_app.ui.appearance``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    theme: Theme = Field(
+        "system",
+        title="Theme",
+        description="Light or dark; “system” follows the operating system's setting",
+        json_schema_extra={"labels": {"system": "Follow the system", "light": "Light", "dark": "Dark"}},
+    )
+    font_size: int = Field(
+        0, ge=0, le=32, title="Font size", description="Text size in points; 0 uses the system's size"
+    )
+
+
+class ShortcutSettings(BaseModel):
+    """Keyboard shortcuts, as Qt key sequences in portable text form (``Ctrl`` is ⌘ on macOS)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    new_chat: str = Field("Ctrl+N", title="New chat", json_schema_extra={"widget": "keysequence"})
+    find: str = Field("Ctrl+F", title="Find in the conversation", json_schema_extra={"widget": "keysequence"})
+    settings: str = Field("Ctrl+,", title="Open Settings", json_schema_extra={"widget": "keysequence"})
+    tool_search: str = Field("Ctrl+K", title="Tool search panel", json_schema_extra={"widget": "keysequence"})
+    copy_last_answer: str = Field(
+        "Ctrl+Shift+C", title="Copy the last answer", json_schema_extra={"widget": "keysequence"}
+    )
+    ctrl_enter_sends: bool = Field(
+        False,
+        title="Ctrl+Enter sends, Enter adds a line",
+        description="Swap the composer's keys (by default Enter sends and Shift+Enter adds a line)",
+    )
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     version: int = Field(SETTINGS_VERSION, description="Settings schema version")
     provider: ProviderSettings = Field(default_factory=ProviderSettings)
-    max_tool_rounds: int = Field(25, ge=1, description="Tool rounds per user turn before the run pauses")
-    system_prompt: str = Field("", description="Optional system prompt sent at the start of a conversation")
+    max_tool_rounds: int = Field(
+        25, ge=1, title="Tool rounds per turn", description="Tool rounds per user turn before the run pauses"
+    )
+    system_prompt: str = Field(
+        "",
+        title="System prompt",
+        description="Optional system prompt sent at the start of a conversation",
+        json_schema_extra={"multiline": True},
+    )
     auto_approve_read_only: bool = Field(
-        False, description="Run tools that declare readOnlyHint without asking (built-in read-only tools never ask)"
+        False,
+        title="Auto-approve tools marked read-only",
+        description="Run tools that declare readOnlyHint without asking (built-in read-only tools never ask)",
     )
     vision_provider: ProviderSettings | None = Field(
         None, description="A vision-capable model that describes images for a main model that cannot read them"
     )
     max_attachment_text_bytes: int = Field(
-        200 * 1024, ge=1024, description="Text files longer than this are truncated (with a marker) when attached"
+        200 * 1024,
+        ge=1024,
+        title="Longest attached text (bytes)",
+        description="Text files longer than this are truncated (with a marker) when attached",
     )
     max_attachment_image_bytes: int = Field(
-        5 * 1024 * 1024, ge=1024, description="Images larger than this are refused when attached"
+        5 * 1024 * 1024,
+        ge=1024,
+        title="Largest attached image (bytes)",
+        description="Images larger than this are refused when attached",
     )
-    context_datetime: bool = Field(True, description="Send the date, time and time zone with each prompt")
-    context_os: bool = Field(True, description="Send the operating system with each prompt")
+    context_datetime: bool = Field(
+        True, title="Send the date and time", description="Send the date, time and time zone with each prompt"
+    )
+    context_os: bool = Field(
+        True, title="Send the operating system", description="Send the operating system with each prompt"
+    )
     roots: list[str] = Field(
         default_factory=list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
     )
@@ -153,6 +222,8 @@ class Settings(BaseModel):
         True, description="Notify when a conversation not on screen finishes, fails or waits for your approval"
     )
     start_at_login: bool = Field(False, description="Start Switchboard at login, in the tray")
+    appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
+    shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 
 
 def _validation_problem(exc: ValidationError) -> str:

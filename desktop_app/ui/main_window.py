@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from desktop_app.ui.provider_dialog import ProviderDialog
     from desktop_app.ui.resources_dialog import ResourcesDialog
     from desktop_app.ui.roots_dialog import RootsDialog
+    from desktop_app.ui.settings.window import SettingsWindow
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -78,6 +79,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.controller: ChatController | None = None
         self.provider_dialog: ProviderDialog | None = None
         self.approvals_dialog: ApprovalsDialog | None = None
+        self.settings_window: SettingsWindow | None = None
+        self.shortcut_actions: dict[str, QAction] = {}
+        """``Settings.shortcuts`` field name → the action whose shortcut it sets (see ``apply_settings``)."""
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -153,6 +157,16 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.quit_action = quit_action  # the desktop shell makes it quit the app (not only close the window)
         settings_menu = self.menuBar().addMenu("&Settings")
         self.settings_menu = settings_menu
+        self.settings_action = QAction("&Settings…", self)
+        self.settings_action.setObjectName("settingsAction")
+        self.settings_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        self.settings_action.setEnabled(False)
+        self.settings_action.triggered.connect(self._on_settings_triggered)
+        settings_menu.addAction(self.settings_action)
+        settings_menu.addSeparator()
+        self.shortcut_actions["new_chat"] = self.new_chat_action
+        self.shortcut_actions["settings"] = self.settings_action
         self.provider_action = QAction("&Provider…", self)
         self.provider_action.setEnabled(False)
         self.provider_action.triggered.connect(self._on_provider_triggered)
@@ -193,6 +207,8 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
         self.approvals_action.setEnabled(True)
+        self.settings_action.setEnabled(True)
+        self.apply_settings(runtime.settings)
         self._show_round_limit()
         self.composer.edit.setFocus()
         self._show_provider()
@@ -304,6 +320,21 @@ class MainWindow(WindowDialogs, QMainWindow):
             if conversation and chooser is not None:
                 settings = chooser(conversation)
             self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
+
+    def apply_settings(self, settings: object) -> None:
+        """Put saved settings in force in the window: appearance, shortcuts, limits, the provider label."""
+        from desktop_app.ui.appearance import apply_appearance
+
+        appearance = getattr(settings, "appearance", None)
+        if appearance is not None:
+            apply_appearance(appearance)
+        shortcuts = getattr(settings, "shortcuts", None)
+        for name, action in self.shortcut_actions.items():
+            keys = getattr(shortcuts, name, None)
+            if isinstance(keys, str):
+                action.setShortcut(QKeySequence(keys, QKeySequence.SequenceFormat.PortableText))
+        self._show_round_limit()
+        self._show_provider()
 
     def _show_round_limit(self) -> None:
         settings = getattr(self.runtime, "settings", None)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from desktop_app.ui.provider_dialog import ProviderDialog
     from desktop_app.ui.resources_dialog import ResourcesDialog
     from desktop_app.ui.roots_dialog import RootsDialog
+    from desktop_app.ui.settings.window import SettingsWindow
 
 
 class WindowDialogs:
@@ -31,6 +32,27 @@ class WindowDialogs:
     approvals_dialog: ApprovalsDialog | None
     resources_dialog: ResourcesDialog | None
     roots_dialog: RootsDialog | None
+    settings_window: SettingsWindow | None
+
+    def open_settings_window(self, page: str | None = None) -> SettingsWindow | None:
+        """Settings… (Ctrl+,): the generated settings pages, non-modal; ``page`` picks one by key."""
+        if self.runtime is None:
+            return None
+        if self.settings_window is None:
+            from desktop_app.ui.settings.window import SettingsWindow  # pydantic forms: not before first paint
+
+            window = SettingsWindow(self.runtime, self, host=self.mcp_host, tasks=self.tasks)
+            window.applied.connect(self.apply_settings)  # type: ignore[attr-defined]
+            self.settings_window = window
+        if page is not None:
+            self.settings_window.show_page(page)
+        self.settings_window.show()
+        self.settings_window.raise_()
+        self.settings_window.activateWindow()
+        return self.settings_window
+
+    def _on_settings_triggered(self) -> None:
+        self.open_settings_window()
 
     def open_resources_dialog(self) -> ResourcesDialog | None:
         """Attach resource…: the (non-modal) list of the ready servers' resources."""
