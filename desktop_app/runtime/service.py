@@ -120,17 +120,20 @@ class Runtime:
         """The settings file this runtime saves to (``None``: not saved, e.g. a broken file or a test)."""
         return self._settings_path
 
-    def update_settings(self, settings: Settings) -> None:
-        """Save ``settings`` atomically, then apply them (the Settings window's Save).
+    def update_settings(self, settings: Settings | None = None, /, **changes: Any) -> Settings:
+        """Save new settings atomically, then put them in force; returns them.
 
-        Raises the ``ConfigError`` of a broken settings file instead of overwriting it; a failed write
-        leaves the old settings in force.
+        ``settings`` replaces them all (the Settings window); ``changes`` set top-level fields (validated
+        like the file). A failed write leaves the old settings in force. With a broken settings file
+        (``settings_problem``) nothing is written, since that file is never overwritten: the change holds
+        for this session (the Settings window refuses to save instead).
         """
-        if self.settings_problem is not None:
-            raise self.settings_problem
+        base = settings if settings is not None else self._settings
+        new = Settings.model_validate({**base.model_dump(), **changes}) if changes else base
         if self._settings_path is not None:
-            save_settings(self._settings_path, settings)
-        self._apply_settings(settings)
+            save_settings(self._settings_path, new)
+        self._apply_settings(new)
+        return new
 
     def _apply_settings(self, settings: Settings) -> None:
         old, self._settings = self._settings, settings
@@ -147,12 +150,6 @@ class Runtime:
     def _save_settings(self) -> None:
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
-
-    def update_settings(self, **changes: Any) -> Settings:
-        """Change top-level settings (validated like the file) and save them; returns the new settings."""
-        self._settings = Settings.model_validate({**self._settings.model_dump(), **changes})
-        self._save_settings()
-        return self._settings
 
     @property
     def policy(self) -> ApprovalPolicy:

@@ -290,12 +290,13 @@ class SettingsWindow(QDialog):
             return False
         for view in self.pages.values():
             view.show_errors({})
-        try:
-            self.runtime.update_settings(settings)
-        except ConfigError as exc:
-            self._show_file_problem(exc)
+        problem = getattr(self.runtime, "settings_problem", None)
+        if problem is not None:
+            self._show_file_problem(problem)
             self._fail("Not saved: the settings file is broken and is never overwritten.")
             return False
+        try:
+            self.runtime.update_settings(settings)
         except OSError as exc:
             self._fail(f"Could not write the settings file: {exc.strerror or exc}. Check the folder's permissions.")
             return False
