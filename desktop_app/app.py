@@ -103,8 +103,8 @@ class App:
         status = EXIT_OK
         try:
             await self._start_runtime()
+            print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
             if self.smoke:
-                print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
                 self.window.close()
             await closed
         except Exception:

@@ -6,7 +6,7 @@ shapes without the loop's machinery.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -60,15 +60,48 @@ class ToolHost(Protocol):
     ) -> ToolOutcome: ...
 
 
-@dataclass
 class Conversation:
-    """A conversation's messages and its one active run, if any."""
+    """A conversation's messages and its one active run, if any.
 
-    id: str
-    messages: list[Message] = field(default_factory=list)
-    active_run: str | None = None
-    provider: ProviderSettings | None = None
-    """The provider this conversation keeps (``None``: the runtime's default)."""
+    ``messages`` may be given as a loader instead of a list: a stored conversation reopened in the window is
+    shown at once, and its whole history is read (``loader()``) only when something first needs it — the
+    next run, as a rule. A 10,000-message history costs ~0.6 s to rebuild, which the window must not wait on.
+    """
+
+    def __init__(
+        self,
+        id: str,
+        messages: list[Message] | Callable[[], list[Message]] | None = None,
+        active_run: str | None = None,
+        provider: ProviderSettings | None = None,
+    ) -> None:
+        self.id = id
+        self._messages: list[Message] = [] if messages is None or callable(messages) else messages
+        self._loader = messages if callable(messages) else None
+        self.active_run = active_run
+        self.provider = provider
+        """The provider this conversation keeps (``None``: the runtime's default)."""
+
+    @property
+    def messages(self) -> list[Message]:
+        if self._loader is not None:
+            loader, self._loader = self._loader, None
+            self._messages = list(loader())
+        return self._messages
+
+    @messages.setter
+    def messages(self, value: list[Message] | Callable[[], list[Message]]) -> None:
+        self._messages = [] if callable(value) else value
+        self._loader = value if callable(value) else None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the history has been read (``False`` while it waits on its loader)."""
+        return self._loader is None
+
+    def __repr__(self) -> str:
+        history = f"{len(self._messages)} messages" if self._loader is None else "history not loaded yet"
+        return f"Conversation(id={self.id!r}, {history}, active_run={self.active_run!r})"
 
 
 @dataclass(frozen=True)

@@ -285,14 +285,18 @@ class Runtime:
         conv = self._conversations.get(conversation_id)
         return conv is not None and conv.active_run is not None
 
-    def load_conversation(self, conversation_id: str, messages: list[Message]) -> Conversation:
-        """Make a stored conversation (e.g. from the store after a restart) available to runs."""
+    def load_conversation(
+        self, conversation_id: str, messages: list[Message] | Callable[[], list[Message]]
+    ) -> Conversation:
+        """Make a stored conversation (e.g. from the store after a restart) available to runs. ``messages``
+        may be a loader, called when the history is first needed (see ``Conversation``)."""
+        history = messages if callable(messages) else list(messages)
         conv = self._conversations.get(conversation_id)
         if conv is None:
-            conv = Conversation(id=conversation_id, messages=list(messages))
+            conv = Conversation(id=conversation_id, messages=history)
             self._conversations[conversation_id] = conv
         elif conv.active_run is None:
-            conv.messages = list(messages)
+            conv.messages = history
         return conv
 
     def pending_tool_calls(self, conversation_id: str) -> list[ToolCallRequest]:

@@ -187,9 +187,10 @@ class FakeRuntime:
     def is_running(self, conversation_id: str) -> bool:
         return conversation_id in self._tasks
 
-    def load_conversation(self, conversation_id: str, messages: list[Any]) -> None:
-        """Record a reopened conversation's history (``loaded``); ``pending_tool_calls`` reads it."""
-        self.loaded[conversation_id] = list(messages)
+    def load_conversation(self, conversation_id: str, messages: Any) -> None:
+        """Record a reopened conversation's history (``loaded``; a loader is called, as the real runtime does
+        at the next run); ``pending_tool_calls`` reads it."""
+        self.loaded[conversation_id] = list(messages() if callable(messages) else messages)
 
     def pending_tool_calls(self, conversation_id: str) -> list[Any]:
         from desktop_app.runtime.conversation import pending_tool_calls

@@ -407,9 +407,15 @@ class Store:
 
     # -- reads ---------------------------------------------------------------------------------------------
 
-    def messages(self, conversation_id: str) -> list[StoredMessage]:
-        """Every stored message of the conversation, in order, with its parts."""
-        return read.messages(self._conn, conversation_id)
+    def messages(self, conversation_id: str, *, from_position: int = 0) -> list[StoredMessage]:
+        """The stored messages of the conversation (all, or those from ``from_position`` on), in order, with
+        their parts."""
+        return read.messages(self._conn, conversation_id, from_position)
+
+    def tail_position(self, conversation_id: str, limit: int) -> tuple[int, int]:
+        """``(position, earlier)``: where the latest ``limit`` messages start in whole turns (a user message),
+        and how many messages come before it (``(0, 0)`` when the conversation is that short)."""
+        return read.tail_position(self._conn, conversation_id, limit)
 
     def runs(self, conversation_id: str) -> dict[str, StoredRun]:
         return read.runs(self._conn, conversation_id)

@@ -83,13 +83,13 @@ def _message(head: tuple[Any, ...], parts: list[StoredPart]) -> StoredMessage:
     )  # fmt: skip
 
 
-def messages(conn: sqlite3.Connection, conversation_id: str) -> list[StoredMessage]:
+def messages(conn: sqlite3.Connection, conversation_id: str, from_position: int = 0) -> list[StoredMessage]:
     rows = conn.execute(
         "SELECT m.id, m.role, m.status, m.run_id, m.position, m.created_at, "
         "p.id, p.position, p.kind, p.text, p.payload, p.tool_call_id "
         "FROM messages m LEFT JOIN parts p ON p.message_id = m.id "
-        "WHERE m.conversation_id = ? ORDER BY m.position, p.position",
-        (conversation_id,),
+        "WHERE m.conversation_id = ? AND m.position >= ? ORDER BY m.position, p.position",
+        (conversation_id, from_position),
     ).fetchall()
     out: list[StoredMessage] = []
     parts: list[StoredPart] = []
@@ -105,6 +105,23 @@ def messages(conn: sqlite3.Connection, conversation_id: str) -> list[StoredMessa
     if head is not None:
         out.append(_message(head, parts))
     return out
+
+
+def tail_position(conn: sqlite3.Connection, conversation_id: str, limit: int) -> tuple[int, int]:
+    """Where the latest ``limit`` messages start, in whole turns (at a user message), and how many messages
+    come before that position."""
+    row = conn.execute(
+        "SELECT COALESCE(MAX(position), -1) FROM messages WHERE conversation_id = ? AND role = 'user' "
+        "AND position <= (SELECT MAX(position) FROM messages WHERE conversation_id = ?) - ? + 1",
+        (conversation_id, conversation_id, limit),
+    ).fetchone()
+    start = max(0, int(row[0]))
+    if start == 0:
+        return 0, 0
+    (before,) = conn.execute(
+        "SELECT COUNT(*) FROM messages WHERE conversation_id = ? AND position < ?", (conversation_id, start)
+    ).fetchone()
+    return start, int(before)
 
 
 def runs(conn: sqlite3.Connection, conversation_id: str) -> dict[str, StoredRun]:

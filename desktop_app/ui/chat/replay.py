@@ -16,7 +16,7 @@ store or pydantic at module level (the window imports this before the first pain
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -36,6 +36,10 @@ DECISION_NOTES = {
     "cancelled": "Not answered — the run was stopped",
     "pending": "Waiting for approval",
 }
+REPLAY_WINDOW = 40
+"""Messages a reopened conversation shows at first (the latest, in whole turns); "Show earlier" shows more.
+A block costs ~1–5 ms to build (widgets, markdown, highlighting), so a 10,000-message conversation shown
+whole would take many seconds to open; the window keeps opening fast at any length."""
 USAGE_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cache_hit_tokens", "cache_miss_tokens")
 
 
@@ -47,15 +51,23 @@ class Transcript:
     runs: dict[str, StoredRun] = field(default_factory=dict)
     approvals: Sequence[dict[str, Any]] = ()
     usage: Sequence[dict[str, Any]] = ()
+    earlier: int = 0
+    """Older messages left out of ``messages`` (a windowed read, see ``read_transcript``)."""
+    more: Callable[[], Transcript] | None = None
+    """Reads the transcript again with a larger window (when ``earlier`` > 0)."""
 
 
-def read_transcript(store: Store, conversation_id: str) -> Transcript:
-    """Read one conversation's transcript from the store."""
+def read_transcript(store: Store, conversation_id: str, limit: int | None = REPLAY_WINDOW) -> Transcript:
+    """Read one conversation's transcript from the store: its latest ``limit`` messages in whole turns
+    (``None``: all of them)."""
+    start, earlier = (0, 0) if limit is None else store.tail_position(conversation_id, limit)
     return Transcript(
-        messages=store.messages(conversation_id),
+        messages=store.messages(conversation_id, from_position=start),
         runs=store.runs(conversation_id),
         approvals=store.approvals(conversation_id),
         usage=store.usage(conversation_id),
+        earlier=earlier,
+        more=(lambda: read_transcript(store, conversation_id, (limit or 0) * 4)) if earlier else None,
     )
 
 
@@ -199,7 +211,7 @@ class ReopenRuntime(Protocol):
     def settings(self) -> Any: ...
     @property
     def provider_settings(self) -> Any: ...
-    def load_conversation(self, conversation_id: str, messages: list[Any]) -> Any: ...
+    def load_conversation(self, conversation_id: str, messages: Any) -> Any: ...
     def pending_tool_calls(self, conversation_id: str) -> list[Any]: ...
     def is_running(self, conversation_id: str) -> bool: ...
     def set_conversation_provider(self, conversation_id: str, settings: Any) -> None: ...
@@ -224,13 +236,19 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
     Returns the ids of tool calls that still wait for an answer; the caller resumes them with
     ``continue_run`` (their re-emitted ``ApprovalRequired`` events re-arm the cards shown here).
     """
-    from desktop_app.runtime.messages import SystemMessage
+    from desktop_app.runtime.conversation import pending_tool_calls
+    from desktop_app.runtime.messages import Message, SystemMessage
+    from desktop_app.runtime.store.records import to_model_messages
 
-    messages = store.load_messages(conversation_id)
     system_prompt = runtime.settings.system_prompt
-    if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
-        messages.insert(0, SystemMessage(content=system_prompt))
-    runtime.load_conversation(conversation_id, messages)
+
+    def history() -> list[Message]:  # the whole history, read when the next run needs it
+        messages = store.load_messages(conversation_id)
+        if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
+            messages.insert(0, SystemMessage(content=system_prompt))
+        return messages
+
+    runtime.load_conversation(conversation_id, history)
     transcript = read_transcript(store, conversation_id)
     view.load_transcript(transcript)
     info = store.get_conversation(conversation_id)
@@ -240,13 +258,16 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         runtime.set_conversation_provider(conversation_id, runtime.stored_provider(info.base_url, info.model))
         view.add_notice(notice)
     running = runtime.is_running(conversation_id)
-    pending = [] if running else [call.id for call in runtime.pending_tool_calls(conversation_id)]
+    # The shown window starts at a user message, so its last turn is whole: what waits is known from it.
+    tail = to_model_messages(list(transcript.messages), transcript.runs)
+    pending = [] if running else [call.id for call in pending_tool_calls(tail)]
     settle_unanswered(view, pending, transcript.approvals)
     return pending
 
 
 __all__ = [
     "INTERRUPTED_NOTE",
+    "REPLAY_WINDOW",
     "STOPPED_NOTE",
     "ReopenRuntime",
     "Transcript",

@@ -18,10 +18,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UsageFooter, UserMessageBlock
+from desktop_app.ui.chat.earlier import EarlierLine
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.retry import Clock, RetryLine
 from desktop_app.ui.chat.tool_card import ToolCard
@@ -79,6 +80,7 @@ class ChatView(QScrollArea):
         self.retry_line: RetryLine | None = None
         self.last_answer: AnswerBlock | None = None
         self.paused_line: PausedLine | None = None
+        self.earlier_line: EarlierLine | None = None
         self.max_tool_rounds: int | None = None  # for "Paused after N tool rounds" (set by the window)
         self.clock: Clock = time.monotonic  # the retry countdown's clock (tests inject a fake one)
         self.empty_hint = QLabel("Ask anything. Ctrl+Enter sends, Esc stops.")
@@ -117,6 +119,7 @@ class ChatView(QScrollArea):
         self.footer = None
         self.retry_line = self.last_answer = None
         self.paused_line = None
+        self.earlier_line = None
         self._stick = True
 
     def add_user_message(self, text: str) -> UserMessageBlock:
@@ -233,12 +236,29 @@ class ChatView(QScrollArea):
         return self.footer
 
     def load_transcript(self, transcript: Transcript) -> None:
-        """Replace what the view shows with a stored conversation (see ``replay``)."""
+        """Replace what the view shows with a stored conversation (see ``replay``); a windowed transcript
+        gets a "Show earlier" line on top."""
         from desktop_app.ui.chat.replay import replay_transcript
 
         self.clear()
+        more = transcript.more
+        if transcript.earlier and more is not None:
+            self.earlier_line = EarlierLine(transcript.earlier)
+            self.earlier_line.show_requested.connect(lambda: self._show_earlier(more(), len(transcript.messages)))
+            self._add(self.earlier_line)
         replay_transcript(self, transcript)
         self._stick = True
+
+    def _show_earlier(self, transcript: Transcript, shown: int) -> None:
+        """Show a larger window of the conversation, keeping the message that was on top in view."""
+        self.load_transcript(transcript)
+        self._stick = False
+        first_kept = len(transcript.messages) - shown  # the old window began with this (user) message
+        turn = sum(1 for m in transcript.messages[:first_kept] if m.role == "user")
+        users = [w for w in self.blocks() if isinstance(w, UserMessageBlock)]
+        if 0 <= turn < len(users):
+            anchor = users[turn]
+            QTimer.singleShot(0, lambda: self.ensureWidgetVisible(anchor, 0, 0))
 
     # -- controller signals ------------------------------------------------------------------------------
 
