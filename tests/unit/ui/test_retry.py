@@ -140,7 +140,9 @@ def test_rate_limited_countdown_then_retry_now_streams_the_answer(qtbot, qloop, 
 
         qtbot.waitUntil(lambda: win.view.retry_line is not None, timeout=5000)
         line = win.view.retry_line
-        assert "Rate limited" in line.text and "30 s" in line.text and "(1/" in line.text
+        assert (
+            "Rate limited" in line.text and "30 s" in line.text and "(2/4)" in line.text
+        )  # the request about to be made: the first retry is request 2
         assert line.timer.isActive() and line.retry_button.isVisible()
         conv = win.controller.conversation_id
         qtbot.waitUntil(lambda: runtime.sleeper.waiting(conv), timeout=5000)
