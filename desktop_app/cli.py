@@ -3,7 +3,9 @@
     switchboard ask [--base-url URL] [--model NAME] [--api-key-env VAR] [--dialect openai|deepseek|anthropic]
                     [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR] PROMPT
 
-Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file.
+Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file, and for a run that
+ended incomplete (with a notice on stderr): 3 the tool-round limit was reached, 4 the answer hit the token
+limit (``finish_reason: length``), 5 the provider's content filter stopped it.
 
     switchboard import-config FILE [--home DIR] [--replace]
     switchboard tools [--json] [--mcp-config FILE] [--home DIR] [QUERY]     (see cli_tools.py)
@@ -22,13 +24,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from desktop_app.cli_terminal import JsonlPrinter, TerminalApprover, TextPrinter
+from desktop_app.cli_terminal import JsonlPrinter, RunEnd, TerminalApprover, TextPrinter, terminal_safe
 from desktop_app.paths import HOME_ENV, app_paths
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.redaction import redact
 from desktop_app.runtime.settings import infer_dialect, load_settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_TOOL_ROUND_LIMIT, EXIT_MAX_TOKENS, EXIT_CONTENT_FILTER = 3, 4, 5
+INCOMPLETE_EXIT = {
+    "tool_round_limit": EXIT_TOOL_ROUND_LIMIT,
+    "max_tokens": EXIT_MAX_TOKENS,
+    "content_filter": EXIT_CONTENT_FILTER,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -144,14 +153,18 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         policy=ApprovalPolicy(ns.approve),
     )
     for problem in built.problems:
-        err.write(f"switchboard: {problem}\n")
+        err.write(f"switchboard: {terminal_safe(redact(str(problem)))}\n")
     runtime, host = built.runtime, built.host
     try:
         await host.start()
         for name, status in host.states().items():
             if status.state == "failed":
-                err.write(f"switchboard: MCP server {name!r} failed to start: {status.error}\n")
+                err.write(
+                    f"switchboard: MCP server {name!r} failed to start: {terminal_safe(redact(status.error or ''))}\n"
+                )
         runtime.subscribe(JsonlPrinter(out) if ns.events == "jsonl" else TextPrinter(out, err))
+        end = RunEnd(err)
+        runtime.subscribe(end)
         if ns.approve == "ask":
             approver = TerminalApprover(runtime, err)
             runtime.subscribe(approver)
@@ -160,7 +173,9 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         outcome = await runtime.run(conversation, ns.prompt, attachments=ns.attach)
     finally:
         await built.aclose()
-    return EXIT_OK if outcome.status == "finished" else EXIT_FAILED
+    if outcome.status != "finished":
+        return EXIT_FAILED
+    return INCOMPLETE_EXIT.get(end.reason or "", EXIT_OK)
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:

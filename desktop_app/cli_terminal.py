@@ -2,12 +2,19 @@
 and the requests MCP servers send to the user (sampling, elicitation).
 
 Without a terminal (stdin not a TTY) every question is declined with a reason, so scripts never hang.
+
+Text from the model, tools and servers is printed through :func:`terminal_safe`: control characters (ESC
+and the rest of C0/C1 but newline and tab, a lone CR) and bidi overrides are shown as visible escapes, so
+nothing printed can move the cursor, retitle the window, hide text or rewrite what the user reads. Only
+``--events jsonl`` prints raw text, inside JSON strings (which escape control characters themselves).
+An incomplete run (token limit, content filter, tool-round limit) gets a notice on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -19,6 +26,27 @@ if TYPE_CHECKING:
 
 NO_TERMINAL = "no terminal to ask; use --approve always or never"
 
+_UNSAFE = re.compile(r"\r(?!\n)|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control sequence neutralised: ESC becomes the four characters ``\\x1b``, etc."""
+    return _UNSAFE.sub(_escape, text)
+
+
+INCOMPLETE_NOTICES = {
+    "max_tokens": "the answer hit the model's token limit and is cut short; raise max_tokens or ask it to go on",
+    "content_filter": "the provider's content filter stopped the answer; it is incomplete",
+    "tool_round_limit": "stopped after the tool-round limit; the task may be unfinished "
+    "(raise max_tool_rounds in settings, or continue in the app)",
+}
+"""What the CLI says on stderr when a run ends incomplete, by ``RunFinished.reason``."""
+
 
 class TextPrinter:
     """Default output: the answer streams to stdout, reasoning and notices to stderr."""
@@ -29,7 +57,7 @@ class TextPrinter:
 
     def __call__(self, event: ev.Event) -> None:
         if isinstance(event, ev.ReasoningDelta):
-            self._err.write(event.text)
+            self._err.write(terminal_safe(event.text))
             self._err.flush()
             self._in_reasoning = True
             return
@@ -37,23 +65,39 @@ class TextPrinter:
             self._err.write("\n")
             self._in_reasoning = False
         if isinstance(event, ev.ContentDelta):
-            self._out.write(event.text)
+            self._out.write(terminal_safe(event.text))
             self._out.flush()
         elif isinstance(event, ev.ToolCall):
-            self._err.write(f"[tool] {event.server}/{event.tool} {event.arguments}\n")
+            self._err.write(terminal_safe(f"[tool] {event.server}/{event.tool} {event.arguments}") + "\n")
         elif isinstance(event, ev.ToolResult):
             mark = "error" if event.is_error else "result"
-            self._err.write(f"[{mark}] {event.text[:2000]}\n")
+            self._err.write(f"[{mark}] {terminal_safe(event.text[:2000])}\n")
         elif isinstance(event, ev.RetryScheduled):
             r = event.retry
             self._err.write(f"[retry] {r.reason}; attempt {r.attempt} of {r.max_attempts} in {r.delay_s:g} s\n")
         elif isinstance(event, ev.ImagesDescribed):
-            self._err.write(f"[vision] {event.model} described {', '.join(event.images)}\n")
+            self._err.write(terminal_safe(f"[vision] {event.model} described {', '.join(event.images)}") + "\n")
         elif isinstance(event, ev.Error):
-            self._err.write(f"error: {event.message}\n")
+            self._err.write(f"error: {terminal_safe(event.message)}\n")
         elif isinstance(event, ev.RunFinished):
             self._out.write("\n")
             self._out.flush()
+
+
+class RunEnd:
+    """Remembers how the run ended and prints a notice on stderr for an incomplete one (in every mode)."""
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+        self.reason: str | None = None
+
+    def __call__(self, event: ev.Event) -> None:
+        if isinstance(event, ev.RunFinished):
+            self.reason = event.reason
+            notice = INCOMPLETE_NOTICES.get(event.reason)
+            if notice:
+                self._err.write(f"switchboard: incomplete: {notice}\n")
+                self._err.flush()
 
 
 class JsonlPrinter:
@@ -106,7 +150,7 @@ class TerminalApprover:
             return
         args = json.dumps(event.arguments, ensure_ascii=False)
         async with self._lock:
-            line = await self._ask_line(f"\nAllow {event.server}/{event.tool} {args}? [y/N] ")
+            line = await self._ask_line(terminal_safe(f"\nAllow {event.server}/{event.tool} {args}? [y/N] "))
         approved = line.lower() in {"y", "yes"}
         self._runtime.answer(
             event.tool_call_id, approved=approved, reason=None if approved else "denied on the terminal"
@@ -119,8 +163,10 @@ class TerminalApprover:
         last = event.messages[-1].text if event.messages else ""
         async with self._lock:
             line = await self._ask_line(
-                f"\nMCP server '{event.server}' wants to use your model ({len(event.messages)} message(s), "
-                f"last: {last[:200]!r}). Allow? [y/N] "
+                terminal_safe(
+                    f"\nMCP server '{event.server}' wants to use your model ({len(event.messages)} message(s), "
+                    f"last: {last[:200]!r}). Allow? [y/N] "
+                )
             )
         approved = line.lower() in {"y", "yes"}
         self._runtime.answer_sampling(event.request_id, approved, None if approved else "declined on the terminal")
@@ -130,9 +176,9 @@ class TerminalApprover:
             self._runtime.answer_elicitation(event.request_id, "decline")
             return
         async with self._lock:
-            self._out.write(f"\nMCP server '{event.server}' asks: {event.message}\n")
+            self._out.write(terminal_safe(f"\nMCP server '{event.server}' asks: {event.message}") + "\n")
             if event.mode == "url":
-                line = await self._ask_line(f"Open {event.url}? [y/N] ")
+                line = await self._ask_line(terminal_safe(f"Open {event.url}? [y/N] "))
                 self._runtime.answer_elicitation(
                     event.request_id, "accept" if line.lower() in {"y", "yes"} else "decline"
                 )
@@ -153,7 +199,9 @@ class TerminalApprover:
             hint = f" ({'/'.join(map(str, spec['enum']))})" if "enum" in spec else f" [{kind}]"
             optional = "" if name in required else ", optional"
             title = spec.get("title") or spec.get("description") or name
-            raw = await self._ask_line(f"  {title}{hint}{optional}{' (empty declines)' if index == 0 else ''}: ")
+            raw = await self._ask_line(
+                terminal_safe(f"  {title}{hint}{optional}{' (empty declines)' if index == 0 else ''}: ")
+            )
             if not raw:
                 if index == 0:
                     return None

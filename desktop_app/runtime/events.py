@@ -158,10 +158,12 @@ class Usage(_Event):
 
 
 class RunFinished(_Event):
-    """The run ended normally. ``reason`` is ``end_turn`` when the model stopped on its own."""
+    """The run ended normally. ``reason`` is ``end_turn`` when the model stopped on its own; ``max_tokens``
+    (cut at the token limit), ``content_filter`` (stopped by the provider's filter) and ``tool_round_limit``
+    end an incomplete answer, which the UI and the CLI say."""
 
     kind: Literal["run_finished"] = "run_finished"
-    reason: Literal["end_turn", "max_tokens", "tool_round_limit", "cancelled"] = "end_turn"
+    reason: Literal["end_turn", "max_tokens", "content_filter", "tool_round_limit", "cancelled"] = "end_turn"
     content: str = ""
 
 

@@ -169,8 +169,8 @@ class RunLoop:
                     )
                 )
                 if not completion.tool_calls:
-                    reason: Literal["end_turn", "max_tokens"] = (
-                        "max_tokens" if completion.finish_reason == "max_tokens" else "end_turn"
+                    reason: Literal["end_turn", "max_tokens", "content_filter"] = (
+                        completion.finish_reason if completion.finish_reason != "tool_use" else "end_turn"
                     )
                     await self._stop_hooks(completion.content, rounds)
                     self._emit(ev.RunFinished(**self._ids, reason=reason, content=completion.content))

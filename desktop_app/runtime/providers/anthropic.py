@@ -47,6 +47,7 @@ from desktop_app.runtime.providers.base import (
     ChatRequest,
     Completion,
     ContentChunk,
+    FinishReason,
     ProviderEvent,
     ReasoningChunk,
     ToolCallChunk,
@@ -356,6 +357,17 @@ class StreamAssembler:
         reasoning = "".join("".join(b.parts) for b in thinking)
         signature = next((b.signature for b in reversed(thinking) if b.signature), "")
         calls = self.tool_calls()
+        finish: FinishReason
+        if self.stop_reason == "max_tokens":
+            finish = "max_tokens"
+        elif self.stop_reason == "refusal":
+            finish = "content_filter"
+        elif self.stop_reason == "tool_use" or calls:
+            finish = "tool_use"
+        else:
+            finish = "end_turn"
+        if not calls and not content.strip() and finish in ("max_tokens", "content_filter"):
+            return Completion(content=content, reasoning=reasoning, reasoning_signature=signature, finish_reason=finish)
         if not calls and not content.strip():
             if reasoning.strip():
                 raise EmptyCompletionError(
@@ -365,13 +377,6 @@ class StreamAssembler:
                 "The model returned no answer and no tool call. Try again or rephrase the request.",
                 retryable=False,
             )
-        finish: Literal["end_turn", "tool_use", "max_tokens"]
-        if self.stop_reason == "max_tokens":
-            finish = "max_tokens"
-        elif self.stop_reason == "tool_use" or calls:
-            finish = "tool_use"
-        else:
-            finish = "end_turn"
         return Completion(
             content=content,
             reasoning=reasoning,

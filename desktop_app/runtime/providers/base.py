@@ -24,6 +24,11 @@ class ChatRequest(BaseModel):
     max_tokens: int | None = None
 
 
+FinishReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter"]
+"""Why a response ended. ``max_tokens`` (wire ``length``) and ``content_filter`` (OpenAI's filter, Anthropic's
+``refusal``) are incomplete answers: the run says so, and the CLI exits with its own code."""
+
+
 class _Item(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -69,7 +74,7 @@ class Completion(_Item):
     reasoning_signature: str = ""
     """Anthropic: the thinking block's signature; keep it on the ``AssistantMessage`` to replay the reasoning."""
     tool_calls: tuple[ToolCallRequest, ...] = ()
-    finish_reason: Literal["end_turn", "tool_use", "max_tokens"] = "end_turn"
+    finish_reason: FinishReason = "end_turn"
     usage: TokenUsage | None = None
 
 

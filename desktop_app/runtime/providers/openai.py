@@ -36,6 +36,7 @@ from desktop_app.runtime.providers.base import (
     ChatRequest,
     Completion,
     ContentChunk,
+    FinishReason,
     ProviderEvent,
     ReasoningChunk,
     ToolCallChunk,
@@ -309,6 +310,19 @@ class StreamAssembler:
         content = "".join(self._content)
         reasoning = "".join(self._reasoning)
         calls = self.tool_calls()
+        finish: FinishReason
+        if self.finish_reason == "length":
+            finish = "max_tokens"
+        elif self.finish_reason == "content_filter":
+            finish = "content_filter"
+        elif calls:
+            finish = "tool_use"
+        else:
+            finish = "end_turn"
+        if not calls and not content.strip() and finish in ("max_tokens", "content_filter"):
+            # Cut off (e.g. every token spent on reasoning) or filtered: an incomplete answer, not an empty one
+            # worth retrying; the run reports why.
+            return Completion(content=content, reasoning=reasoning, finish_reason=finish, usage=self.usage)
         if not calls and not content.strip():
             if reasoning.strip():
                 raise EmptyCompletionError(
@@ -318,13 +332,6 @@ class StreamAssembler:
                 "The model returned no answer and no tool call. Try again or rephrase the request.",
                 retryable=False,
             )
-        finish: Literal["end_turn", "tool_use", "max_tokens"]
-        if self.finish_reason == "length":
-            finish = "max_tokens"
-        elif calls:
-            finish = "tool_use"
-        else:
-            finish = "end_turn"
         return Completion(
             content=content, reasoning=reasoning, tool_calls=calls, finish_reason=finish, usage=self.usage
         )

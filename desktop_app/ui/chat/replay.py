@@ -80,12 +80,14 @@ class _Replayer:
         for row in transcript.usage:
             self.usage.setdefault(row["run_id"], []).append(row)
         self.footer_runs: set[str] = set()
+        self.incomplete_runs: set[str] = set()
 
     def run(self) -> None:
         current_run: str | None = None
         for message in self.transcript.messages:
             if message.role == "user" and current_run is not None:
                 self._usage(current_run)
+                self._incomplete(self.transcript.runs.get(current_run))
             if message.role == "user":
                 self.view.add_user_message(message.text_of("text"))
             elif message.role == "assistant":
@@ -174,6 +176,16 @@ class _Replayer:
     def _paused(self, run: StoredRun | None) -> None:
         if run is not None and run.status == "paused" and run.reason == "tool_round_limit":
             self.view.add_paused("Paused after the tool-round limit. Continue to let the model go on.")
+        else:
+            self._incomplete(run)
+
+    def _incomplete(self, run: StoredRun | None) -> None:
+        """The notice of a run that ended cut short or filtered, under its answer, as it was shown live."""
+        from desktop_app.ui.chat.view import INCOMPLETE_NOTICES
+
+        if run is not None and run.reason in INCOMPLETE_NOTICES and run.id not in self.incomplete_runs:
+            self.incomplete_runs.add(run.id)
+            self.view.add_notice(INCOMPLETE_NOTICES[run.reason])
 
 
 def replay_transcript(view: ChatView, transcript: Transcript) -> None:

@@ -35,6 +35,13 @@ COLUMN_MAX_WIDTH = 880
 STICK_MARGIN_PX = 24
 
 
+INCOMPLETE_NOTICES = {
+    "max_tokens": "The answer hit the model's token limit and may be cut short.",
+    "content_filter": "The provider's content filter stopped this answer; it is incomplete.",
+}
+"""The notice under an answer that ended incomplete, by ``RunFinished.reason`` (live and on replay)."""
+
+
 class ChatView(QScrollArea):
     """The transcript of the current conversation.
 
@@ -349,8 +356,8 @@ class ChatView(QScrollArea):
                 self.add_paused(f"{calls} for your approval. Continue to answer.")
             return
         self.settle_retry()
-        if event.reason == "max_tokens":
-            self.add_notice("The answer hit the model's token limit and may be cut short.")
+        if event.reason in INCOMPLETE_NOTICES:
+            self.add_notice(INCOMPLETE_NOTICES[event.reason])
         elif event.reason == "tool_round_limit":
             n = self.max_tool_rounds
             rounds = f"{n} tool round{'' if n == 1 else 's'}" if n else "the tool-round limit"
