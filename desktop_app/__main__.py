@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-HEADLESS_COMMANDS = {"ask", "import-config", "tools"}
+HEADLESS_COMMANDS = {"ask", "import-config", "tools", "hooks"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,7 @@ def assemble(
     mcp_config: Path | None = None,
     policy: ApprovalPolicy | None = None,
     persist: bool = True,
+    project_dir: Path | None = None,
 ) -> Assembly:
     """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
     in ``problems``, defaults are used, and the broken file is never written (settings are then not saved)."""
@@ -89,6 +90,7 @@ def assemble(
     host = Host(servers, credentials=credentials, transport_cache=paths.data_dir / TRANSPORTS_FILENAME)
     if settings.roots:  # the folders granted earlier, before any server connects and asks for them
         host.client_features.set_roots(settings.roots)
+    problems.extend(_wire_hooks(host, paths, settings, settings_path, mcp_path, project_dir, strict=strict))
     runtime = Runtime(
         settings=settings,
         host=host,
@@ -121,3 +123,33 @@ def assemble(
 
     problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
     return Assembly(runtime, host, store, recorder, problems)
+
+
+def _wire_hooks(
+    host: Host,
+    paths: AppPaths,
+    settings: Settings,
+    settings_path: Path | None,
+    mcp_path: Path,
+    project_dir: Path | None,
+    *,
+    strict: bool,
+) -> list[str]:
+    """Hooks inside ``Host.call`` (and for the run loop). Untrusted sources are listed but never run."""
+    from desktop_app.runtime.hooks.sources import build_runner
+
+    workspace = project_dir or Path.cwd()
+    runner = build_runner(
+        settings_hooks=settings.hooks,
+        settings_path=settings_path or paths.settings_file,
+        mcp_config=mcp_path,
+        project_dirs=[workspace, *(Path(root) for root in settings.roots)],
+        config_dir=paths.config_dir,
+        data_dir=paths.data_dir,
+        cwd=workspace,
+    )
+    host.set_hooks(runner)
+    problems = runner.problems
+    if strict and problems:
+        raise ConfigError(settings_path or paths.settings_file, "broken hooks: " + "; ".join(problems))
+    return [f"A hook was skipped: {problem}" for problem in problems]

@@ -12,6 +12,10 @@ limit (``finish_reason: length``), 5 the provider's content filter stopped it.
 
 imports another app's MCP servers (Claude Desktop, VS Code, Cursor, nanobot, Whale) into mcp.json,
 moving secrets into the keyring. Exit codes: 0 imported, 1 no usable keyring, 2 a bad file.
+
+    switchboard hooks [list|trust|revoke|disable|enable] [KEY…|--all]
+
+reviews hooks and their trust (see cli_hooks.py).
 """
 
 from __future__ import annotations
@@ -71,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli_tools import add_tools_parser
 
     add_tools_parser(sub)
+    from desktop_app.cli_hooks import add_hooks_parser
+
+    add_hooks_parser(sub)
     return parser
 
 
@@ -193,6 +200,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
     setup_logging(app_paths(ns.home).log_dir)
     if ns.command == "import-config":
         return import_config_command(ns, out, err)
+    if ns.command == "hooks":
+        from desktop_app.cli_hooks import hooks_command
+
+        return hooks_command(ns, out, err)
     try:
         if ns.command == "tools":
             from desktop_app.cli_tools import tools_command

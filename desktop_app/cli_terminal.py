@@ -72,6 +72,8 @@ class TextPrinter:
         elif isinstance(event, ev.ToolResult):
             mark = "error" if event.is_error else "result"
             self._err.write(f"[{mark}] {terminal_safe(event.text[:2000])}\n")
+        elif isinstance(event, ev.HookNoticeEvent):
+            self._err.write(f"[hook] {terminal_safe(event.notice.message)}\n")
         elif isinstance(event, ev.RetryScheduled):
             r = event.retry
             self._err.write(f"[retry] {r.reason}; attempt {r.attempt} of {r.max_attempts} in {r.delay_s:g} s\n")

@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -202,6 +202,11 @@ class Settings(BaseModel):
     )
     roots: list[str] = Field(
         default_factory=list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
+    )
+    hooks: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Lifecycle hooks ({Event: [hook, …]}) and MCP message hooks ({'method?param=value': "
+        "['server/tool', …]}); trusted, as they are your own (see README, Hooks)",
     )
     tool_deferral: DeferralMode = Field(
         "auto",

@@ -237,6 +237,10 @@ class Recorder:
         payload = {"server": event.server, "tool": event.tool, "is_error": event.is_error}
         if event.structured is not None:
             payload["structured"] = event.structured
+        if event.hooks:  # hook notices are stored with the call, so its card shows them again after a restart
+            payload["hooks"] = [notice.model_dump(mode="json") for notice in event.hooks]
+        if event.meta:
+            payload["meta"] = event.meta
         with self.store.transaction():
             message_id = self.store.add_message(state.conversation_id, "tool", run_id=state.run_id, status="complete")
             self.store.add_part(message_id, "tool_result", event.text, payload=payload, tool_call_id=event.tool_call_id)
