@@ -7,65 +7,19 @@ or dark theme; only the error accent is a fixed colour that reads on both.
 
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QEvent, QSizeF, Qt
-from PySide6.QtGui import QTextCursor
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QApplication,
     QFrame,
     QLabel,
-    QSizePolicy,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, pretty_json
+from desktop_app.ui.chat.markdown_view import AutoHeightText, MarkdownView
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
-
-
-class AutoHeightText(QTextBrowser):
-    """A read-only rich-text view as tall as its document, so the transcript scrolls as one page.
-
-    ``append_text`` inserts at the end with a cursor (cheap, incremental); ``render_markdown`` replaces the
-    whole document once, at the end of a message.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setOpenExternalLinks(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
-        self.document().setDocumentMargin(2)
-        self.document().documentLayout().documentSizeChanged.connect(self._on_document_size_changed)
-        self._fit(self.document().size())
-
-    def append_text(self, text: str) -> None:
-        cursor = QTextCursor(self.document())
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
-
-    def render_markdown(self, text: str) -> None:
-        """Replace the document with ``text`` as markdown (framed, highlighted code; tidy tables)."""
-        from desktop_app.ui.chat.markdown import render_markdown
-
-        # The application's palette: this widget's own has a transparent base (its style sheet).
-        render_markdown(self.document(), text, QApplication.palette())
-
-    def _on_document_size_changed(self, size: QSizeF) -> None:
-        self._fit(size)
-
-    def _fit(self, size: QSizeF) -> None:
-        height = math.ceil(size.height()) + 2 * self.frameWidth() + 2
-        if height != self.height():
-            self.setFixedHeight(height)
 
 
 class UserMessageBlock(QFrame):
@@ -93,36 +47,14 @@ class UserMessageBlock(QFrame):
         return self.label.text()
 
 
-class AnswerBlock(AutoHeightText):
-    """The assistant's answer: plain text while it streams, rendered markdown once it has ended."""
+class AnswerBlock(MarkdownView):
+    """The assistant's answer: Markdown rendered live as it streams (``markdown_view``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("answerView")
         self.setAccessibleName("Assistant answer")
-        self._chunks: list[str] = []
-        self.finished = False
         self.stopped = False
-
-    @property
-    def text(self) -> str:
-        return "".join(self._chunks)
-
-    def append(self, text: str) -> None:
-        self._chunks.append(text)
-        self.append_text(text)
-
-    def finish(self) -> None:
-        """Render the whole answer as markdown, once."""
-        if not self.finished:
-            self.finished = True
-            self.render_markdown(self.text)
-
-    def changeEvent(self, event: QEvent) -> None:
-        """The system switched between light and dark: render again with the new code colours."""
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self.finished:
-            self.render_markdown(self.text)
 
     def mark_stopped(self) -> None:
         """The run was stopped: this answer is partial (the view adds the visible "■ Stopped" line below it)."""

@@ -1,4 +1,5 @@
-"""A finished answer's markdown: code in a framed, highlighted block; tables aligned, with a header row.
+"""Live Markdown: an answer fed token by token already shows its structure mid-stream, never raw syntax;
+finished blocks are written once; the end of the stream looks like the stream.
 
 The checks read plain values (formats, texts) in helpers and keep no ``QTextFrame`` wrapper beyond them:
 a wrapper that outlives its document can crash a later test.
@@ -6,74 +7,217 @@ a wrapper that outlives its document can crash a later test.
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import pytest
-from PySide6.QtGui import QColor, QPalette, QTextDocument, QTextTable
+from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextDocument, QTextTable
+from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock
-from desktop_app.ui.chat.markdown import is_dark, render_markdown
+from desktop_app.ui.chat.markdown_view import CodeBlock, MarkdownView, ProseView
+from desktop_app.ui.chat.md_stream import MarkdownStream, smooth
+from desktop_app.ui.chat.qt_markdown import is_dark
 
-ANSWER = """Here is how:
+ANSWER = """## Setting the zone
+
+Pick **one** of these:
+
+- `UTC` for servers
+- the *local* zone for people
+
+| Zone | Offset |
+|------|-------:|
+| UTC  | +00:00 |
+| CET  | +01:00 |
 
 ```python
 def utc_now() -> str:
     return "now"  # a comment
 ```
 
-| Zone | Offset |
-|------|-------:|
-| UTC  | +00:00 |
+That is all.
 """
 
+RAW = re.compile(r"##|\|-|-\||```|\*\*|^\s*[-*] |`")
 
-def _code_frames(document: QTextDocument) -> list[tuple[int, str, QColor, QColor]]:
-    """(border, first line, colour of its second character, background) of each code frame."""
+
+def _tokens(text: str, size: int = 4) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _headings(document: QTextDocument) -> list[tuple[int, str]]:
     out = []
-    for frame in document.rootFrame().childFrames():
-        if isinstance(frame, QTextTable):
-            continue
-        fmt = frame.frameFormat()
-        cursor = frame.firstCursorPosition()
-        first_line = cursor.block().text()
-        cursor.setPosition(cursor.position() + 1)
-        out.append((int(fmt.border()), first_line, cursor.charFormat().foreground().color(), fmt.background().color()))
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel():
+            out.append((block.blockFormat().headingLevel(), block.text()))
+        block = block.next()
     return out
 
 
-def _tables(document: QTextDocument) -> list[tuple[int, str]]:
-    """(header rows, text of the first cell's first line) of each table."""
+def _list_items(document: QTextDocument) -> list[str]:
     out = []
-    for frame in document.rootFrame().childFrames():
-        if isinstance(frame, QTextTable):
-            out.append((frame.format().headerRowCount(), frame.cellAt(0, 0).firstCursorPosition().block().text()))
+    block = document.begin()
+    while block.isValid():
+        if block.textList() is not None:
+            out.append(block.text())
+        block = block.next()
     return out
 
 
-def test_a_code_block_is_framed_and_its_tokens_coloured(qtbot):
+def _tables(document: QTextDocument) -> list[tuple[int, int, str]]:
+    """(header rows, columns, first cell text) of each table."""
+    return [
+        (frame.format().headerRowCount(), frame.columns(), frame.cellAt(0, 0).firstCursorPosition().block().text())
+        for frame in document.rootFrame().childFrames()
+        if isinstance(frame, QTextTable)
+    ]
+
+
+def _structure(view: MarkdownView) -> dict[str, list]:
+    headings, items, tables, code = [], [], [], []
+    for segment in view.segments():
+        if isinstance(segment, ProseView):
+            headings += _headings(segment.document())
+            items += _list_items(segment.document())
+            tables += _tables(segment.document())
+        elif isinstance(segment, CodeBlock):
+            code.append((segment.language, segment.code))
+    return {"headings": headings, "items": items, "tables": tables, "code": code}
+
+
+def test_structure_shows_mid_stream_and_no_raw_syntax_ever(qtbot, monkeypatch):
+    finished_writes: Counter[str] = Counter()
+    original = ProseView.add_finished
+
+    def counting(self, block):
+        finished_writes[block.source] += 1
+        original(self, block)
+
+    monkeypatch.setattr(ProseView, "add_finished", counting)
+    view = AnswerBlock()
+    qtbot.addWidget(view)
+    view.resize(640, 400)
+    view.show()
+    fed = ""
+    seen = set()
+    for token in _tokens(ANSWER):
+        view.append(token)
+        fed += token
+        visible = view.toPlainText()
+        assert not RAW.search(visible), f"raw Markdown visible after {fed!r}: {visible!r}"
+        shape = _structure(view)
+        if "## Setting" in fed:
+            assert shape["headings"][:1] == [(2, fed.split("\n")[0][3:])] or shape["headings"][0][0] == 2
+            seen.add("heading")
+        if "- `UTC` for" in fed:
+            assert shape["items"][:1] == ["UTC for servers"] or shape["items"][0].startswith("UTC")
+            seen.add("list")
+        if "| Zone | Offset |\n" in fed:  # the header row is complete: a table at once
+            assert shape["tables"] and shape["tables"][0][:2] == (1, 2), (fed, shape)
+            assert shape["tables"][0][2] == "Zone"
+            seen.add("table")
+        if "```python\ndef" in fed:  # an open fence is a code block at once
+            assert shape["code"] and shape["code"][0][0] == "python"
+            assert shape["code"][0][1].startswith("def")
+            seen.add("code")
+    assert seen == {"heading", "list", "table", "code"}
+    before = (view.toPlainText(), [type(s).__name__ for s in view.segments()], _structure(view))
+    view.finish()
+    after = (view.toPlainText(), [type(s).__name__ for s in view.segments()], _structure(view))
+    assert after == before  # no jump at the end
+    assert [type(s).__name__ for s in view.segments()] == ["ProseView", "CodeBlock", "ProseView"]
+    # every finished block was written once and never again
+    assert finished_writes and max(finished_writes.values()) == 1
+    assert set(finished_writes) >= {"## Setting the zone\n\n", "Pick **one** of these:\n\n"}
+
+
+def test_only_the_open_block_is_parsed_again():
+    stream = MarkdownStream()
+    stream.feed("# Title\n\nFirst paragraph.\n\nSecond")
+    assert stream.source[stream.frozen :] == "Second"  # the heading and the first paragraph are done
+    done, tail = stream.feed(" paragraph.\n\n- item")
+    assert [b.source for b in done] == ["Second paragraph.\n\n"]
+    assert tail is not None and tail.element == "ul"
+
+
+@pytest.mark.parametrize(
+    ("partial", "shown"),
+    [
+        ("Some **bol", "Some **bol**"),
+        ("text **", "text"),
+        ("a [link](https://ex", "a [link](https://ex)"),
+        ("a [lin", "a lin"),
+        ("run `ls -l", "run `ls -l`"),
+        ("para\n--", "para\n"),  # a half-typed rule would turn the paragraph into a heading
+        ("| a | b |\n", "| a | b |\n|---|---|\n"),
+        ("| a | b |\n|--", "| a | b |\n|---|---|\n"),
+        ("| a | b", ""),  # the header row is still being typed
+        ("snake_case names", "snake_case names"),
+        ("```py\nx = '**'", "```py\nx = '**'"),
+    ],
+)
+def test_the_open_block_is_smoothed(partial, shown):
+    assert smooth(partial) == shown
+
+
+def _first_line_colours(code: CodeBlock) -> list[QColor]:
+    ranges = code.text_view.document().firstBlock().layout().formats()
+    return [QColor(r.format.foreground().color()) for r in ranges if r.format.foreground().style() != 0]
+
+
+def test_a_code_block_has_a_language_header_copy_and_colours(qtbot):
     pytest.importorskip("pygments")
-    block = AnswerBlock()
-    qtbot.addWidget(block)
-    block.append(ANSWER)
-    block.finish()
-    [(border, first_line, keyword, _background)] = _code_frames(block.document())
-    assert border == 1
-    assert first_line == "def utc_now() -> str:"
-    assert keyword.isValid() and keyword != block.palette().color(QPalette.ColorRole.Text)
-
-
-def test_a_table_has_a_header_row_and_no_empty_first_paragraph(qtbot):
-    block = AnswerBlock()
-    qtbot.addWidget(block)
-    block.append(ANSWER)
-    block.finish()
-    assert _tables(block.document()) == [(1, "Zone")]  # Qt's importer put an empty line before "Zone"
+    view = AnswerBlock()
+    qtbot.addWidget(view)
+    view.set_markdown(ANSWER)
+    [code] = view.code_blocks()
+    assert code.language_label.text() == "python"
+    assert code.text_view.lineWrapMode() == code.text_view.LineWrapMode.NoWrap  # scrolls, never cuts lines
+    assert _first_line_colours(code)  # `def` coloured
+    code.copy_button.click()
+    assert QGuiApplication.clipboard().text() == 'def utc_now() -> str:\n    return "now"  # a comment'
 
 
 def test_code_colours_follow_a_dark_palette(qtbot):
-    dark = QPalette()
+    pytest.importorskip("pygments")
+    light = AnswerBlock()
+    qtbot.addWidget(light)
+    light.set_markdown("```python\nreturn 1\n```\n")
+    light_colour = _first_line_colours(light.code_blocks()[0])
+    dark = QPalette(QApplication.palette())
     dark.setColor(QPalette.ColorRole.Base, QColor("#1e1e1e"))
+    dark.setColor(QPalette.ColorRole.Text, QColor("#e6e6e6"))
     assert is_dark(dark)
-    block = AnswerBlock()
-    qtbot.addWidget(block)
-    render_markdown(block.document(), "```python\nreturn 1\n```\n", dark)
-    [(_border, _line, _colour, background)] = _code_frames(block.document())
-    assert background == QColor("#1e1e1e")
+    previous = QApplication.palette()
+    QApplication.setPalette(dark)
+    try:
+        view = AnswerBlock()
+        qtbot.addWidget(view)
+        view.set_markdown("```python\nreturn 1\n```\n")
+        dark_colour = _first_line_colours(view.code_blocks()[0])
+        assert dark_colour != light_colour
+    finally:
+        QApplication.setPalette(previous)
+
+
+def test_links_open_in_the_system_browser(qtbot):
+    view = MarkdownView()
+    qtbot.addWidget(view)
+    view.set_markdown("See [the docs](https://example.com/docs).")
+    [prose] = view.prose_views()
+    assert prose.openExternalLinks()  # QTextBrowser hands the URL to QDesktopServices
+    assert "https://example.com/docs" in prose.document().toHtml()
+
+
+def test_the_view_is_reusable_outside_the_transcript(qtbot):
+    host = QWidget()  # e.g. the tray's quick prompt
+    layout = QVBoxLayout(host)
+    view = MarkdownView()
+    layout.addWidget(view)
+    qtbot.addWidget(host)
+    for token in _tokens("# Quick\n\nAn answer with **bold**."):
+        view.append(token)
+    assert _structure(view)["headings"] == [(1, "Quick")]
+    assert view.toPlainText() == "Quick\nAn answer with bold."

@@ -1,0 +1,416 @@
+"""Live Markdown: a widget that renders an answer as it streams, block by block (reusable anywhere).
+
+``MarkdownView`` is a vertical stack of segments: ``ProseView`` (a read-only rich-text document holding
+consecutive prose blocks: paragraphs, headings, lists, tables, quotes, rules) and ``CodeBlock`` (one fenced
+or indented code block: a header with the language and Copy, highlighted monospace text that scrolls
+sideways instead of wrapping). ``append`` feeds a ``md_stream.MarkdownStream``: each block it reports
+finished is written once and never touched again; the one open block is written again on each update (in
+place at the end of the last prose document, or the last code block grows). ``finish`` writes the open
+block one last time, as written, so the end of the stream looks like the stream (no jump).
+
+It is not tied to the chat transcript: the tray's quick prompt embeds the same widget.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+
+from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.ui.chat.markdown import CodeHighlighter
+from desktop_app.ui.chat.md_stream import Block, MarkdownStream
+from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, write_block
+
+COPIED_FEEDBACK_MS = 1500
+PARSE_CHUNK = 1500  # characters parsed per step of a burst
+FRAME_BUDGET_MS = 6.0  # finished blocks written per turn of the event loop, at most (a frame is 16 ms)
+
+
+class AutoHeightText(QTextBrowser):
+    """A read-only rich-text view as tall as its document, so the transcript scrolls as one page.
+
+    Links open in the system browser (``QDesktopServices`` via ``openExternalLinks``).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenExternalLinks(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.viewport().setAutoFillBackground(False)
+        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        self.document().setDocumentMargin(2)
+        self.document().documentLayout().documentSizeChanged.connect(self._on_document_size_changed)
+        self._fit(self.document().size())
+
+    def append_text(self, text: str) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+
+    def _on_document_size_changed(self, size: QSizeF) -> None:
+        self._fit(size)
+
+    def _fit(self, size: QSizeF) -> None:
+        height = math.ceil(size.height()) + 2 * self.frameWidth() + 2
+        if height != self.height():
+            self.setFixedHeight(height)
+
+
+class ProseView(AutoHeightText):
+    """Consecutive prose blocks in one document: finished ones fixed, the open one at the end rewritten."""
+
+    def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("markdownProse")
+        self.setAccessibleName("Answer text")
+        self.theme = theme
+        self._frozen_end = 0  # document position where the open block starts
+        self.has_tail = False
+
+    @property
+    def is_empty(self) -> bool:
+        return self.document().characterCount() <= 1
+
+    def add_finished(self, block: Block) -> None:
+        self.clear_tail()
+        write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
+        self._frozen_end = self.document().characterCount() - 1
+
+    def set_tail(self, block: Block) -> None:
+        self.clear_tail()
+        write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
+        self.has_tail = True
+
+    def clear_tail(self) -> None:
+        if not self.has_tail:
+            return
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(self._frozen_end)
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        if self._frozen_end == 0:  # the open block was the first: reset the block it leaves behind
+            cursor.setBlockFormat(type(cursor.blockFormat())())
+            text_list = cursor.block().textList()
+            if text_list is not None:
+                text_list.remove(cursor.block())
+        self.has_tail = False
+
+
+class CodeText(QPlainTextEdit):
+    """The code of a code block: monospace, no wrapping (scrolls sideways), as tall as its lines."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("codeText")
+        self.setAccessibleName("Code")
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        font = QFont(monospace_family())
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        base = QApplication.font().pointSizeF()
+        if base > 0:
+            font.setPointSizeF(base * 0.95)
+        self.setFont(font)
+        self.document().setDocumentMargin(8)
+        self.horizontalScrollBar().rangeChanged.connect(self._fit)
+        self.document().blockCountChanged.connect(self._fit)
+        self._fit()
+
+    def _fit(self, *_args: object) -> None:
+        lines = max(1, self.document().blockCount())
+        height = lines * self.fontMetrics().lineSpacing() + 2 * int(self.document().documentMargin()) + 4
+        bar = self.horizontalScrollBar()
+        if bar.maximum() > 0:
+            height += bar.sizeHint().height()
+        if height != self.height():
+            self.setFixedHeight(height)
+
+
+class CodeBlock(QFrame):
+    """A code block: language and Copy in a header, the highlighted code below.
+
+    Signals:
+        copied(str): the Copy button put this code on the clipboard.
+    """
+
+    copied = Signal(str)
+
+    def __init__(self, language: str, theme: Theme, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("codeBlock")
+        self.setAccessibleName(f"Code block{f' ({language})' if language else ''}")
+        self.language = language
+        self.closed = False
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        header = QWidget()
+        header.setObjectName("codeHeader")
+        row = QHBoxLayout(header)
+        row.setContentsMargins(10, 2, 4, 2)
+        self.language_label = QLabel(language or "text")
+        self.language_label.setObjectName("codeLanguage")
+        row.addWidget(self.language_label)
+        row.addStretch(1)
+        self.copy_button = QToolButton()
+        self.copy_button.setObjectName("copyCodeButton")
+        self.copy_button.setAccessibleName("Copy code")
+        self.copy_button.setToolTip("Copy this code")
+        self.copy_button.setText("Copy")
+        self.copy_button.setAutoRaise(True)
+        self.copy_button.clicked.connect(self.copy)
+        row.addWidget(self.copy_button)
+        layout.addWidget(header)
+        self.text_view = CodeText()
+        layout.addWidget(self.text_view)
+        self.highlighter = CodeHighlighter(self.text_view.document(), language, theme.dark)
+        self._code = ""
+
+    @property
+    def code(self) -> str:
+        return self._code
+
+    def set_code(self, code: str) -> None:
+        if code == self._code:
+            return
+        if code.startswith(self._code) and self._code:  # it grew: add the new part (only new lines re-lex)
+            cursor = QTextCursor(self.text_view.document())
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            cursor.insertText(code[len(self._code) :])
+        else:
+            self.text_view.setPlainText(code)
+        self._code = code
+
+    def set_language(self, language: str) -> None:
+        """The fence's info string is still arriving (``p`` → ``py`` → ``python``)."""
+        if language != self.language:
+            self.language = language
+            self.language_label.setText(language or "text")
+            self.setAccessibleName(f"Code block{f' ({language})' if language else ''}")
+            self.highlighter.set_language(language)
+
+    def copy(self) -> None:
+        QGuiApplication.clipboard().setText(self._code)
+        self.copy_button.setText("Copied")
+        QTimer.singleShot(COPIED_FEEDBACK_MS, self.copy_button, lambda: self.copy_button.setText("Copy"))
+        self.copied.emit(self._code)
+
+
+class MarkdownView(QWidget):
+    """Markdown that renders as it streams: ``append`` tokens, ``finish`` at the end (or ``set_markdown``).
+
+    Signals:
+        code_copied(str): a code block's Copy button was used.
+    """
+
+    code_copied = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("markdownView")
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(8)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._stream = MarkdownStream()
+        self._segments: list[QWidget] = []
+        self._tail_code: CodeBlock | None = None
+        self._theme = Theme.from_palette(QApplication.palette(), QApplication.font().pointSizeF())
+        self.finished = False
+        self._queue: deque[Block] = deque()  # finished blocks not written yet (a burst larger than a frame)
+        self._tail: Block | None = None
+        self._tail_dirty = False
+        self._drain_scheduled = False
+        self._incoming = ""  # appended text not parsed yet
+
+    # -- the public face --------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The Markdown source so far."""
+        return self._stream.source + self._incoming
+
+    @property
+    def pending(self) -> bool:
+        """Whether text waits to be written: a burst is parsed and written over several turns of the event
+        loop, ``FRAME_BUDGET_MS`` at a time, so that the window never stalls."""
+        return bool(self._queue or self._incoming or self._tail_dirty) or (self.finished and not self._stream.finished)
+
+    def append(self, text: str) -> None:
+        if self.finished or not text:
+            return
+        self._incoming += text
+        self._drain()
+
+    def finish(self) -> None:
+        """The text is complete: write the open block as written (once)."""
+        if self.finished:
+            return
+        self.finished = True
+        self._drain()
+
+    def set_markdown(self, text: str) -> None:
+        """Show ``text`` as a finished document (a stored answer), written at once."""
+        self._reset()
+        self._stream.source = text  # parsed once, as written, by ``finish``
+        self.finished = True
+        self.flush()
+
+    def flush(self) -> None:
+        """Write whatever waits, now."""
+        self._drain(budget_ms=None)
+
+    def segments(self) -> list[QWidget]:
+        return list(self._segments)
+
+    def code_blocks(self) -> list[CodeBlock]:
+        return [segment for segment in self._segments if isinstance(segment, CodeBlock)]
+
+    def prose_views(self) -> list[ProseView]:
+        return [segment for segment in self._segments if isinstance(segment, ProseView)]
+
+    def toPlainText(self) -> str:
+        parts = [s.code if isinstance(s, CodeBlock) else s.toPlainText() for s in self._segments]  # type: ignore[attr-defined]
+        return "\n".join(part for part in parts if part)
+
+    # -- building -----------------------------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        for segment in self._segments:
+            self._layout.removeWidget(segment)
+            segment.deleteLater()
+        self._segments = []
+        self._tail_code = None
+        self._stream = MarkdownStream()
+        self.finished = False
+        self._queue.clear()
+        self._incoming = ""
+        self._tail, self._tail_dirty = None, False
+
+    def _drain(self, budget_ms: float | None = FRAME_BUDGET_MS) -> None:
+        self._drain_scheduled = False
+        deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000
+        while True:
+            if self._queue:
+                self._place(self._queue.popleft(), final=True)
+            elif self._incoming:  # parse a bounded piece: the cost of a step never depends on the burst
+                chunk, self._incoming = self._incoming[:PARSE_CHUNK], self._incoming[PARSE_CHUNK:]
+                done, tail = self._stream.feed(chunk)
+                self._queue.extend(done)
+                self._tail, self._tail_dirty = tail, True
+            elif self.finished and not self._stream.finished:
+                self._queue.extend(self._stream.finish())
+                self._tail, self._tail_dirty = None, True
+            else:
+                break
+            if deadline is not None and time.perf_counter() > deadline and self.pending:
+                self._schedule_drain()
+                return
+        if self._tail_dirty:
+            self._tail_dirty = False
+            if self._tail is not None:
+                self._place(self._tail, final=False)
+            else:
+                self._drop_tail()
+            if self.finished and self._tail_code is not None:
+                self._tail_code.closed = True
+                self._tail_code = None
+
+    def _schedule_drain(self) -> None:
+        if not self._drain_scheduled:
+            self._drain_scheduled = True
+            QTimer.singleShot(0, self, self._drain)
+
+    def _last_prose(self) -> ProseView:
+        last = self._segments[-1] if self._segments else None
+        if isinstance(last, ProseView):
+            return last
+        view = ProseView(self._theme)
+        self._add(view)
+        return view
+
+    def _add(self, widget: QWidget) -> None:
+        self._segments.append(widget)
+        self._layout.addWidget(widget)
+
+    def _drop_tail(self) -> None:
+        if self._tail_code is not None:
+            self._remove(self._tail_code)
+            self._tail_code = None
+        last = self._segments[-1] if self._segments else None
+        if isinstance(last, ProseView):
+            last.clear_tail()
+            if last.is_empty:
+                self._remove(last)
+
+    def _remove(self, widget: QWidget) -> None:
+        self._segments.remove(widget)
+        self._layout.removeWidget(widget)
+        widget.deleteLater()
+
+    def _place(self, block: Block, *, final: bool) -> None:
+        if block.kind == "code":
+            code = self._tail_code
+            if code is None:
+                self._drop_tail()
+                code = CodeBlock(block.language, self._theme)
+                code.copied.connect(self.code_copied)
+                self._add(code)
+            code.set_language(block.language)
+            code.set_code(block.code)
+            if final:
+                code.closed = True
+                self._tail_code = None
+            else:
+                self._tail_code = code
+            return
+        if self._tail_code is not None:  # what looked like code is prose after all
+            self._remove(self._tail_code)
+            self._tail_code = None
+        prose = self._last_prose()
+        if final:
+            prose.add_finished(block)
+        else:
+            prose.set_tail(block)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """The system switched between light and dark: write everything again in the new colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            theme = Theme.from_palette(QApplication.palette(), QApplication.font().pointSizeF())
+            if theme != self._theme:
+                self._theme = theme
+                source, finished = self.text, self.finished
+                self._reset()
+                if finished:
+                    self.set_markdown(source)
+                elif source:
+                    self.append(source)
+
+
+__all__ = ["AutoHeightText", "CodeBlock", "CodeText", "MarkdownView", "ProseView"]
