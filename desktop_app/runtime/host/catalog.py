@@ -9,6 +9,7 @@ and capped at 5, sorted stably by descending score so ties keep catalog order), 
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import heapq
 import json
@@ -78,6 +79,10 @@ class Catalog:
         self._names_lower = [e.name.lower() for e in self._entries]
         self._descriptions_lower = [e.description.lower() for e in self._entries]
         self._hash = catalog_hash(self._entries)
+        # For the regex form: all names (and all descriptions) as one text, one per line, scanned at once.
+        # A text holding a line break cannot be a line of its own; those are checked one by one.
+        self._names_text = _Lines([e.name for e in self._entries])
+        self._descriptions_text = _Lines([e.description for e in self._entries])
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -148,24 +153,39 @@ class Catalog:
         return scores
 
     def _regex_scores(self, query: str) -> list[tuple[int, int]]:
-        names, descriptions = self._names_lower, self._descriptions_lower
-        scores: list[tuple[int, int]] = []
-        if query.isascii() and _LITERAL.fullmatch(query):
-            needle = query.lower()  # a plain word: a substring test says the same as the regex, faster
-            for index, name in enumerate(names):
-                if needle in name:
-                    scores.append((index, 2))
-                elif needle in descriptions[index]:
-                    scores.append((index, 1))
-            return scores
         try:
             pattern = re.compile(query, re.IGNORECASE)
         except re.error:
             pattern = re.compile(re.escape(query), re.IGNORECASE)  # an invalid regex is matched as a literal
+            if query.isascii():
+                return self._substring_scores(query.lower())
+        if query.isascii() and _LITERAL.fullmatch(query):
+            return self._substring_scores(query.lower())  # a plain word: the same as the regex, faster
+        # One scan of the joined texts, unless the pattern could behave differently there, or is anchored at
+        # the start (re skips straight to the start of a single text, but tries every position of a joined one).
+        if _JOINABLE.search(query.replace("(?:", "")) is None and not query.startswith("^"):
+            in_names = self._names_text.candidates(query, pattern)
+            in_descriptions = self._descriptions_text.candidates(query, pattern)
+            if in_names is not None and in_descriptions is not None:
+                named = set(in_names)
+                scores = [(index, 2) for index in in_names]
+                scores.extend((index, 1) for index in in_descriptions if index not in named)
+                return scores
+        scores = []
         for index, entry in enumerate(self._entries):
             if pattern.search(entry.name):
                 scores.append((index, 2))
             elif pattern.search(entry.description):
+                scores.append((index, 1))
+        return scores
+
+    def _substring_scores(self, needle: str) -> list[tuple[int, int]]:
+        names, descriptions = self._names_lower, self._descriptions_lower
+        scores: list[tuple[int, int]] = []
+        for index, name in enumerate(names):
+            if needle in name:
+                scores.append((index, 2))
+            elif needle in descriptions[index]:
                 scores.append((index, 1))
         return scores
 
@@ -185,6 +205,55 @@ class Catalog:
     def render_capped(self, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
         """:meth:`render` cut to ``limit`` characters at the last newline, with the omitted tools counted."""
         return cap_block(self.render(), limit)
+
+
+_JOINABLE = re.compile(r"\(\?|\\[AZ]")
+"""A regex with these (lookarounds, inline flags, ``\\A``/``\\Z``) could behave differently on joined
+lines: it is matched entry by entry instead."""
+
+
+class _Lines:
+    """Texts joined by newlines, for one regex scan over all of them (``re.MULTILINE`` keeps ``^``/``$``
+    per text). Texts that contain a newline are left empty in the join and checked one by one."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self._texts = texts
+        self._odd = [i for i, text in enumerate(texts) if "\n" in text]
+        self._odd_set = odd = set(self._odd)
+        joined = ["" if i in odd else text for i, text in enumerate(texts)]
+        self._text = "\n".join(joined)
+        # ASCII text lower-cased once lets a lower-case pattern run case-sensitively: the same matches as
+        # re.IGNORECASE, but with the regex engine's literal-prefix search (IGNORECASE turns that off).
+        self._lower = self._text.lower() if self._text.isascii() else None
+        self._starts: list[int] = []
+        offset = 0
+        for text in joined:
+            self._starts.append(offset)
+            offset += len(text) + 1
+
+    def candidates(self, query: str, single: re.Pattern[str]) -> list[int] | None:
+        """The indices of the texts ``single`` (``query`` compiled with IGNORECASE) finds, in one scan;
+        ``None`` when a match crossed a line break (the caller then matches one by one)."""
+        found: list[int] = []
+        starts, texts = self._starts, self._texts
+        if self._lower is not None and query.isascii() and query == query.lower():
+            text, lines = self._lower, re.compile(query, re.MULTILINE)
+        else:
+            text, lines = self._text, re.compile(query, re.IGNORECASE | re.MULTILINE)
+        end, count, position = len(text), len(starts), 0
+        while position <= end:
+            match = lines.search(text, position)
+            if match is None:
+                break
+            if "\n" in match.group():
+                return None
+            line = bisect.bisect_right(starts, match.start()) - 1
+            # Confirmed on the text alone: exactly the per-entry semantics.
+            if line not in self._odd_set and single.search(texts[line]):
+                found.append(line)
+            position = starts[line + 1] if line + 1 < count else end + 1
+        found.extend(i for i in self._odd if single.search(texts[i]))
+        return found
 
 
 def cap_block(block: str, limit: int = DEFERRED_BLOCK_LIMIT) -> str:

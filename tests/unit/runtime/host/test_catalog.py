@@ -204,3 +204,55 @@ def test_render_cap_cuts_at_a_newline_and_counts_the_omitted_tools() -> None:
     assert len(shown) + omitted == 300
     assert full.startswith(capped.rsplit("\n...", 1)[0] + "\n")  # cut at a line boundary
     assert cap_block("short") == "short"
+
+
+def brute_force(catalog: Catalog, query: str) -> list[str]:
+    """The per-entry definition of the regex form (score 2 name, else 1 description; stable; cap 5)."""
+    import re
+
+    try:
+        pattern = re.compile(query, re.IGNORECASE)
+    except re.error:
+        pattern = re.compile(re.escape(query), re.IGNORECASE)
+    scored = []
+    for index, e in enumerate(catalog.entries):
+        score = 2 if pattern.search(e.name) else 1 if pattern.search(e.description) else 0
+        if score:
+            scored.append((index, score))
+    scored.sort(key=lambda item: -item[1])
+    return [catalog.entries[i].name for i, _ in scored[:MAX_SEARCH_RESULTS]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "alpha",
+        "^mcp__b",
+        "tool$",
+        "a\\sb",
+        "[^x]{3}end",
+        "line.two",
+        "x*",
+        "^$",
+        "(?:one|two)",
+        "one(?=\\s)",
+        "(?i)TWO",
+        "\\Aline",
+        "end\\Z",
+        "first\\nline",
+        "a(",
+        "(",
+    ],
+)
+def test_regex_scan_equals_the_per_entry_definition(query: str) -> None:
+    catalog = Catalog(
+        [
+            entry("mcp__a__alpha_tool", "a", "line one\nline two end"),
+            entry("mcp__a__beta", "a", "a b one end"),
+            entry("mcp__b__gamma", "b", "first\nline"),
+            entry("mcp__b__delta_tool", "b", "two tool"),
+            entry("mcp__c__a(", "c", "x"),
+            entry("mcp__c__eps", "c", "one two"),
+        ]
+    )
+    assert names(catalog.search(query)) == brute_force(catalog, query)
