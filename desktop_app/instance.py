@@ -22,16 +22,27 @@ file): the caller then starts the app, which becomes the first instance and repl
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import socket
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing typing alone costs a few ms per launch
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+
+# hashlib (OpenSSL), tempfile and pathlib would add tens of ms to every second launch: the builtin SHA-256
+# and os.path do the same here.
+try:
+    from _sha256 import sha256  # CPython 3.11
+except ImportError:  # pragma: no cover - 3.12+
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
+    except ImportError:
+        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
 
 PROTOCOL_VERSION = 1
 HOME_ENV = "SWITCHBOARD_HOME"  # the same name as desktop_app.paths.HOME_ENV (not imported: it pulls platformdirs)
@@ -71,10 +82,10 @@ def home_from_argv(argv: Sequence[str]) -> str | None:
 def instance_key(home: str | None = None) -> str:
     """A short hash of the user and the home folder (``--home``, ``$SWITCHBOARD_HOME``, or the default)."""
     root = home if home is not None else os.environ.get(HOME_ENV) or ""
-    folder = str(Path(root).expanduser().resolve()) if root else "<platform default>"
+    folder = os.path.realpath(os.path.expanduser(root)) if root else "<platform default>"
     # The numeric uid on Unix (the login name can differ between a terminal and a desktop launcher).
     user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
-    digest = hashlib.sha256(f"{user}\0{folder}".encode()).hexdigest()
+    digest = sha256(f"{user}\0{folder}".encode()).hexdigest()
     return digest[:16]
 
 
@@ -84,19 +95,26 @@ def server_address(home: str | None = None) -> str:
     if sys.platform == "win32":
         return rf"\\.\pipe\{name}"
     runtime_dir = os.environ.get("XDG_RUNTIME_DIR")
-    base = runtime_dir if runtime_dir and os.path.isdir(runtime_dir) else tempfile.gettempdir()
+    temp = os.environ.get("TMPDIR") or "/tmp"
+    base = runtime_dir if runtime_dir and os.path.isdir(runtime_dir) else temp
     return os.path.join(base, f"{name}.sock")
 
 
 def pid_file(address: str) -> Path | None:
     """The file beside a Unix socket that names the owning process (for the busy message)."""
-    return None if sys.platform == "win32" else Path(address + ".pid")
+    if sys.platform == "win32":
+        return None
+    from pathlib import Path
+
+    return Path(address + ".pid")
 
 
 def _read_pid(address: str) -> int | None:
-    path = pid_file(address)
+    if sys.platform == "win32":
+        return None
     try:
-        return int(path.read_text().strip()) if path is not None else None
+        with open(address + ".pid", encoding="ascii") as handle:
+            return int(handle.read().strip())
     except (OSError, ValueError):
         return None
 

@@ -1,0 +1,222 @@
+"""The quick prompt on the real Runtime and the loopback SSE server: chips, Enter, a retry, an inline approval,
+a streamed answer, "Open in main window", Esc stopping a run; and where it appears.
+
+Sync tests on the already-running ``qloop``; every wait is a qtbot wait on observable state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QGuiApplication
+
+from desktop_app.runtime.host import Host
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.store import Store, attach_store
+from desktop_app.ui.chat.blocks import AnswerBlock
+from desktop_app.ui.desktop import DesktopShell
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.quick_prompt import TOP_FRACTION
+from tests.support.llm_server import DONE, Gate, Reply, chunk, error_reply, split, text_reply, tool_call_reply
+
+RESOURCES = Path(__file__).resolve().parents[3] / "resources"
+ANSWER = "It is **12:00** in Paris.\n\n- sunny\n- 21 °C"
+CLIPBOARD = "a private note from the clipboard"
+
+
+def make_clock_server() -> MCPServer:
+    server = MCPServer("clock", log_level="WARNING")
+
+    @server.tool(description="The current time in a city.")
+    async def clock(city: str) -> str:
+        return f"12:00 in {city}"
+
+    return server
+
+
+def _await(qtbot, loop, coro: Any, timeout: int = 10_000) -> Any:
+    task = loop.create_task(coro)
+    qtbot.waitUntil(task.done, timeout=timeout)
+    return task.result()
+
+
+class Desk:
+    def __init__(self, shell: DesktopShell, runtime: Runtime, store: Store) -> None:
+        self.shell, self.runtime, self.store = shell, runtime, store
+        self.window = shell.window
+        self.quick = shell.quick
+
+
+@pytest.fixture
+def desk(qtbot, qloop, llm_server, tmp_path) -> Iterator[Desk]:
+    host = Host()
+    host.register_builtin("switchboard.clock", make_clock_server)
+    _await(qtbot, qloop, host.ensure_connected("switchboard.clock"))
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="test-model"))
+    runtime = Runtime(settings=settings, host=host, api_key_override="test-key")
+    store = Store.open(tmp_path / "store.db")
+    recorder = attach_store(runtime, store)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.attach_runtime(runtime)
+    window.attach_store(store)
+    shell = DesktopShell(window, RESOURCES, tmp_path, quit_app=lambda: None, tray_available=False)
+    shell.attach(runtime, host, store, recorder)
+    qtbot.addWidget(shell.quick)
+    yield Desk(shell, runtime, store)
+    shell.close()
+    _await(qtbot, qloop, runtime.aclose())
+    recorder.close()
+    store.close()
+
+
+def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_the_main_window(qtbot, desk, llm_server):
+    gate = Gate()  # hold the final answer half-way, to see it streaming live
+    pieces = split(ANSWER)
+    half = len(pieces) // 2
+    answer = Reply(
+        steps=[
+            *(chunk(content=p) for p in pieces[:half]),
+            gate,
+            *(chunk(content=p) for p in pieces[half:]),
+            chunk(finish_reason="stop"),
+            DONE,
+        ]
+    )
+    llm_server.enqueue(
+        error_reply(503, {"error": {"message": "overloaded"}}),
+        tool_call_reply([("call_clock_1", "clock", {"city": "Paris"})]),
+        answer,
+    )
+    QGuiApplication.clipboard().setText(CLIPBOARD)
+    quick, window = desk.quick, desk.window
+    window.hide()
+
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    assert quick.isVisible() and not window.isVisible()
+    flags = quick.windowFlags()
+    assert flags & Qt.WindowType.FramelessWindowHint and flags & Qt.WindowType.WindowStaysOnTopHint
+    [clip_key] = [k for k, item in quick.composer._context.items() if item.kind == "clipboard"]
+    assert CLIPBOARD in quick.composer._context[clip_key].text
+    quick.composer.remove(clip_key)  # the user removes the clipboard chip before sending
+
+    qtbot.keyClicks(quick.composer.edit, "What time is it in Paris?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)  # Enter sends
+
+    qtbot.waitUntil(lambda: quick.view.retry_line is not None, timeout=10_000)  # the 503 shows a retry
+    qtbot.mouseClick(quick.view.retry_line.retry_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: "call_clock_1" in quick.view.cards and not quick.view.cards["call_clock_1"].buttons.isHidden(),
+        timeout=10_000,
+    )
+    card = quick.view.cards["call_clock_1"]  # the main window's tool card, inline in the quick prompt
+    assert "clock" in card.title.text()
+    assert quick.status.text() == "Waiting for your approval: clock"
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: quick.view.answer is not None and quick.view.answer.text == "".join(pieces[:half]))
+    assert quick.composer.button.text() == "Stop"
+    gate.open()
+    qtbot.waitUntil(lambda: not quick.controller.busy, timeout=10_000)
+    [block] = [b for b in quick.view.blocks() if isinstance(b, AnswerBlock)]
+    assert block.text == ANSWER and "12:00 in Paris." in block.toPlainText() and "**" not in block.toPlainText()
+    assert card.result.text() == "12:00 in Paris"
+    sent = llm_server.requests[-1].json["messages"]
+    assert all(CLIPBOARD not in str(m.get("content")) for m in sent)  # the removed chip was not sent
+
+    cid = quick.conversation_id
+    info = desk.store.get_conversation(cid)
+    assert info is not None and info.quick  # stored like any other, marked quick
+    assert cid in window.conversations.conversation_ids()  # and listed in the main window
+
+    qtbot.mouseClick(quick.open_main_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(window.isVisible)
+    assert not quick.isVisible()
+    assert window.controller.conversation_id == cid
+    answers = [b for b in window.view.blocks() if isinstance(b, AnswerBlock)]
+    assert [a.text for a in answers] == [ANSWER]
+    assert "call_clock_1" in window.view.cards
+    assert quick.conversation_id != cid  # the next quick prompt starts afresh
+
+    llm_server.enqueue(text_reply("Still noon."))  # the same conversation goes on in the main window
+    qtbot.keyClicks(window.composer.edit, "And now?")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not window.controller.busy and len(llm_server.requests) == 4, timeout=10_000)
+    history = llm_server.requests[-1].json["messages"]
+    assert any(m["role"] == "tool" and m["content"] == "12:00 in Paris" for m in history)
+
+
+def test_esc_stops_the_run_first_then_closes(qtbot, desk, llm_server):
+    gate = Gate()
+    llm_server.enqueue(Reply(steps=[chunk(content="Thinking about"), gate, chunk(content=" it"), DONE]))
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "Tell me something")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quick.view.answer is not None and quick.view.answer.text == "Thinking about")
+    cid = quick.conversation_id
+    assert desk.runtime.is_running(cid)
+
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Escape)
+    assert not quick.isVisible()
+    qtbot.waitUntil(lambda: not desk.runtime.is_running(cid))
+    gate.open()
+
+
+def test_shift_enter_is_a_new_line_and_the_box_opens_top_centre(qtbot, desk):
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "line one")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert quick.composer.text == "line one\n" and not quick.controller.busy
+    screen = QGuiApplication.primaryScreen().availableGeometry()
+    pos = quick.position_for(QPoint(screen.center()))
+    assert abs(pos.x() + quick.width() // 2 - screen.center().x()) <= 1
+    assert pos.y() == screen.y() + int(screen.height() * TOP_FRACTION)
+
+
+def test_a_conversation_finishing_off_screen_notifies_and_the_click_opens_it(qtbot, qloop, desk, llm_server):
+    gate = Gate()
+    llm_server.enqueue(Reply(steps=[chunk(content="The report"), gate, chunk(content=" is ready."), DONE]))
+    window, shell = desk.window, desk.shell
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.keyClicks(window.composer.edit, "Write the report")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.view.answer is not None)
+    first = window.controller.conversation_id
+    window.hide()  # closed to the tray while it answers: the conversation is off screen
+    assert desk.runtime.is_running(first)
+    gate.open()
+    qtbot.waitUntil(lambda: bool(shell.notified) and not desk.runtime.is_running(first), timeout=10_000)
+    [(cid, heading, body)] = shell.notified
+    assert cid == first and heading == "Answered: Write the report" and body == "The report is ready."
+    assert shell.tray.last_notification == (first, heading, body)
+
+    window.new_chat_action.trigger()
+    assert window.controller.conversation_id != first
+    shell.tray.icon.messageClicked.emit()  # the user clicks the notification
+    assert window.isVisible() and window.controller.conversation_id == first
+    assert [b.text for b in window.view.blocks() if isinstance(b, AnswerBlock)] == ["The report is ready."]
+
+    # With the setting off, a finished conversation off screen stays quiet.
+    window.findChild(type(window.new_chat_action), "notificationsAction").trigger()
+    assert desk.runtime.settings.notifications is False
+    second = Gate()
+    llm_server.enqueue(Reply(steps=[chunk(content="Second"), second, chunk(content="."), DONE]))
+    qtbot.keyClicks(window.composer.edit, "Again")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.view.answer is not None and window.view.answer.text == "Second")
+    window.hide()
+    second.open()
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10_000)
+    assert not window.isVisible() and len(shell.notified) == 1
