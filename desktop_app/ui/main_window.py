@@ -38,6 +38,7 @@ _VIEW_SIGNALS = (
     "approval_required",
     "approval_decided",
     "tool_result",
+    "hook_noticed",
     "tool_progress",
     "retry_scheduled",
     "usage_reported",

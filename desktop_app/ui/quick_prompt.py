@@ -47,6 +47,7 @@ VIEW_SIGNALS = (
     "approval_required",
     "approval_decided",
     "tool_result",
+    "hook_noticed",
     "tool_progress",
     "retry_scheduled",
     "usage_reported",

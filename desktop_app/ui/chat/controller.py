@@ -32,6 +32,7 @@ SIGNAL_FOR_KIND = {
     "approval_required": "approval_required",
     "approval_decided": "approval_decided",
     "tool_result": "tool_result",
+    "hook_notice": "hook_noticed",
     "tool_progress": "tool_progress",
     "retry_scheduled": "retry_scheduled",
     "usage": "usage_reported",
@@ -111,6 +112,7 @@ class ChatController(QObject):
     approval_required = Signal(object)
     approval_decided = Signal(object)
     tool_result = Signal(object)
+    hook_noticed = Signal(object)
     tool_progress = Signal(object)
     retry_scheduled = Signal(object)
     usage_reported = Signal(object)

@@ -160,6 +160,9 @@ class _Replayer:
             if card is None:
                 card = self.view.add_tool_card(call_id, str(payload.get("server", "")), str(payload.get("tool")), {})
             card.show_result(part.text, is_error=bool(payload.get("is_error")))
+            hooks = payload.get("hooks")
+            if isinstance(hooks, list) and hooks:
+                card.show_hook_notices(hooks)
 
     def _usage(self, run_id: str) -> None:
         rows = self.usage.get(run_id)

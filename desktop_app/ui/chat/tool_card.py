@@ -134,6 +134,7 @@ class ToolCard(QFrame):
         layout.addWidget(self.result)
         self.progress_bar: QProgressBar | None = None
         self.progress_label: QLabel | None = None
+        self.hook_notices: Any = None  # a HookNoticeRow once a hook did something to this call
         self.is_error = False
         self.pending = False
         self.state = "running"  # running, waiting, approved, denied, done, failed, unanswered
@@ -312,6 +313,19 @@ class ToolCard(QFrame):
         elif self.state == "running":
             self.state = "done"
             self._set_status("Done", OK_COLOR)
+
+    def show_hook_notices(self, notices: list[Any]) -> None:
+        """Chips for what hooks changed, blocked or failed on this call (see ``hook_notice.py``)."""
+        from desktop_app.ui.chat.hook_notice import HookNoticeRow
+
+        if self.hook_notices is None:
+            if not notices:
+                return
+            self.hook_notices = HookNoticeRow()
+            box = self.layout()
+            assert isinstance(box, QVBoxLayout)
+            box.insertWidget(1, self.hook_notices)
+        self.hook_notices.set_notices(notices)
 
     def _hide_controls(self) -> None:
         self.buttons.hide()

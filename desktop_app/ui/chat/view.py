@@ -312,6 +312,17 @@ class ChatView(QScrollArea):
     def _on_tool_result(self, event: ev.ToolResult) -> None:
         card = self._card(event.tool_call_id, event.server, event.tool, {})
         card.show_result(event.text, is_error=event.is_error)
+        if event.hooks:
+            card.show_hook_notices(list(event.hooks))
+
+    def _on_hook_noticed(self, event: ev.HookNoticeEvent) -> None:
+        """A notice about the turn itself (a prompt changed or blocked, a Stop hook failed); a tool call's
+        notices arrive with its result and go on its card."""
+        if event.tool_call_id:
+            return
+        notice = event.notice
+        kind = "error" if notice.kind in ("blocked", "rejected", "failed") else "info"
+        self.add_notice(notice.message, kind)
 
     def _on_tool_progress(self, event: ev.ToolProgress) -> None:
         card = self.cards.get(event.tool_call_id)

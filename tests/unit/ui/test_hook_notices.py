@@ -1,0 +1,151 @@
+"""Hook notices on tool cards (pytest-qt): the chip names the hook and the reasons, opens a before/after view,
+and comes back after the conversation is reopened in a restarted app (real Runtime, real Host with the
+shipped PII redactor as an in-process server, real Store, a real shell hook)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from PySide6.QtWidgets import QLabel
+
+from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.hooks.config import parse_hooks
+from desktop_app.runtime.hooks.model import HookSource
+from desktop_app.runtime.hooks.runner import HookRunner
+from desktop_app.runtime.host import Host
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.store import Store, attach_store
+from desktop_app.ui.chat.hook_notice import HookNoticeChip, HookNoticeDialog
+from desktop_app.ui.main_window import MainWindow
+from tests.support.fakes import FakeProvider, answer, calls
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "docs" / "examples" / "hooks"
+REASON = "redacted 1 e-mail address, 1 phone number"
+
+
+def _load(path: Path, name: str):  # the shipped example modules, loaded as a user's file would be
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _host() -> Host:
+    pii = _load(EXAMPLES / "pii_redactor.py", "pii_redactor_example")
+    crm = _load(ROOT / "tests" / "support" / "hook_tool_server.py", "hook_tool_server")
+    host = Host(call_timeout=10)
+    host.register_builtin("pii", lambda: pii.server)
+    host.register_builtin("crm", lambda: crm.server)
+    runner = HookRunner()
+    guard = {"command": f"sh {EXAMPLES / 'block-rm-rf.sh'}", "match": "run", "description": "block rm -rf"}
+    runner.add_hooks(
+        parse_hooks(
+            {"tools/call?direction=response&name=lookup": ["pii/redact"], "PreToolUse": [guard]},
+            HookSource("user"),
+        )
+    )
+    host.set_hooks(runner)
+    return host
+
+
+def _runtime(provider: FakeProvider, host: Host) -> Runtime:
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    return Runtime(
+        settings=settings,
+        host=host,
+        provider_factory=lambda _s, _k: provider,
+        api_key_override="k",
+        policy=ApprovalPolicy("always"),
+    )
+
+
+def _window(qtbot, runtime: Runtime, store: Store) -> MainWindow:
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.attach_store(store)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def _wait(qtbot, loop, coro) -> None:
+    task = loop.create_task(coro)
+    qtbot.waitUntil(task.done, timeout=15000)
+    task.result()
+
+
+def _chips(win: MainWindow, call_id: str) -> list[HookNoticeChip]:
+    row = win.view.cards[call_id].hook_notices
+    return list(row.chips) if row is not None else []
+
+
+def _check_cards(qtbot, win: MainWindow) -> None:
+    [redacted] = _chips(win, "c1")
+    assert redacted.text() == f"Changed by pii/redact · {REASON}"
+    qtbot.waitUntil(redacted.isVisible)
+    dialog = redacted.open_details()
+    qtbot.addWidget(dialog)
+    assert isinstance(dialog, HookNoticeDialog) and dialog.isVisible()
+    [before], [after] = dialog.befores, dialog.afters
+    assert "ada@example.com" in before.toPlainText() and "ada@example.com" not in after.toPlainText()
+    assert "[email redacted]" in after.toPlainText()
+    reasons = dialog.findChild(QLabel, "hookNoticeReasons")
+    assert reasons is not None and REASON in reasons.text()
+    dialog.close()
+    [blocked] = _chips(win, "c2")
+    assert blocked.text().startswith("Blocked by block rm -rf · refusing a recursive forced delete")
+    assert blocked.property("kind") == "blocked"
+    block_dialog = blocked.open_details()
+    qtbot.addWidget(block_dialog)
+    assert '"rm -rf /"' in block_dialog.befores[0].toPlainText()
+    assert "not run" in block_dialog.afters[0].toPlainText()
+    block_dialog.close()
+    assert win.view.cards["c3"].hook_notices is None  # an untouched call has no chip
+
+
+def test_chip_opens_before_after_and_survives_a_restart(qtbot, qloop, tmp_path):
+    path = tmp_path / "switchboard.db"
+    store1 = Store.open(path)
+    provider = FakeProvider(
+        [
+            calls(
+                ("c1", "lookup", '{"name": "Ada"}'),
+                ("c2", "run", '{"command": "rm -rf /"}'),
+                ("c3", "run", '{"command": "ls"}'),
+            ),
+            answer("Done."),
+        ]
+    )
+    runtime1 = _runtime(provider, _host())
+    recorder1 = attach_store(runtime1, store1)
+    win1 = _window(qtbot, runtime1, store1)
+    win1.composer.edit.setPlainText("Who is Ada?")
+    win1.composer.button.click()
+    qtbot.waitUntil(lambda: not win1.controller.busy and "c3" in win1.view.cards, timeout=20000)
+    conversation = win1.controller.conversation_id
+    _check_cards(qtbot, win1)
+    sent = provider.requests[1].messages[-3].content  # the model got the redacted text and the notice
+    assert "ada@example.com" not in sent and sent.endswith(f"MCP response was mutated by hooks. Reasons: {REASON}")
+    win1.close()
+    _wait(qtbot, qloop, runtime1.aclose())
+    recorder1.close()
+    store1.close()
+
+    store2 = Store.open(path)  # the app restarted: a new Runtime and Store on the same database
+    runtime2 = _runtime(FakeProvider([]), _host())
+    recorder2 = attach_store(runtime2, store2)
+    win2 = _window(qtbot, runtime2, store2)
+    try:
+        item = win2.conversations.item_for(conversation)
+        assert item is not None
+        win2.conversations.list.itemClicked.emit(item)
+        _check_cards(qtbot, win2)
+    finally:
+        _wait(qtbot, qloop, runtime2.aclose())
+        recorder2.close()
+        store2.close()
