@@ -221,12 +221,20 @@ class Settings(BaseModel):
     )
     close_to_tray: bool = Field(
         True,
+        title="Close to tray",
         description="Closing the window keeps Switchboard and its servers running in the tray (where a tray exists)",
     )
     notifications: bool = Field(
-        True, description="Notify when a conversation not on screen finishes, fails or waits for your approval"
+        True,
+        title="Notifications",
+        description="Notify when a conversation not on screen finishes, fails or waits for your approval",
     )
-    start_at_login: bool = Field(False, description="Start Switchboard at login, in the tray")
+    start_at_login: bool = Field(
+        False,
+        title="Start at login, in the tray",
+        description="Start Switchboard when you log in, without showing the window (XDG autostart, Run key, "
+        "LaunchAgent)",
+    )
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 

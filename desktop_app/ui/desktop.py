@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_app.ui.quick_prompt import QuickPrompt
@@ -104,43 +103,15 @@ class DesktopShell(QObject):
         self.quick.attach_runtime(runtime, store)
         runtime.subscribe(self.activity)
         self.quick.controller.run_finished.connect(self._refresh_list)  # type: ignore[union-attr]
-        self._install_settings_actions()
+        self.window.settings_listeners.append(self._on_settings_applied)
         if getattr(runtime.settings, "start_at_login", False):
             self.sync_autostart()  # refresh the entry (the command may have moved); never removed unasked
 
     # -- settings ------------------------------------------------------------------------------------------
 
-    def _install_settings_actions(self) -> None:
-        """Settings → Close to tray / Notifications / Start at login (the ``Settings`` fields of the same names)."""
-        menu = getattr(self.window, "settings_menu", None)
-        settings = getattr(self.runtime, "settings", None)
-        if menu is None or settings is None or not hasattr(self.runtime, "update_settings"):
-            return
-        menu.addSeparator()
-        self.settings_actions: dict[str, QAction] = {}
-        for field, text, tip in (
-            ("close_to_tray", "&Close to tray", "Closing the window keeps Switchboard and its servers running"),
-            ("notifications", "&Notifications", "Notify when a conversation not on screen finishes or waits"),
-            ("start_at_login", "&Start at login, in the tray", "Start Switchboard in the tray when you log in"),
-        ):
-            action = QAction(text, menu)
-            action.setObjectName(f"{field}Action")
-            action.setToolTip(tip)
-            action.setCheckable(True)
-            action.setChecked(bool(getattr(settings, field)))
-            action.setEnabled(field != "close_to_tray" or self.has_tray)
-            action.toggled.connect(lambda on, f=field: self.set_setting(f, on))
-            menu.addAction(action)
-            self.settings_actions[field] = action
-
-    def set_setting(self, field: str, value: bool) -> None:
-        try:
-            self.runtime.update_settings(**{field: value})
-        except Exception as exc:
-            self.window.show_exception(exc)
-            return
-        if field == "start_at_login":
-            self.sync_autostart()
+    def _on_settings_applied(self, settings: object) -> None:
+        """The Settings window saved: write or remove the login entry to match ``start_at_login``."""
+        self.sync_autostart()
 
     def autostart(self) -> Any:
         from desktop_app.autostart import Autostart

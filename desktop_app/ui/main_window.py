@@ -81,6 +81,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.provider_dialog: ProviderDialog | None = None
         self.approvals_dialog: ApprovalsDialog | None = None
         self.settings_window: SettingsWindow | None = None
+        self.settings_listeners: list[Callable[[object], None]] = []  # called after saved settings are applied
         self.shortcut_actions: dict[str, QAction] = {}
         """``Settings.shortcuts`` field name → the action whose shortcut it sets (see ``apply_settings``)."""
 
@@ -336,6 +337,8 @@ class MainWindow(WindowDialogs, QMainWindow):
                 action.setShortcut(QKeySequence(keys, QKeySequence.SequenceFormat.PortableText))
         self._show_round_limit()
         self._show_provider()
+        for listener in list(self.settings_listeners):
+            listener(settings)
 
     def _show_round_limit(self) -> None:
         settings = getattr(self.runtime, "settings", None)

@@ -29,7 +29,11 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-PAGE_MODULES: list[str] = ["desktop_app.ui.settings.builtin_pages", "desktop_app.ui.settings.hooks_page"]
+PAGE_MODULES: list[str] = [
+    "desktop_app.ui.settings.builtin_pages",
+    "desktop_app.ui.settings.hooks_page",
+    "desktop_app.ui.settings.desktop_page",
+]
 """Modules that register pages when imported (add yours here)."""
 
 

@@ -14,6 +14,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QCheckBox
 
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
@@ -66,7 +67,9 @@ def desk(qtbot, qloop, llm_server, tmp_path) -> Iterator[Desk]:
     qtbot.addWidget(window)
     window.attach_runtime(runtime)
     window.attach_store(store)
-    shell = DesktopShell(window, RESOURCES, tmp_path, quit_app=lambda: None, tray_available=False)
+    shell = DesktopShell(
+        window, RESOURCES, tmp_path, quit_app=lambda: None, tray_available=False, home=tmp_path / "sbhome"
+    )
     shell.attach(runtime, host, store, recorder)
     qtbot.addWidget(shell.quick)
     yield Desk(shell, runtime, store)
@@ -208,9 +211,11 @@ def test_a_conversation_finishing_off_screen_notifies_and_the_click_opens_it(qtb
     assert window.isVisible() and window.controller.conversation_id == first
     assert [b.text for b in window.view.blocks() if isinstance(b, AnswerBlock)] == ["The report is ready."]
 
-    # With the setting off, a finished conversation off screen stays quiet.
-    window.findChild(type(window.new_chat_action), "notificationsAction").trigger()
-    assert desk.runtime.settings.notifications is False
+    # With the setting off (Settings → Tray and start-up), a finished conversation off screen stays quiet.
+    settings_window = window.open_settings_window("desktop")
+    settings_window.findChild(QCheckBox, "settingsNotifications").setChecked(False)
+    assert settings_window.save() and desk.runtime.settings.notifications is False
+    settings_window.close()
     second = Gate()
     llm_server.enqueue(Reply(steps=[chunk(content="Second"), second, chunk(content="."), DONE]))
     qtbot.keyClicks(window.composer.edit, "Again")
@@ -220,3 +225,16 @@ def test_a_conversation_finishing_off_screen_notifies_and_the_click_opens_it(qtb
     second.open()
     qtbot.waitUntil(lambda: not window.controller.busy, timeout=10_000)
     assert not window.isVisible() and len(shell.notified) == 1
+
+
+def test_start_at_login_writes_and_removes_the_login_entry(qtbot, desk, tmp_path):
+    entry = tmp_path / "sbhome" / "autostart" / "switchboard.desktop"  # under the home override, never ~/.config
+    settings_window = desk.window.open_settings_window("desktop")
+    box = settings_window.findChild(QCheckBox, "settingsStartAtLogin")
+    box.setChecked(True)
+    assert settings_window.save() and desk.runtime.settings.start_at_login
+    text = entry.read_text(encoding="utf-8")
+    assert "[Desktop Entry]" in text and "--background" in text and f"--home {tmp_path / 'sbhome'}" in text
+    box.setChecked(False)
+    assert settings_window.save() and not entry.exists()
+    settings_window.close()
