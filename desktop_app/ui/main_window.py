@@ -233,6 +233,11 @@ class MainWindow(WindowDialogs, QMainWindow):
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
             self.importer.imported.connect(self._on_servers_imported)
             self.import_action.setEnabled(True)
+            if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
+                from desktop_app.runtime.host.manage import ServerManager
+
+                manager = ServerManager(host, mcp_config, credentials)  # type: ignore[arg-type]
+                self.servers_dock.panel.attach_manager(manager, import_opener=self._on_import_triggered)
 
     def _attach_mcp_features(self, host: object) -> None:
         """Server requests as cards in the chat, prompts as ``/`` commands, Attach resource… and Folders…."""

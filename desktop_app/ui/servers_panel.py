@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
+    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
+    QPushButton,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -32,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.menus import view_menu
+from desktop_app.ui.server_inspector import ServerInspector
 from desktop_app.ui.server_log import (
     MUTED_COLOR,
     LogLine,
@@ -46,11 +49,13 @@ from desktop_app.ui.server_log import (
 if TYPE_CHECKING:
     from desktop_app.runtime.events import ServerLog, ServerStateChanged, ToolsChanged
     from desktop_app.runtime.host import Host
+    from desktop_app.ui.servers_manage import ServerActions
 
 COUNTDOWN_INTERVAL_MS = 250
 SELECTION_STYLE = "QListWidget#serverList::item:selected { background: rgba(64, 128, 210, 0.22); }"
 NOTIFY_MS = 30_000
-"""How long a server notification stays in the status bar."""
+"""How long a server notification stays in the status bar (it goes sooner once its state is over)."""
+INDICATOR_TIP = "MCP servers (yours, and the built-in ones apart) — click to show or hide the Servers panel"
 
 
 def notification_text(event: ServerStateChanged) -> str:
@@ -70,15 +75,23 @@ def notification_text(event: ServerStateChanged) -> str:
 
 
 def summary_text(servers: dict[str, ServerInfo]) -> str:
-    """The status-bar indicator, e.g. ``MCP: 3 ready · 1 failed``."""
-    if not servers:
-        return "MCP: no servers"
+    """The status-bar indicator: the user's servers by state, the built-ins counted apart, e.g.
+    ``MCP: 3 ready · 1 failed · 4 built-in``."""
+    mine = [info for info in servers.values() if not info.builtin]
+    builtins = len(servers) - len(mine)
+    tail = f" · {builtins} built-in" if builtins else ""
+    if not mine:
+        return "MCP: no servers" + tail
     counts: dict[str, int] = {}
-    for info in servers.values():
+    for info in mine:
         key = "starting" if info.state in ("starting", "restarting") else info.state
         counts[key] = counts.get(key, 0) + 1
-    parts = [f"{counts[key]} {key}" for key in ("ready", "starting", "failed", "stopped") if counts.get(key)]
-    return "MCP: " + (" · ".join(parts) if parts else f"{len(servers)} idle")
+    keys = ("ready", "starting", "failed", "disabled", "stopped")
+    parts = [f"{counts[key]} {key}" for key in keys if counts.get(key)]
+    idle = len(mine) - sum(counts.get(key, 0) for key in keys)
+    if idle:
+        parts.append(f"{idle} not started")
+    return "MCP: " + " · ".join(parts) + tail
 
 
 class HostBridge(QObject):
@@ -113,6 +126,10 @@ class ServersPanel(QWidget):
     """The indicator text and whether any server is failed."""
     notification = Signal(str)
     """A server failed or died: a sentence for the status bar."""
+    notification_over = Signal(str)
+    """The state a server's notification described is over (it is ready, disabled or gone)."""
+    notice = Signal(str)
+    """What a management action or an outside edit of mcp.json did: a sentence for the status bar."""
 
     def __init__(
         self,
@@ -138,6 +155,24 @@ class ServersPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.actions: ServerActions | None = None
+        self.import_opener: Callable[[], object] | None = None
+        toolbar = QHBoxLayout()
+        self.add_button = QPushButton("Add…")
+        self.add_button.setObjectName("addServerButton")
+        self.add_button.setAccessibleName("Add an MCP server")
+        self.add_button.setToolTip("Add a server by command (stdio) or URL (HTTP)")
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.import_button = QPushButton("Import…")
+        self.import_button.setObjectName("importServersButton")
+        self.import_button.setAccessibleName("Import MCP servers from another app")
+        self.import_button.setToolTip("Find the servers Claude Desktop, VS Code or Cursor use, and pick some")
+        self.import_button.clicked.connect(self._on_import_clicked)
+        for button in (self.add_button, self.import_button):
+            button.setEnabled(False)
+            toolbar.addWidget(button)
+        toolbar.addStretch(1)
+        layout.addLayout(toolbar)
         self.placeholder = QLabel("MCP servers appear here once Switchboard has started.")
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {MUTED_COLOR};")
@@ -151,8 +186,12 @@ class ServersPanel(QWidget):
         self.list.currentRowChanged.connect(self._on_current_row)
         self.details = ServerLogView()
         self.details.refresh_button.clicked.connect(self.refresh_details)
+        self.inspector = ServerInspector(self.details)
+        self.inspector.edit_requested.connect(self._on_edit_requested)
+        self.inspector.enable_requested.connect(self._on_enable_requested)
+        self.inspector.remove_requested.connect(self._on_remove_requested)
         splitter.addWidget(self.list)
-        splitter.addWidget(self.details)
+        splitter.addWidget(self.inspector)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([240, 360])
@@ -223,8 +262,12 @@ class ServersPanel(QWidget):
             if self._notified.get(event.server) != message:
                 self._notified[event.server] = message
                 self.notification.emit(message)
-        elif event.state == "ready":
-            self._notified.pop(event.server, None)
+        elif event.state in ("ready", "disabled", "stopped") and self._notified.pop(event.server, None):
+            self.notification_over.emit(event.server)
+        if event.state == "stopped" and self.host is not None and event.server not in self.host.states():
+            self._drop(event.server)
+            self._summarize()
+            return
         if event.server == self.selected():
             self.refresh_details()
         self._summarize()
@@ -239,6 +282,32 @@ class ServersPanel(QWidget):
         self.details.add(event.server, LogLine("state", f"Tool list changed: {event.tool_count} tools"))
 
     # -- rows --------------------------------------------------------------------------------------
+
+    def _drop(self, name: str) -> None:
+        """Forget a removed server's row."""
+        self.servers.pop(name, None)
+        self.rows.pop(name, None)
+        item = self._items.pop(name, None)
+        if item is not None:
+            self.list.takeItem(self.list.row(item))
+        self.placeholder.setVisible(not self.servers)
+        self.refresh_details()
+
+    def sync_rows(self) -> None:
+        """Match the rows to the host's servers (after an add, a remove or a reload of mcp.json)."""
+        if self.host is None:
+            return
+        states = self.host.states()
+        for name in [n for n in self.servers if n not in states]:
+            self._drop(name)
+        for name, status in states.items():
+            if name not in self.servers:
+                info = self._info(name)
+                info.state, info.error, info.tool_count = status.state, status.error, status.tool_count
+                info.builtin = bool(getattr(status, "builtin", False))
+                self._show(name)
+        self._summarize()
+        self.refresh_details()
 
     def _info(self, name: str) -> ServerInfo:
         info = self.servers.get(name)
@@ -304,6 +373,47 @@ class ServersPanel(QWidget):
             except Exception as exc:  # e.g. a server that is no longer configured
                 stderr = f"(stderr is not available: {exc})"
         self.details.show_server(name, stderr)
+        info = self.servers.get(name) if name is not None else None
+        self.inspector.show_server(name, info, self.host, managed=self.actions is not None)
+
+    # -- management ---------------------------------------------------------------------------------
+
+    def attach_manager(self, manager: Any, *, import_opener: Callable[[], object] | None = None) -> ServerActions:
+        """Enable Add…, Edit…, Enable/Disable and Remove through ``manager`` (a ``ServerManager``), and
+        follow ``mcp.json`` on disk; ``import_opener`` opens the import preview."""
+        from desktop_app.ui.servers_manage import ServerActions
+
+        actions = ServerActions(manager, self, tasks=self.tasks)
+        actions.notice.connect(self.notice)
+        actions.changed.connect(self.sync_rows)
+        self.actions = actions
+        self.import_opener = import_opener
+        self.add_button.setEnabled(True)
+        self.import_button.setEnabled(import_opener is not None)
+        self.refresh_details()
+        return actions
+
+    def _on_add_clicked(self) -> None:
+        if self.actions is not None:
+            self.actions.open_dialog()
+
+    def _on_import_clicked(self) -> None:
+        if self.import_opener is not None:
+            self.import_opener()
+
+    def _on_edit_requested(self, name: str) -> None:
+        if self.actions is not None:
+            self.actions.open_dialog(name)
+
+    def _on_enable_requested(self, name: str, enabled: bool) -> None:
+        if self.actions is not None:
+            if name in self.servers and enabled:
+                self._set_local_state(name, "starting")
+            self.actions.set_enabled(name, enabled)
+
+    def _on_remove_requested(self, name: str) -> None:
+        if self.actions is not None:
+            self.actions.ask_remove(name)
 
     @async_slot
     async def restart(self, name: str) -> None:
@@ -336,10 +446,12 @@ class ServersDock(QDockWidget):
         self.indicator.setAutoRaise(True)
         self.indicator.setText("MCP: starting…")
         self.indicator.setAccessibleName("MCP servers status")
-        self.indicator.setToolTip("MCP servers — click to show or hide the Servers panel")
+        self.indicator.setToolTip(INDICATOR_TIP)
         self.indicator.clicked.connect(self.toggle)
         self.panel.summary_changed.connect(self._on_summary)
         self.panel.notification.connect(self._on_notification)
+        self.panel.notification_over.connect(self._on_notification_over)
+        self.panel.notice.connect(self._on_notice)
         self.toggleViewAction().setText("&Servers")
         self.toggleViewAction().setObjectName("serversAction")
 
@@ -354,6 +466,17 @@ class ServersDock(QDockWidget):
 
     def _on_notification(self, text: str) -> None:
         self.indicator.setToolTip(text)
+        self._main_window.statusBar().showMessage(text, NOTIFY_MS)
+
+    def _on_notification_over(self, server: str) -> None:
+        """Clear the status bar's notice about ``server`` once that state is over (e.g. it is ready again)."""
+        bar = self._main_window.statusBar()
+        if f"MCP server '{server}' " in bar.currentMessage():
+            bar.clearMessage()
+        if f"MCP server '{server}' " in self.indicator.toolTip():
+            self.indicator.setToolTip(INDICATOR_TIP)
+
+    def _on_notice(self, text: str) -> None:
         self._main_window.statusBar().showMessage(text, NOTIFY_MS)
 
 

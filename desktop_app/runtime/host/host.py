@@ -258,12 +258,13 @@ class Host(HostFeatures):
         """
         await asyncio.gather(*(self._ensure(name) for name in sorted(self._builtins)))
 
-    async def apply_servers(self, servers: Mapping[str, ServerConfig]) -> list[str]:
+    async def apply_servers(self, servers: Mapping[str, ServerConfig], *, remove_missing: bool = False) -> list[str]:
         """Add new servers and update changed ones from a re-read mcp.json, while running.
 
         New servers connect (concurrently), changed ones restart with their new config; servers that are
-        unchanged or not named here are left alone. Returns the names that were (re)started. Failures
-        are recorded as server states, never raised.
+        unchanged or not named here are left alone, unless ``remove_missing`` (``servers`` is then the
+        whole file, and servers no longer in it are removed). Returns the names that were (re)started.
+        Failures are recorded as server states, never raised.
         """
         changed: list[str] = []
         for name, config in sorted(servers.items()):
@@ -277,8 +278,26 @@ class Host(HostFeatures):
                 continue
             self._configs[name] = config
             changed.append(name)
+        if remove_missing:  # ``servers`` is the whole mcp.json: servers no longer in it stop and go
+            gone = [name for name in self._configs if name not in servers and name not in self._in_process]
+            await asyncio.gather(*(self.remove_server(name) for name in gone))
         await asyncio.gather(*(self._apply_one(name) for name in changed))
         return changed
+
+    async def remove_server(self, server: str) -> None:
+        """Stop ``server`` and forget it: its tools leave the tool list, and a last ``stopped`` state is
+        published. An unknown name is ignored; a built-in cannot be removed (``ValueError``)."""
+        if server in self._builtins:
+            raise ValueError(f"'{server}' is a built-in server and cannot be removed")
+        if server not in self._configs:
+            return
+        await self._supervisor.reset(server)
+        del self._configs[server]
+        self._in_process.pop(server, None)
+        connection = self._connections.pop(server, None)
+        if connection is not None:
+            await connection.close()
+        self._events.publish(ServerStateChanged(server=server, state="stopped"))
 
     async def _apply_one(self, server: str) -> None:
         await self._supervisor.reset(server)

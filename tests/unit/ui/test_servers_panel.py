@@ -96,8 +96,12 @@ def test_rows_follow_state_events(panel: ServersPanel) -> None:
     host.publish(ServerStateChanged(server="beta", state="disabled"))
     assert panel.row_text("beta") == "Disabled"
     assert not panel.rows["beta"].restart_button.isEnabled()
+    host.statuses["gamma"] = ServerStatus(name="gamma", state="stopped")
     host.publish(ServerStateChanged(server="gamma", state="stopped"))  # a server the panel did not know yet
     assert panel.row_text("gamma") == "Stopped"
+    del host.statuses["gamma"]  # removed from the host: its last "stopped" takes the row away
+    host.publish(ServerStateChanged(server="gamma", state="stopped"))
+    assert "gamma" not in panel.rows and panel.list.count() == 2
 
 
 def test_restart_countdown_ticks_with_the_timer(panel: ServersPanel, clock: Clock) -> None:

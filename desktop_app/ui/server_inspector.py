@@ -1,0 +1,212 @@
+"""The Servers dock's lower half: the selected server's actions and what it offers.
+
+A header with the server's name and Edit…, Disable/Enable and Remove (built-ins can only be looked at),
+then tabs: Tools (name and description, from ``Host.tools``), Resources and Prompts (asked from the
+server when it is ready, through ``Host.list_resources`` / ``list_prompts``), and Log (the server's log
+messages and stderr tail, :class:`~desktop_app.ui.server_log.ServerLogView`).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.ui.asyncqt import TaskRunner, async_slot
+from desktop_app.ui.chat.common import escape
+from desktop_app.ui.server_log import MUTED_COLOR, ServerInfo, ServerLogView, first_line
+
+log = logging.getLogger(__name__)
+
+
+def _tree(name: str, accessible: str, columns: list[str]) -> QTreeWidget:
+    tree = QTreeWidget()
+    tree.setObjectName(name)
+    tree.setAccessibleName(accessible)
+    tree.setHeaderLabels(columns)
+    tree.setRootIsDecorated(False)
+    tree.setWordWrap(True)
+    tree.setUniformRowHeights(False)
+    tree.setColumnWidth(0, 170)
+    return tree
+
+
+class ServerInspector(QWidget):
+    """Actions and contents of one server.
+
+    Signals:
+        edit_requested(str), remove_requested(str): the user asked to edit or remove the server;
+        enable_requested(str, bool): enable (True) or disable (False) it.
+    """
+
+    edit_requested = Signal(str)
+    enable_requested = Signal(str, bool)
+    remove_requested = Signal(str)
+
+    def __init__(self, log_view: ServerLogView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("serverInspector")
+        self.server: str | None = None
+        self.info: ServerInfo | None = None
+        self.tasks = TaskRunner(on_error=self._on_task_failed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        header = QHBoxLayout()
+        self.title = QLabel("Select a server")
+        self.title.setObjectName("serverInspectorTitle")
+        header.addWidget(self.title, 1)
+        self.edit_button = QPushButton("Edit…")
+        self.edit_button.setObjectName("editServerButton")
+        self.toggle_button = QPushButton("Disable")
+        self.toggle_button.setObjectName("toggleServerButton")
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setObjectName("removeServerButton")
+        for button in (self.edit_button, self.toggle_button, self.remove_button):
+            button.setEnabled(False)
+            header.addWidget(button)
+        self.edit_button.clicked.connect(lambda: self.server and self.edit_requested.emit(self.server))
+        self.toggle_button.clicked.connect(self._on_toggle)
+        self.remove_button.clicked.connect(lambda: self.server and self.remove_requested.emit(self.server))
+        layout.addLayout(header)
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet(f"color: {MUTED_COLOR};")
+        self.note.hide()
+        layout.addWidget(self.note)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("serverTabs")
+        self.tabs.setAccessibleName("Server details")
+        self.tools = _tree("serverToolsList", "Tools of the selected server", ["Tool", "Description"])
+        self.resources = _tree(
+            "serverResourcesList", "Resources of the selected server", ["Resource", "URI", "Description"]
+        )
+        self.prompts = _tree("serverPromptsList", "Prompts of the selected server", ["Prompt", "Description"])
+        self.tabs.addTab(self.tools, "Tools")
+        self.tabs.addTab(self.resources, "Resources")
+        self.tabs.addTab(self.prompts, "Prompts")
+        self.tabs.addTab(log_view, "Log")
+        layout.addWidget(self.tabs, 1)
+        self._loaded: tuple[str, str] | None = None
+
+    def _on_toggle(self) -> None:
+        if self.server is not None and self.info is not None:
+            self.enable_requested.emit(self.server, self.info.state == "disabled")
+
+    def show_server(self, name: str | None, info: ServerInfo | None, host: Any, *, managed: bool) -> None:
+        """Show ``name`` (``None``: nothing selected); ``managed``: its entry can be edited in mcp.json."""
+        self.server, self.info = name, info
+        editable = name is not None and info is not None and not info.builtin and managed
+        for button in (self.edit_button, self.toggle_button, self.remove_button):
+            button.setEnabled(editable)
+        if name is None or info is None:
+            self.title.setText("Select a server")
+            self.tools.clear()
+            self.resources.clear()
+            self.prompts.clear()
+            return
+        kind = "built-in server" if info.builtin else "MCP server"
+        self.title.setText(f"<b>{escape(name)}</b> <span style='color:{MUTED_COLOR}'>{kind}</span>")
+        disabled = info.state == "disabled"
+        self.toggle_button.setText("Enable" if disabled else "Disable")
+        for button, verb in ((self.edit_button, "Edit"), (self.remove_button, "Remove")):
+            button.setAccessibleName(f"{verb} MCP server {name}")
+        self.toggle_button.setAccessibleName(f"{'Enable' if disabled else 'Disable'} MCP server {name}")
+        if info.builtin:
+            self._set_note("Built into Switchboard: it starts on first use and cannot be edited or removed.")
+        elif not managed:
+            self._set_note("Servers can be edited once Switchboard knows its mcp.json (start the app normally).")
+        else:
+            self._set_note("")
+        self._show_tools(name, host)
+        key = (name, info.state)
+        if info.state == "ready" and self._loaded != key and hasattr(host, "list_resources"):
+            self._loaded = key
+            self.load_contents(name, host)
+        elif info.state != "ready":
+            self._loaded = None
+            message = "Shown when the server is ready." if not disabled else "The server is disabled."
+            for tree in (self.resources, self.prompts):
+                tree.clear()
+                QTreeWidgetItem(tree, [message])
+
+    def _set_note(self, text: str) -> None:
+        self.note.setText(text)
+        self.note.setVisible(bool(text))
+
+    def _show_tools(self, name: str, host: Any) -> None:
+        self.tools.clear()
+        try:
+            tools = host.tools(include_excluded=True)
+        except TypeError:  # an older host without the include_excluded keyword
+            tools = host.tools()
+        except Exception:
+            tools = []
+        mine = sorted((t for t in tools if t.server == name), key=lambda t: t.tool)
+        for tool in mine:
+            item = QTreeWidgetItem(self.tools, [tool.tool, first_line(tool.description, 400)])
+            item.setToolTip(1, tool.description or "")
+            if getattr(tool, "excluded", False):
+                item.setText(0, f"{tool.tool} (excluded)")
+        if not mine:
+            state = self.info.state if self.info is not None else ""
+            QTreeWidgetItem(self.tools, ["No tools" if state == "ready" else "Shown when the server is ready."])
+        self.tabs.setTabText(0, f"Tools ({len(mine)})" if mine else "Tools")
+
+    @async_slot
+    async def load_contents(self, name: str, host: Any) -> None:
+        """Ask the server for its resources and prompts (a server without them shows that)."""
+        for tree, method, label in (
+            (self.resources, "list_resources", "resources"),
+            (self.prompts, "list_prompts", "prompts"),
+        ):
+            tree.clear()
+            lister = getattr(host, method, None)
+            if lister is None:
+                continue
+            try:
+                items = await lister(name)
+            except Exception as exc:
+                if self.server == name:
+                    tree.clear()
+                    QTreeWidgetItem(tree, [f"Could not list its {label}: {first_line(str(exc), 160)}"])
+                continue
+            if self.server != name:
+                return
+            for entry in items:
+                if label == "resources":
+                    cells = [entry.name, str(entry.uri), first_line(entry.description or "", 300)]
+                else:
+                    cells = [entry.name, first_line(entry.description or "", 300)]
+                item = QTreeWidgetItem(tree, cells)
+                item.setToolTip(len(cells) - 1, entry.description or "")
+            if not items:
+                QTreeWidgetItem(tree, [f"This server offers no {label}."])
+            index = 1 if label == "resources" else 2
+            self.tabs.setTabText(index, f"{label.capitalize()} ({len(items)})" if items else label.capitalize())
+
+    def tree_texts(self, tree: QTreeWidget, column: int = 0) -> list[str]:
+        return [tree.topLevelItem(i).text(column) for i in range(tree.topLevelItemCount())]
+
+    def _on_task_failed(self, exc: BaseException) -> None:
+        log.warning("server inspector task failed", exc_info=exc)
+
+    def select_tab(self, title_start: str) -> None:
+        for index in range(self.tabs.count()):
+            if self.tabs.tabText(index).startswith(title_start):
+                self.tabs.setCurrentIndex(index)
+                return
+
+
+__all__ = ["ServerInspector"]

@@ -1,0 +1,185 @@
+"""Managing servers from the Servers panel with the real Runtime and Host and a real stdio MCP server.
+
+Add (a secret env value goes to the keyring), see its tools, resources and prompts, disable, remove, and
+an outside edit of mcp.json being picked up (and a broken one reported). Sync test on the running
+``qloop``; every wait is a qtbot wait on what the panel shows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.runtime.credentials import Credentials
+from desktop_app.runtime.events import ServerStateChanged
+from desktop_app.runtime.host import Host, load_mcp_config
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.server_log import ServerInfo
+from desktop_app.ui.servers_panel import summary_text
+from tests.unit.ui.test_servers_panel import FakeHost
+
+DEMO_SERVER = textwrap.dedent(
+    """
+    import os
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("demo", log_level="WARNING")
+
+    @server.tool(description="Says which token the server was started with (its last four characters).")
+    def token_tail() -> str:
+        return os.environ.get("API_TOKEN", "")[-4:]
+
+    @server.resource("demo://readme", name="readme", description="How to use the demo server")
+    def readme() -> str:
+        return "hello"
+
+    @server.prompt(description="Summarise a text")
+    def summarise(text: str) -> str:
+        return f"Summarise: {text}"
+
+    server.run()
+    """
+)
+TOKEN = "sk-demo-4f7a9c2e1b8d6f3a0e5c"
+KEEP = '{\n  "mcpServers": {\n    "keep":   {"command": "true", "disabled": true}\n  }\n}\n'
+
+
+@pytest.fixture
+def setup(qtbot, qloop, tmp_path: Path, switchboard_home: Path):
+    script = tmp_path / "demo_server.py"
+    script.write_text(DEMO_SERVER, encoding="utf-8")
+    mcp_json = switchboard_home / "mcp.json"
+    mcp_json.write_text(KEEP, encoding="utf-8")
+    credentials = Credentials()
+    host = Host(load_mcp_config(mcp_json), credentials=credentials, startup_timeout=30)
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    runtime = Runtime(settings=settings, host=host, credentials=credentials)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.attach_host(host, credentials=credentials, mcp_config=mcp_json)
+    win.show()
+    win.servers_dock.show()
+    qtbot.waitExposed(win)
+    yield win, host, mcp_json, script
+    closing = qloop.create_task(host.aclose())
+    qtbot.waitUntil(closing.done, timeout=30_000)
+
+
+def _ready(panel, name: str) -> bool:
+    return name in panel.rows and panel.row_text(name).startswith("Ready")
+
+
+@pytest.mark.integration
+def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, memory_keyring):
+    win, host, mcp_json, script = setup
+    panel = win.servers_dock.panel
+    qtbot.mouseClick(panel.add_button, Qt.MouseButton.LeftButton)
+    dialog = panel.actions.dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.keyClicks(dialog.name, "demo")
+    qtbot.keyClicks(dialog.command, sys.executable)
+    dialog.args.setPlainText(str(script))
+    row = dialog.env.add_row()
+    qtbot.keyClicks(row.key, "API_TOKEN")
+    qtbot.keyClicks(row.value, TOKEN)
+    assert row.secret.isChecked() and row.value.echoMode() == row.value.EchoMode.Password  # looks like a key
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: "Added MCP server 'demo'" in win.statusBar().currentMessage(), timeout=30_000)
+    assert panel.actions.dialog is None  # accepted and gone
+    assert panel.row_text("demo") == "Ready · 1 tool"
+    text = mcp_json.read_text(encoding="utf-8")
+    assert TOKEN not in text and "${keyring:mcp:demo:API_TOKEN}" in text
+    assert text.startswith('{\n  "mcpServers": {\n    "keep":   {"command": "true", "disabled": true},\n    "demo": {')
+    assert memory_keyring.store[("switchboard", "mcp:demo:API_TOKEN")] == TOKEN
+    assert summary_text(panel.servers).startswith("MCP: 1 ready · 1 disabled")
+
+    panel.select("demo")
+    inspector = panel.inspector
+    assert inspector.tree_texts(inspector.tools) == ["token_tail"]
+    assert inspector.tree_texts(inspector.tools, 1) == [
+        "Says which token the server was started with (its last four characters)."
+    ]
+    qtbot.waitUntil(lambda: inspector.tree_texts(inspector.prompts) == ["summarise"], timeout=10_000)
+    assert inspector.tree_texts(inspector.resources) == ["readme"]
+    assert inspector.tree_texts(inspector.resources, 1) == ["demo://readme"]
+    assert inspector.edit_button.isEnabled() and inspector.toggle_button.text() == "Disable"
+    call = win.tasks.start(host.call("demo", "token_tail", {}))
+    qtbot.waitUntil(call.done, timeout=10_000)
+    assert call.result().text == TOKEN[-4:]  # the keyring reference was expanded at launch
+
+    qtbot.mouseClick(inspector.toggle_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "'demo' disabled" in win.statusBar().currentMessage(), timeout=10_000)
+    assert panel.row_text("demo") == "Disabled"
+    assert json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]["demo"]["disabled"] is True
+    assert not any(t.server == "demo" for t in host.tools())
+    assert inspector.toggle_button.text() == "Enable"
+
+    qtbot.mouseClick(inspector.remove_button, Qt.MouseButton.LeftButton)
+    confirm = panel.actions.confirm
+    assert confirm is not None and confirm.isVisible() and "demo" in confirm.text()
+    qtbot.mouseClick(confirm.findChild(type(panel.add_button), "confirmRemoveServerButton"), Qt.LeftButton)
+    qtbot.waitUntil(lambda: "Removed MCP server 'demo'" in win.statusBar().currentMessage(), timeout=10_000)
+    assert "demo" not in panel.rows
+    assert mcp_json.read_text(encoding="utf-8") == KEEP
+    assert ("switchboard", "mcp:demo:API_TOKEN") not in memory_keyring.store
+    assert "demo" not in host.states()
+
+
+@pytest.mark.integration
+def test_an_outside_edit_of_mcp_json_is_picked_up_and_a_broken_one_reported(qtbot, setup):
+    win, host, mcp_json, script = setup
+    panel = win.servers_dock.panel
+    entry = {"command": sys.executable, "args": [str(script)]}
+    document = json.loads(mcp_json.read_text(encoding="utf-8"))
+    document["mcpServers"]["outside"] = entry
+    mcp_json.write_text(json.dumps(document, indent=4), encoding="utf-8")  # as an editor would
+
+    qtbot.waitUntil(lambda: "mcp.json changed on disk" in win.statusBar().currentMessage(), timeout=30_000)
+    assert _ready(panel, "outside")
+
+    mcp_json.write_text('{"mcpServers": {\n  "outside": oops}}', encoding="utf-8")
+    qtbot.waitUntil(lambda: "cannot be read" in win.statusBar().currentMessage(), timeout=10_000)
+    assert f"{mcp_json}:2:14" in win.statusBar().currentMessage()
+    assert panel.row_text("outside").startswith("Ready")  # still running as it was
+
+    mcp_json.write_text(KEEP, encoding="utf-8")  # removed outside the app
+    qtbot.waitUntil(lambda: "outside" not in panel.rows, timeout=10_000)
+    qtbot.waitUntil(lambda: "mcp.json changed on disk" in win.statusBar().currentMessage(), timeout=10_000)
+    assert "outside" not in host.states()
+
+
+def test_a_restart_notice_goes_once_the_server_is_ready(window: MainWindow) -> None:
+    host = FakeHost("alpha")
+    window.attach_host(host)
+    bar = window.statusBar()
+    host.publish(ServerStateChanged(server="alpha", state="failed", error="EOF", restart_in_s=16, attempt=1))
+    assert "restart in 16 s" in bar.currentMessage()
+    host.publish(ServerStateChanged(server="alpha", state="restarting", attempt=1))
+    assert "restart in 16 s" in bar.currentMessage()  # still restarting: the notice holds
+    host.publish(ServerStateChanged(server="alpha", state="ready", tool_count=1))
+    assert bar.currentMessage() == ""
+    assert "restart" not in window.servers_dock.indicator.toolTip()
+    QApplication.processEvents()
+
+
+def test_the_count_keeps_the_user_servers_and_the_built_ins_apart() -> None:
+    servers = {
+        "a": ServerInfo("a", state="ready"),
+        "b": ServerInfo("b", state="failed"),
+        "c": ServerInfo("c", state="idle"),
+        "switchboard.system": ServerInfo("switchboard.system", state="ready", builtin=True),
+        "switchboard.history": ServerInfo("switchboard.history", state="idle", builtin=True),
+    }
+    assert summary_text(servers) == "MCP: 1 ready · 1 failed · 1 not started · 2 built-in"
+    builtins_only = {k: v for k, v in servers.items() if v.builtin}
+    assert summary_text(builtins_only) == "MCP: no servers · 2 built-in"
