@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--settle", type=float, default=5.0, help="idle seconds after ready before reading RSS")
+    parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first round (tiny runs)")
     add_json_argument(parser)
     args = parser.parse_args(argv)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         "stack floor": lambda: idle_rss([str(PYTHON), "-c", STACK], env, args.settle),
         "app": lambda: measure_app(env, args.settle),
     }
-    for measure in sides.values():  # untimed: page cache, .pyc files
+    for measure in () if args.no_warmup else sides.values():  # untimed: page cache, .pyc files
         measure()
     results: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(args.runs):
