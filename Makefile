@@ -2,7 +2,7 @@
 VENV := .venv/bin
 TEST_TIMEOUT ?= 840
 
-.PHONY: run test bootstrap test-servers lint typecheck contracts pytest smoke clean
+.PHONY: run test bootstrap test-servers lint typecheck contracts pytest smoke bench bench-tiny clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -31,7 +31,15 @@ typecheck:
 pytest:
 	QT_QPA_PLATFORM=offscreen timeout --signal=KILL $(TEST_TIMEOUT) $(VENV)/pytest -q
 
-test: bootstrap test-servers lint contracts typecheck pytest
+# Every benchmark against its baseline, one table (benchmarks/bench.py; README "Performance").
+bench: bootstrap test-servers
+	QT_QPA_PLATFORM=offscreen $(VENV)/python benchmarks/bench.py
+
+# Each benchmark once on tiny inputs, budgets not judged: keeps the scripts working (part of `make test`).
+bench-tiny:
+	QT_QPA_PLATFORM=offscreen timeout --signal=KILL 600 $(VENV)/python benchmarks/bench.py --tiny
+
+test: bootstrap test-servers lint contracts typecheck pytest bench-tiny
 
 clean:
 	rm -rf .venv .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

@@ -47,7 +47,7 @@ BENCHES = (
     Bench(
         "soak.py", ("--turns", "300", "--warmup", "50"), ("--turns", "4", "--warmup", "2", "--per-conversation", "2")
     ),
-    Bench("stream_render.py", (), ("--tokens", "300", "--rate", "0")),
+    Bench("stream_render.py", (), ("--tokens", "300")),
     Bench("ttft.py", ("--requests", "60"), ("--requests", "2")),
     Bench("tool_search.py", (), ("--sizes", "100", "--queries", "5")),
     Bench("call_overhead.py", (), ("--calls", "40", "--stdio-calls", "20", "--rounds", "2")),
@@ -117,9 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     broken: list[str] = []
     timings: list[str] = []
     for bench in chosen:
-        if not (HERE / bench.script).exists():
+        if not (HERE / bench.script).exists():  # a missed figure; in a tiny run, nothing to keep working
             rows.append(Row(bench.script, "not measured", note="the script is missing", met=False))
-            broken.append(bench.script)
+            if not args.tiny:
+                broken.append(bench.script)
             continue
         got, code, elapsed = run(bench, args.tiny)
         timings.append(f"{bench.script} {elapsed:.0f} s")
