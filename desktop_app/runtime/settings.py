@@ -210,14 +210,27 @@ class Settings(BaseModel):
     )
     tool_deferral: DeferralMode = Field(
         "auto",
-        description="Defer MCP tools behind tool_search: auto (past the thresholds below), always or never",
+        title="Defer tool definitions",
+        description="Send MCP tools' schemas only once the model asks for them with tool_search",
+        json_schema_extra={
+            "labels": {"auto": "Automatically, past the thresholds below", "always": "Always", "never": "Never"}
+        },
     )
     tool_deferral_context_percent: float = Field(
-        5.0, gt=0, le=100, description="auto: defer once tool definitions take more than this % of the context window"
+        5.0,
+        gt=0,
+        le=100,
+        title="Share of the context window",
+        description="Automatic: defer once the definitions would take more than this % of the context window",
     )
-    tool_deferral_max_tools: int = Field(40, ge=0, description="auto: defer once more than this many tools are offered")
+    tool_deferral_max_tools: int = Field(
+        40, ge=0, title="Number of tools", description="Automatic: defer once more than this many tools are offered"
+    )
     context_window_tokens: int = Field(
-        128_000, ge=1024, description="The model's context window in tokens (for the deferral threshold)"
+        128_000,
+        ge=1024,
+        title="Context window (tokens)",
+        description="The model's context window, for the share above",
     )
     close_to_tray: bool = Field(
         True,

@@ -26,6 +26,7 @@ from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.conversations import add_conversation_actions, install_conversations_dock
 from desktop_app.ui.server_requests import ServerRequests
 from desktop_app.ui.servers_panel import install_servers_dock
+from desktop_app.ui.tool_panel import install_tools_dock
 from desktop_app.ui.window_dialogs import WindowDialogs
 
 log = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.statusBar().addPermanentWidget(self.model_label)
         self._build_menus()
         self.servers_dock = install_servers_dock(self, self.tasks)
+        self.tools_dock = install_tools_dock(self)  # Ctrl+K
         self.importer: McpImporter | None = None
         self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
@@ -205,6 +207,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.view.stop_requested.connect(self._on_stop_requested)
         self.view.continue_requested.connect(self._on_continue_requested)
         self.controller = controller
+        self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         self._attach_composer(runtime, controller)
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
@@ -225,6 +228,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
         enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
         self.servers_dock.panel.attach(host)
+        self.tools_dock.panel.attach_host(host, mcp_config)
         self._attach_mcp_features(host)
         if mcp_config is not None and credentials is not None:
             from desktop_app.ui.import_dialog import McpImporter
@@ -289,6 +293,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         pending = reopen(self.store, cast("ReopenRuntime", self.runtime), self.view, conversation_id)
         self.conversations.set_current(conversation_id)
         self._show_provider()
+        self.tools_dock.panel.schedule_refresh()  # its promoted tools
         self.composer.edit.setFocus()
         if not pending:
             return self.set_status("Ready")
@@ -437,6 +442,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.view.clear()
         self.conversations.set_current(None)
         self._show_provider()
+        self.tools_dock.panel.schedule_refresh()
         self.set_status("Ready")
         self.composer.edit.setFocus()
 
