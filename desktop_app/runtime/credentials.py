@@ -9,11 +9,15 @@ from __future__ import annotations
 import logging
 
 import keyring
+import keyring.backends.fail
+import keyring.backends.null
 import keyring.errors
 
 from desktop_app.runtime.redaction import remember
 
 SERVICE = "switchboard"
+PROBE_NAME = "switchboard:keyring-probe"
+"""Read (never written) by ``Credentials.check`` to see whether the keyring answers at all."""
 log = logging.getLogger(__name__)
 
 
@@ -34,6 +38,22 @@ class Credentials:
                 "session only. Install and unlock a keyring (e.g. GNOME Keyring or KWallet) to remember them."
             )
             log.warning("%s", self.problem)
+
+    def check(self) -> bool:
+        """Whether secrets set now outlive this session. Probes the keyring once (a read of a name that is
+        never set), so the UI can say "kept for this session only" *before* the user relies on a key. The
+        ``null`` and ``fail`` backends count as no keyring."""
+        if not self.persistent:
+            return False
+        backend = keyring.get_keyring()
+        if isinstance(backend, keyring.backends.null.Keyring | keyring.backends.fail.Keyring):
+            self._fallback(keyring.errors.NoKeyringError(f"the {type(backend).__module__} backend stores nothing"))
+            return False
+        try:
+            keyring.get_password(self._service, PROBE_NAME)
+        except keyring.errors.KeyringError as exc:
+            self._fallback(exc)
+        return self.persistent
 
     def get(self, name: str) -> str | None:
         value = self._get(name)

@@ -3,6 +3,7 @@
 SwitchboardError
 ├── ConfigError                 a settings or mcp.json file is broken (path, line, column, problem)
 ├── CredentialError             the keyring refused a read or write
+│   └── MissingKeyError         the provider needs an API key and none is set (nothing is sent)
 ├── ProviderError               the model endpoint failed
 │   ├── ProviderHTTPError       a non-2xx answer (status, headers, body head)
 │   ├── ProviderNetworkError    connect/read failure before any HTTP answer
@@ -56,6 +57,12 @@ class ConfigError(SwitchboardError):
 
 class CredentialError(SwitchboardError):
     code = "credential_error"
+
+
+class MissingKeyError(CredentialError):
+    """The provider needs an API key and none is set (e.g. it was kept for one session only): nothing was sent."""
+
+    code = "missing_api_key"
 
 
 class ProviderError(SwitchboardError):

@@ -165,6 +165,17 @@ class Runtime:
         """The default provider's key (environment variable, else keyring)."""
         return self._providers.api_key(self._settings.provider)
 
+    def missing_key(self, settings: ProviderSettings | None = None) -> str | None:
+        """Why ``settings`` (default: the default provider) cannot run, when it is a hosted endpoint that needs
+        an API key and none is set (e.g. no keyring kept it from the last session); else ``None``."""
+        from desktop_app.runtime.providers._http import missing_key_message
+        from desktop_app.runtime.providers.presets import key_required
+
+        chosen = settings or self._settings.provider
+        if not chosen.configured or not key_required(chosen.base_url) or self._providers.api_key(chosen):
+            return None
+        return missing_key_message(chosen.base_url)
+
     def _get_provider(self) -> Provider:
         return self._providers.get(self._settings.provider)
 

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FILE_FILTER = "MCP configurations (*.json *.jsonc *.yaml *.yml);;All files (*)"
+SESSION_ONLY_SECRETS = (
+    "No system keyring works on this computer: the imported secrets are kept for this session only. After a "
+    "restart these servers cannot start until you enter them again (View → Servers offers it). Install and "
+    "unlock a keyring (GNOME Keyring, KWallet) to keep them."
+)
 RESTART_HINT = "Switchboard starts the new servers now: View → Servers shows their state."
 
 
@@ -55,6 +60,9 @@ def _section(title: str, names: list[str], hint: str = "") -> str:
 def report_html(report: ImportReport) -> str:
     """The result dialog's text: every list of the report, secrets by keyring name only."""
     parts = [
+        f'<p style="color:{ERROR_COLOR}"><b>{escape(SESSION_ONLY_SECRETS)}</b></p>'
+        if getattr(report, "session_only", False)
+        else "",
         f"<p>Read <b>{escape(report.format)}</b> configuration <code>{escape(str(report.source))}</code>"
         f" into <code>{escape(str(report.target))}</code>.</p>",
         _section("Imported", report.imported),

@@ -24,6 +24,7 @@ from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.retry import retry_headline
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.conversations import add_conversation_actions, install_conversations_dock
+from desktop_app.ui.key_banner import install_key_banner
 from desktop_app.ui.server_requests import ServerRequests
 from desktop_app.ui.servers_panel import install_servers_dock
 from desktop_app.ui.tool_panel import install_tools_dock
@@ -97,6 +98,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.composer.submitted.connect(self._on_submitted)
         self.composer.stop_requested.connect(self._on_stop_requested)
         layout.addWidget(self.composer)
+        self.key_banner = install_key_banner(self, layout)  # "Enter key" when the provider's key is missing
         self.setCentralWidget(central)
 
         self.store: Store | None = None
@@ -202,6 +204,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         controller.busy_changed.connect(self._on_busy_changed)
         for signal in (controller.run_started, controller.run_finished, controller.run_failed):
             signal.connect(self._on_conversation_activity)
+        controller.run_failed.connect(self.key_banner.on_run_failed)
         self.view.decided.connect(self._on_decided)
         self.view.retry_now_requested.connect(self._on_retry_now_requested)
         self.view.stop_requested.connect(self._on_stop_requested)
@@ -222,11 +225,13 @@ class MainWindow(WindowDialogs, QMainWindow):
             self.open_provider_dialog(first_run=True)
         else:
             self.set_status("Ready")
+            self.key_banner.check_start()
         return controller
 
     def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
         enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
+        self.servers_dock.panel.secret_prompt.credentials = credentials
         self.servers_dock.panel.attach(host)
         self.tools_dock.panel.attach_host(host, mcp_config)
         self._attach_mcp_features(host)

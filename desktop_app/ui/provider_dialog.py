@@ -72,6 +72,12 @@ def _hint_label(name: str) -> QLabel:
     return label
 
 
+SESSION_ONLY_KEY = (
+    "No system keyring works on this computer: the key is kept for this session only, and Switchboard "
+    "asks for it again at the next start. Install and unlock a keyring (GNOME Keyring, KWallet) to keep it."
+)
+
+
 class ProviderDialog(QDialog):
     """Edit the model provider.
 
@@ -149,7 +155,14 @@ class ProviderDialog(QDialog):
         self.api_key.setAccessibleName("API key")
         self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
         form.addRow("API &key:", self.api_key)
+        self.keyring_warning = QLabel("")
+        self.keyring_warning.setObjectName("keyringWarning")
+        self.keyring_warning.setWordWrap(True)
+        self.keyring_warning.setStyleSheet(_ERROR)
+        self.keyring_warning.hide()
+        form.addRow("", self.keyring_warning)
         layout.addLayout(form)
+        self._warn_if_session_only()
 
         self.deepseek_box = QGroupBox("DeepSeek options")
         self.deepseek_box.setObjectName("deepseekOptions")
@@ -191,6 +204,16 @@ class ProviderDialog(QDialog):
         self._show_preset_hints(selected)
         self._on_dialect_changed(self.dialect.currentText())
         self._on_thinking_changed()
+
+    def _warn_if_session_only(self) -> None:
+        """Say *before* a key is typed that it will not outlive this session when no keyring works."""
+        credentials = getattr(self.runtime, "credentials", None)
+        check = getattr(credentials, "check", None)
+        if check is None or check():
+            return
+        self.keyring_warning.setText(SESSION_ONLY_KEY)
+        self.keyring_warning.setToolTip(getattr(credentials, "problem", None) or "")
+        self.keyring_warning.show()
 
     # -- presets -----------------------------------------------------------------------------------------
 

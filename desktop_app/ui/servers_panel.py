@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.menus import view_menu
+from desktop_app.ui.secret_prompt import SecretPrompt, missing_entry
 from desktop_app.ui.server_inspector import ServerInspector
 from desktop_app.ui.server_log import (
     MUTED_COLOR,
@@ -192,6 +193,9 @@ class ServersPanel(QWidget):
         self.inspector.remove_requested.connect(self._on_remove_requested)
         splitter.addWidget(self.list)
         splitter.addWidget(self.inspector)
+        self.secret_prompt = SecretPrompt(self)  # "Enter secret…" for a missing ${keyring:…} entry
+        self.secret_prompt.on_saved = self.restart
+        layout.addWidget(self.secret_prompt)
         splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 3)
         splitter.setSizes([240, 360])
@@ -214,6 +218,7 @@ class ServersPanel(QWidget):
         self.placeholder.setVisible(not self.servers)
         if self.servers and self.list.currentRow() < 0:
             self.list.setCurrentRow(0)
+        self._update_secret_prompt()
         self._summarize()
 
     def detach(self) -> None:
@@ -270,6 +275,7 @@ class ServersPanel(QWidget):
             return
         if event.server == self.selected():
             self.refresh_details()
+        self._update_secret_prompt()
         self._summarize()
 
     def _on_log(self, event: ServerLog) -> None:
@@ -362,6 +368,19 @@ class ServersPanel(QWidget):
 
     def _on_current_row(self, _row: int) -> None:
         self.refresh_details()
+        self._update_secret_prompt()
+
+    def _update_secret_prompt(self) -> None:
+        """Offer to enter the missing keyring entry of the selected server, else of the first that needs one."""
+        selected = self.selected()
+        candidates = [selected] if selected in self.servers else []
+        candidates += [name for name in self.servers if name != selected]
+        for name in candidates:
+            info = self.servers[name]
+            if info.state == "failed" and missing_entry(info.error):
+                self.secret_prompt.show_for(name, info.error)
+                return
+        self.secret_prompt.show_for(None, None)
 
     def refresh_details(self) -> None:
         """Show the selected server's log and read its stderr tail from the host again."""

@@ -71,6 +71,8 @@ class ImportReport:
     secrets: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     written: bool = False
+    session_only: bool = False
+    """No usable keyring: the moved secrets are kept in memory for this session only (the UI says so first)."""
 
 
 # -- reading a source ---------------------------------------------------------------------------
@@ -291,6 +293,9 @@ def import_config(
     keyring) raises :class:`CredentialError`, forgets them again and writes nothing.
     """
     kind, servers, notes, read_path = read_source(Path(source))
+    check = getattr(credentials, "check", None)
+    if check is not None:
+        check()  # a keyring that stores nothing (the "null" backend) becomes an honest session-only store
     document = _read_target(target)
     existing = document.get("mcpServers")
     if not isinstance(existing, dict):
@@ -342,6 +347,7 @@ def import_config(
             raise CredentialError(
                 f"{credentials.problem or 'No usable keyring.'} Nothing was imported, so that no secret is lost."
             )
+        report.session_only = True
         report.notes.append("no usable keyring: the moved secrets are kept in memory for this session only")
     if report.imported or report.replaced:
         write_json_atomically(target, {**document, "mcpServers": merged})

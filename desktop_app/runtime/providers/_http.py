@@ -14,10 +14,19 @@ from typing import Any
 
 import httpx
 
+from desktop_app.runtime.errors import MissingKeyError
 from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT
 from desktop_app.runtime.providers.base import ProviderEvent
 from desktop_app.runtime.redaction import remember
+
+
+def missing_key_message(base_url: str) -> str:
+    return (
+        f"No API key is set for {base_url}, so nothing was sent. Enter the key (Settings → Provider…); without "
+        "a working system keyring it is kept for one session only."
+    )
+
 
 DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)
 """For a client the provider creates itself: 11 minutes per read (stalls are caught sooner by the idle
@@ -36,6 +45,7 @@ class StreamingHttpProvider:
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         retry_policy: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
+        requires_key: bool = False,
     ) -> None:
         if idle_timeout <= 0:
             raise ValueError("idle_timeout must be positive")
@@ -47,6 +57,7 @@ class StreamingHttpProvider:
         self._idle_timeout = idle_timeout
         self._retry_policy = retry_policy or RetryPolicy()
         self._sleep = sleep
+        self.requires_key = requires_key
 
     def _headers(self) -> dict[str, str]:
         raise NotImplementedError  # each dialect names its own auth and version headers
@@ -55,6 +66,9 @@ class StreamingHttpProvider:
         raise NotImplementedError  # each dialect parses its own SSE frames
 
     async def _post_stream(self, endpoint: str, body: dict[str, Any]) -> AsyncGenerator[ProviderEvent, None]:
+        if self.requires_key and not self._api_key:
+            # Never send a request with an empty Authorization header: say what is missing instead.
+            raise MissingKeyError(missing_key_message(self.base_url))
         headers = self._headers()
 
         async def send() -> httpx.Response:

@@ -71,6 +71,13 @@ def preset(key: str) -> Preset:
     raise KeyError(f"unknown provider preset {key!r}; known: {', '.join(p.key for p in PRESETS)}")
 
 
+def key_required(base_url: str) -> bool:
+    """Whether an endpoint cannot work without an API key: one of the hosted presets (OpenAI, DeepSeek,
+    Anthropic, OpenRouter). Local and custom endpoints may run without one."""
+    found = match_preset(base_url)
+    return found is not CUSTOM and found.needs_key and not found.local
+
+
 def _normalized(url: str) -> tuple[str, str, int | None, str]:
     parts = urlsplit(url.strip())
     host = (parts.hostname or "").lower()
@@ -105,6 +112,7 @@ __all__ = [
     "OPENROUTER",
     "PRESETS",
     "Preset",
+    "key_required",
     "match_preset",
     "preset",
 ]

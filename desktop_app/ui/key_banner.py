@@ -1,0 +1,108 @@
+"""The missing-key banner: a non-modal bar above the chat that asks for the provider's API key.
+
+It appears when the window starts with a provider that needs a key and has none (no keyring kept it from
+the last session, so a run would fail before sending anything), and when a run fails because the key is
+missing or refused (HTTP 401). "Enter key" opens the provider dialog; the bar goes away once a key is
+set, or when the user dismisses it. It never blocks the window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QToolButton, QWidget
+
+BANNER_STYLE = (
+    "QFrame#keyBanner { background: rgba(214, 69, 65, 0.12); border-bottom: 1px solid rgba(214, 69, 65, 0.45); }"
+)
+REFUSED = "The provider refused the API key (HTTP 401). Enter the key again to go on."
+
+
+def needs_key_prompt(event: Any) -> str | None:
+    """The banner text for a failed run's ``Error`` event, when it is about the key; else ``None``."""
+    code = getattr(event, "code", "")
+    message = str(getattr(event, "message", ""))
+    if code == "missing_api_key":
+        return message
+    if code == "provider_http_error" and message.startswith("HTTP 401"):
+        return REFUSED
+    return None
+
+
+class KeyBanner(QFrame):
+    """ "<what is wrong>  [Enter key]  ×" — shown by :func:`install_key_banner`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("keyBanner")
+        self.setAccessibleName("API key needed")
+        self.setStyleSheet(BANNER_STYLE)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(16, 8, 8, 8)
+        layout.setSpacing(8)
+        self.label = QLabel("")
+        self.label.setObjectName("keyBannerText")
+        self.label.setWordWrap(True)
+        layout.addWidget(self.label, 1)
+        self.enter_button = QPushButton("Enter key")
+        self.enter_button.setObjectName("enterKeyButton")
+        self.enter_button.setToolTip("Open the provider settings to enter the API key")
+        layout.addWidget(self.enter_button)
+        self.close_button = QToolButton()
+        self.close_button.setObjectName("keyBannerClose")
+        self.close_button.setText("×")
+        self.close_button.setAutoRaise(True)
+        self.close_button.setAccessibleName("Dismiss")
+        self.close_button.clicked.connect(self.hide)
+        layout.addWidget(self.close_button)
+        self.hide()
+
+    @property
+    def text(self) -> str:
+        return self.label.text()
+
+    def ask(self, text: str) -> None:
+        self.label.setText(text)
+        self.show()
+
+
+class KeyBannerController:
+    """Shows the banner for ``window`` (a ``MainWindow``: ``runtime``, ``controller``, ``open_provider_dialog``)."""
+
+    def __init__(self, window: Any, banner: KeyBanner) -> None:
+        self.window = window
+        self.banner = banner
+        banner.enter_button.clicked.connect(self.enter_key)
+
+    def check_start(self) -> None:
+        """At start: a configured provider that needs a key and has none asks for it at once."""
+        missing = getattr(self.window.runtime, "missing_key", None)
+        text = missing() if missing is not None else None
+        if text:
+            self.banner.ask(text)
+
+    def on_run_failed(self, event: Any) -> None:
+        text = needs_key_prompt(event)
+        if text:
+            self.banner.ask(text)
+
+    def enter_key(self) -> None:
+        dialog = self.window.open_provider_dialog()
+        if dialog is not None:
+            dialog.configured.connect(self.on_configured)
+            dialog.api_key.setFocus()
+
+    def on_configured(self) -> None:
+        missing = getattr(self.window.runtime, "missing_key", None)
+        if missing is None or not missing():
+            self.banner.hide()
+
+
+def install_key_banner(window: QMainWindow, layout: Any) -> KeyBannerController:
+    """Put the (hidden) banner at the top of ``layout`` (the central column) and return its controller."""
+    banner = KeyBanner(window)
+    layout.insertWidget(0, banner)
+    return KeyBannerController(window, banner)
+
+
+__all__ = ["REFUSED", "KeyBanner", "KeyBannerController", "install_key_banner", "needs_key_prompt"]
