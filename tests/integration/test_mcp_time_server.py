@@ -199,8 +199,11 @@ async def test_servers_added_while_running_start_and_changes_restart() -> None:
         assert "mcp__time__get_current_time" in [t.name for t in host.tools()]
         assert await host.apply_servers({"time": config}) == []  # unchanged: left alone
         narrowed = config.model_copy(update={"excluded_tools": ["convert_time"]})
-        assert await host.apply_servers({"time": narrowed}) == ["time"]
+        assert await host.apply_servers({"time": narrowed}) == []  # only a tool preference: no restart
         assert [t.name for t in host.tools()] == ["mcp__time__get_current_time"]
+        moved = config.model_copy(update={"args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]})
+        assert await host.apply_servers({"time": moved}) == ["time"]  # a new command line restarts it
+        assert host.states()["time"].state == "ready"
         outcome = await host.call("time", "get_current_time", {"timezone": "UTC"})
     finally:
         await host.aclose()
