@@ -213,6 +213,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)
+    from desktop_app.ui import theme
+
+    theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
     window = MainWindow()
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
     if not args.smoke_test:

@@ -346,6 +346,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         if appearance is not None:
             apply_appearance(appearance)
         shortcuts = getattr(settings, "shortcuts", None)
+        self.composer.edit.enter_sends = not getattr(shortcuts, "ctrl_enter_sends", False)
         for name, action in self.shortcut_actions.items():
             keys = getattr(shortcuts, name, None)
             if isinstance(keys, str):

@@ -8,6 +8,7 @@ or dark theme; only the error accent is a fixed colour that reads on both.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import (
     QFrame,
     QLabel,
@@ -22,24 +23,35 @@ from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
 
 
-class UserMessageBlock(QFrame):
-    """What the user sent, in a tinted bubble."""
+class UserMessageBlock(QWidget):
+    """What the user sent: a "You" label over a tinted, rounded bubble, set to the right of the column."""
 
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setObjectName("userMessage")
-        self.setAccessibleName("Your message")
-        self.setStyleSheet(
-            "QFrame#userMessage { background: palette(alternate-base); border: 1px solid palette(midlight);"
-            " border-radius: 8px; }"
-        )
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 10, 6)
+        self.setObjectName("userTurn")
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(48, 4, 0, 0)
+        outer.setSpacing(2)
+        who = QLabel("You")
+        who.setObjectName("userLabel")
+        who.setAlignment(Qt.AlignmentFlag.AlignRight)
+        outer.addWidget(who)
+        self.bubble = QFrame()
+        self.bubble.setObjectName("userMessage")
+        self.bubble.setAccessibleName("Your message")
+        outer.addWidget(self.bubble, 0, Qt.AlignmentFlag.AlignRight)
+        layout = QVBoxLayout(self.bubble)
+        layout.setContentsMargins(14, 8, 14, 8)
         self.label = QLabel(text)
         self.label.setObjectName("userMessageText")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # a wrapping label in a right-aligned bubble asks for its narrowest width: give it its text's own
+        # width (up to most of the column), and let long messages wrap at that
+        metrics = self.label.fontMetrics()
+        widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
+        self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
 
     @property

@@ -14,9 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QImage, QKeyEvent, QPixmap
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontInfo, QGuiApplication, QIcon, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QPlainTextEdit,
     QPushButton,
@@ -43,7 +45,7 @@ def _local_files(mime: QMimeData) -> list[str]:
 
 
 class PromptEdit(QPlainTextEdit):
-    """A plain-text editor where Ctrl+Enter submits and Enter inserts a new line.
+    """A plain-text editor where Enter and Ctrl+Enter submit and Shift+Enter inserts a new line.
 
     Dropped or pasted files, and pasted images, are handed to the composer instead of becoming text.
 
@@ -56,8 +58,9 @@ class PromptEdit(QPlainTextEdit):
     submit_requested = Signal()
     files_dropped = Signal(list)
     image_pasted = Signal(QImage)
-    enter_sends = False
-    """Plain Enter submits (Shift+Enter inserts a new line), as in the quick prompt."""
+    enter_sends = True
+    """Plain Enter submits too (Shift+Enter inserts a new line); False (the "Ctrl+Enter sends" setting):
+    Enter inserts a new line and only Ctrl+Enter submits."""
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         modifiers = event.modifiers()
@@ -85,6 +88,13 @@ class PromptEdit(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
+def _icon(name: str) -> QIcon:
+    """An SVG icon from ``resources/icons`` (sharp at any device pixel ratio)."""
+    from desktop_app.ui.theme import resources_dir
+
+    return QIcon(str(resources_dir() / "icons" / name))
+
+
 class Composer(QWidget):
     """Where the user writes. Send becomes Stop while a run is active.
 
@@ -106,18 +116,31 @@ class Composer(QWidget):
         self.setObjectName("composerBar")
         self.setAcceptDrops(True)
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(12, 8, 12, 12)
-        outer.setSpacing(6)
+        outer.setContentsMargins(16, 6, 16, 12)
+        # One rounded field: context chips, the text, and a row with attach, context and Send inside it.
+        self.field = QFrame()
+        self.field.setObjectName("composerField")
+        centred = QHBoxLayout()  # in line with the transcript's reading column
+        centred.addStretch(0)
+        centred.addWidget(self.field, 1)
+        centred.addStretch(0)
+        outer.addLayout(centred)
+        from desktop_app.ui.chat.view import COLUMN_EMS
+
+        em = QFontInfo(QApplication.font()).pixelSize() or 13
+        self.field.setMaximumWidth(COLUMN_EMS * em + 24)
+        inner = QVBoxLayout(self.field)
+        inner.setContentsMargins(10, 6, 8, 6)
+        inner.setSpacing(4)
         self.chips = ChipBar()
         self.chips.chip_removed.connect(self._on_chip_removed)
-        outer.addWidget(self.chips)
+        inner.addWidget(self.chips)
         row = QHBoxLayout()
-        row.setSpacing(8)
-        outer.addLayout(row)
+        row.setSpacing(4)
 
         self.attach_button = QToolButton()
         self.attach_button.setObjectName("attachButton")
-        self.attach_button.setText("Attach…")
+        self.attach_button.setText("Attach")
         self.attach_button.setAccessibleName("Attach files")
         self.attach_button.setToolTip("Attach files (or drop them here; paste an image with Ctrl+V)")
         self.attach_button.clicked.connect(self.open_file_dialog)
@@ -129,41 +152,43 @@ class Composer(QWidget):
         self.clipboard_button.clicked.connect(self.include_clipboard)
         self.resource_button = QToolButton()
         self.resource_button.setObjectName("attachResourceButton")
-        self.resource_button.setText("Resource…")
+        self.resource_button.setText("Resource")
         self.resource_button.setAccessibleName("Attach an MCP resource")
         self.resource_button.setToolTip("Attach a resource of an MCP server (sent as context with the next prompt)")
         self.resource_button.clicked.connect(self.resource_requested)
         self.resource_button.setEnabled(False)  # until the MCP host is attached
-        tools = QVBoxLayout()
-        tools.setSpacing(4)
-        for button in (self.attach_button, self.clipboard_button, self.resource_button):
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            tools.addWidget(button)
-        tools.addStretch(1)
-        row.addLayout(tools)
+        for button, icon in (
+            (self.attach_button, "attach.svg"),
+            (self.clipboard_button, "clipboard.svg"),
+            (self.resource_button, "resource.svg"),
+        ):
+            button.setIcon(_icon(icon))
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            row.addWidget(button)
+        row.addStretch(1)
 
         self.edit = PromptEdit()
         self.edit.setObjectName("composer")
         self.edit.setAccessibleName("Message")
-        self.edit.setPlaceholderText("Ask anything…  (Ctrl+Enter to send)")
+        self.edit.setPlaceholderText("Ask anything…  (Enter sends, Shift+Enter adds a line)")
         self.edit.setTabChangesFocus(True)
         self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         line = self.edit.fontMetrics().lineSpacing()
-        self.edit.setFixedHeight(int(line * 3.6) + 12)
+        self.edit.setFixedHeight(int(line * 3.2) + 8)
         self.edit.submit_requested.connect(self._on_submit_requested)
         self.edit.files_dropped.connect(self.add_files)
         self.edit.image_pasted.connect(self.add_image)
-        row.addWidget(self.edit, 1)
+        inner.addWidget(self.edit)
+        inner.addLayout(row)
         self.button = QPushButton("Send")
         self.button.setObjectName("sendButton")
         self.button.setAccessibleName("Send")
-        self.button.setToolTip("Send (Ctrl+Enter)")
+        self.button.setToolTip("Send (Enter or Ctrl+Enter)")
         self.button.setDefault(False)
         self.button.setAutoDefault(False)
         self.button.setMinimumWidth(80)
         self.button.clicked.connect(self._on_button_clicked)
-        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
         self._busy = False
         self._keys = itertools.count(1)
         self._attachments: dict[str, Attachment] = {}

@@ -16,9 +16,11 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
+from PySide6.QtGui import QFont, QGuiApplication, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -74,6 +76,16 @@ class AutoHeightText(QTextBrowser):
             self.setFixedHeight(height)
 
 
+@contextmanager
+def _edit_block(document: QTextDocument) -> Iterator[None]:
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
+    try:
+        yield
+    finally:
+        cursor.endEditBlock()
+
+
 class ProseView(AutoHeightText):
     """Consecutive prose blocks in one document: finished ones fixed, the open one at the end rewritten."""
 
@@ -90,13 +102,15 @@ class ProseView(AutoHeightText):
         return self.document().characterCount() <= 1
 
     def add_finished(self, block: Block) -> None:
-        self.clear_tail()
-        write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
+        with _edit_block(self.document()):  # one layout pass for the whole change, not one per insertion
+            self.clear_tail()
+            write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
         self._frozen_end = self.document().characterCount() - 1
 
     def set_tail(self, block: Block) -> None:
-        self.clear_tail()
-        write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
+        with _edit_block(self.document()):
+            self.clear_tail()
+            write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
         self.has_tail = True
 
     def clear_tail(self) -> None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QFontInfo
+from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UsageFooter, UserMessageBlock
 from desktop_app.ui.chat.earlier import EarlierLine
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
     from desktop_app.ui.chat.replay import Transcript
 
-COLUMN_MAX_WIDTH = 880
+COLUMN_EMS = 46  # the reading column's maximum width, in ems of the application font
 STICK_MARGIN_PX = 24
 
 
@@ -69,7 +70,8 @@ class ChatView(QScrollArea):
         outer = QHBoxLayout(page)
         outer.setContentsMargins(16, 16, 16, 16)
         self.column = QWidget()
-        self.column.setMaximumWidth(COLUMN_MAX_WIDTH)
+        self.column.setObjectName("readingColumn")
+        self._fit_column()
         outer.addStretch(0)
         outer.addWidget(self.column, 1)
         outer.addStretch(0)
@@ -90,20 +92,38 @@ class ChatView(QScrollArea):
         self.earlier_line: EarlierLine | None = None
         self.max_tool_rounds: int | None = None  # for "Paused after N tool rounds" (set by the window)
         self.clock: Clock = time.monotonic  # the retry countdown's clock (tests inject a fake one)
-        self.empty_hint = QLabel("Ask anything. Ctrl+Enter sends, Esc stops.")
+        self.empty_hint = QLabel("Ask anything. Enter sends, Shift+Enter adds a line, Esc stops.")
         self.empty_hint.setObjectName("emptyHint")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.empty_hint.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         self._add(self.empty_hint)
         self._stick = True
         self._turn_answered = False
+        self._assistant_labelled = False
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_value_changed)
         bar.rangeChanged.connect(self._on_scroll_range_changed)
 
     # -- building ----------------------------------------------------------------------------------------
 
+    def _fit_column(self) -> None:
+        em = QFontInfo(QApplication.font()).pixelSize() or 13
+        self.column.setMaximumWidth(COLUMN_EMS * em)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.ApplicationFontChange):
+            self._fit_column()
+
     def _add(self, widget: QWidget) -> None:
+        if isinstance(widget, AnswerBlock | ReasoningBlock | ToolCard) and not self._assistant_labelled:
+            self._assistant_labelled = True  # the turn's first assistant part: name who speaks
+            label = QLabel("Switchboard")
+            label.setObjectName("assistantLabel")
+            label.setAccessibleName("Assistant's turn")
+            self._insert(label)
+        self._insert(widget)
+
+    def _insert(self, widget: QWidget) -> None:
         index = self._layout.count() - 1  # before the trailing stretch
         if self.footer is not None and self._layout.indexOf(self.footer) >= 0:
             index = self._layout.indexOf(self.footer)
@@ -135,6 +155,7 @@ class ChatView(QScrollArea):
         self.settle_retry()
         self.settle_paused("Not continued: a new message was sent")
         block = UserMessageBlock(text)
+        self._assistant_labelled = False
         self._add(block)
         self._stick = True
         return block

@@ -1,4 +1,5 @@
-"""The composer: Ctrl+Enter sends, Enter is a new line, Send becomes Stop while running."""
+"""The composer: Enter and Ctrl+Enter send, Shift+Enter is a new line (a setting swaps Enter and Ctrl+Enter),
+Send becomes Stop while running."""
 
 from __future__ import annotations
 
@@ -7,9 +8,27 @@ from PySide6.QtCore import Qt
 from desktop_app.ui.chat.composer import Composer
 
 
-def test_ctrl_enter_sends_and_enter_inserts_a_newline(qtbot):
+def test_enter_sends_and_shift_enter_inserts_a_newline(qtbot):
     composer = Composer()
     qtbot.addWidget(composer)
+    sent: list[str] = []
+    composer.submitted.connect(sent.append)
+    qtbot.keyClicks(composer.edit, "line one")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer.edit, "line two")
+    assert sent == []
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == ["line one\nline two"]
+    qtbot.keyClicks(composer.edit, "again")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Ctrl+Enter also sends
+    assert sent == ["line one\nline two", "again"]
+    assert composer.text == ""
+
+
+def test_the_ctrl_enter_setting_makes_enter_a_newline(qtbot):
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.edit.enter_sends = False  # MainWindow.apply_settings: shortcuts.ctrl_enter_sends
     sent: list[str] = []
     composer.submitted.connect(sent.append)
     qtbot.keyClicks(composer.edit, "line one")
@@ -18,7 +37,6 @@ def test_ctrl_enter_sends_and_enter_inserts_a_newline(qtbot):
     assert sent == []
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert sent == ["line one\nline two"]
-    assert composer.text == ""
 
 
 def test_blank_prompts_are_not_sent(qtbot):

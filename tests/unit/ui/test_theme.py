@@ -1,0 +1,64 @@
+"""The light and dark themes: one stylesheet per theme under resources/, a palette to match, the system's
+scheme followed unless the settings name a theme; the reading column and the turn labels."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QFontInfo
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.runtime.settings import AppearanceSettings
+from desktop_app.ui import appearance, theme
+from desktop_app.ui.chat.qt_markdown import is_dark
+from desktop_app.ui.chat.view import COLUMN_EMS, ChatView
+
+
+@pytest.fixture
+def restore_app_look():
+    app = QApplication.instance()
+    palette, sheet = QApplication.palette(), app.styleSheet()
+    yield
+    app.setStyleSheet(sheet)
+    QApplication.setPalette(palette)
+    theme.uninstall()
+
+
+def test_each_theme_has_its_own_stylesheet_and_palette(qapp, restore_app_look):
+    assert theme.stylesheet_path("light").name == "light.qss" and theme.stylesheet_path("light").is_file()
+    assert theme.stylesheet_path("dark").name == "dark.qss" and theme.stylesheet_path("dark").is_file()
+    theme.apply_theme("dark")
+    assert is_dark(QApplication.palette())
+    assert qapp.styleSheet() == theme.stylesheet_path("dark").read_text(encoding="utf-8")
+    theme.apply_theme("light")
+    assert not is_dark(QApplication.palette())
+    assert "light theme" in qapp.styleSheet()
+
+
+def test_the_setting_overrides_the_system_and_system_follows_it(qapp, restore_app_look, monkeypatch):
+    theme.install()
+    scheme = {"now": "light"}
+    monkeypatch.setattr(theme, "resolved_theme", lambda name: name if name in ("light", "dark") else scheme["now"])
+    appearance.apply_appearance(AppearanceSettings(theme="dark"))
+    assert is_dark(QApplication.palette())
+    scheme["now"] = "light"
+    theme._on_scheme_changed(None)  # the system switched: an explicit "dark" stays dark
+    assert is_dark(QApplication.palette())
+    appearance.apply_appearance(AppearanceSettings(theme="system"))
+    assert not is_dark(QApplication.palette())
+    scheme["now"] = "dark"
+    try:
+        theme._on_scheme_changed(None)  # ... and "system" follows it
+        assert is_dark(QApplication.palette())
+    finally:
+        theme.uninstall()
+
+
+def test_reading_column_and_turn_labels(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    em = QFontInfo(QApplication.font()).pixelSize()
+    assert view.column.maximumWidth() == COLUMN_EMS * em
+    view.add_user_message("hello")
+    view.add_answer("Hi **there**")
+    names = [w.objectName() for w in view.blocks() if not w.isHidden()]
+    assert names[-3:] == ["userTurn", "assistantLabel", "answerView"]
