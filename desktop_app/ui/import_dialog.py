@@ -1,52 +1,38 @@
-"""File → Import MCP servers…: pick another app's MCP config, merge it into ``mcp.json``, show what happened.
+"""File → Import MCP servers…: preview another app's MCP servers, import the chosen ones, show what happened.
 
-The flow is synchronous Qt (no coroutine): a non-blocking :class:`QFileDialog` (``open()``, never ``exec()``
-on the qasync loop), then :func:`~desktop_app.runtime.host.importers.import_config` (small local files),
-then :class:`ImportResultDialog` listing the imported servers, the secrets moved to the keyring (names
-only), conflicts (with a "Replace existing" re-run), skipped servers and notes.
-
-The host reads ``mcp.json`` once, at start-up, and has no way to add servers while it runs, so the result
-says to restart Switchboard to start the new servers. The importer module (pydantic) is imported lazily.
+The flow is synchronous Qt (no coroutine): the non-blocking preview
+(:class:`~desktop_app.ui.import_preview.ImportPreviewDialog`: the Claude Desktop, VS Code and Cursor
+configs found, or a file the user picks, and its servers with check boxes), then
+:func:`~desktop_app.runtime.host.importers.import_config` with only the ticked servers, then
+:class:`ImportResultDialog` listing the imported servers, the secrets moved to the keyring (names only),
+conflicts (with a "Replace existing" re-run), skipped servers and notes. ``imported`` names the servers
+written, which the window starts at once. The importer module (pydantic) is imported lazily.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QPushButton, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import ERROR_COLOR, escape
 
 if TYPE_CHECKING:
     from desktop_app.runtime.credentials import Credentials
     from desktop_app.runtime.host.importers import ImportReport
+    from desktop_app.ui.import_preview import ImportPreviewDialog
 
 log = logging.getLogger(__name__)
 
-FILE_FILTER = "MCP configurations (*.json *.jsonc *.yaml *.yml);;All files (*)"
 SESSION_ONLY_SECRETS = (
     "No system keyring works on this computer: the imported secrets are kept for this session only. After a "
     "restart these servers cannot start until you enter them again (View → Servers offers it). Install and "
     "unlock a keyring (GNOME Keyring, KWallet) to keep them."
 )
 RESTART_HINT = "Switchboard starts the new servers now: View → Servers shows their state."
-
-
-def default_directory() -> Path:
-    """Where Claude Desktop keeps its config on this platform, if it exists; else the home folder."""
-    home = Path.home()
-    if sys.platform == "darwin":
-        candidate = home / "Library" / "Application Support" / "Claude"
-    elif sys.platform == "win32":
-        candidate = Path(os.environ.get("APPDATA", home)) / "Claude"
-    else:
-        candidate = Path(os.environ.get("XDG_CONFIG_HOME", home / ".config")) / "Claude"
-    return candidate if candidate.is_dir() else home
 
 
 def _section(title: str, names: list[str], hint: str = "") -> str:
@@ -143,35 +129,41 @@ class McpImporter(QObject):
         self._parent = parent
         self.target = target
         self.credentials = credentials
-        self.file_dialog: QFileDialog | None = None
+        self.preview_dialog: ImportPreviewDialog | None = None
         self.result_dialog: ImportResultDialog | None = None
         self.source: Path | None = None
 
-    def choose(self) -> QFileDialog:
-        """Open the (non-blocking) file dialog; picking a file runs the import."""
-        dialog = QFileDialog(self._parent, "Import MCP servers", str(default_directory()), FILE_FILTER)
-        dialog.setObjectName("importFileDialog")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
-        dialog.fileSelected.connect(self._on_file_selected)
-        dialog.finished.connect(dialog.deleteLater)
-        self.file_dialog = dialog
+    def choose(self) -> ImportPreviewDialog:
+        """Open the import preview (non-blocking): the configs found, their servers with check boxes."""
+        from desktop_app.ui.import_preview import ImportPreviewDialog
+
+        if self.preview_dialog is not None:
+            self.preview_dialog.close()
+        dialog = ImportPreviewDialog(self.target, self._parent)
+        dialog.import_requested.connect(self._on_import_requested)
+        dialog.finished.connect(self._on_preview_finished)
+        self.preview_dialog = dialog
         dialog.open()
         return dialog
 
-    def _on_file_selected(self, path: str) -> None:
-        if path:
-            self.import_file(Path(path))
+    def _on_preview_finished(self, _result: int) -> None:
+        if self.preview_dialog is not None:
+            self.preview_dialog.deleteLater()
+            self.preview_dialog = None
 
-    def import_file(self, source: Path, *, replace: bool = False) -> ImportResultDialog:
-        """Import ``source`` into the target ``mcp.json`` and show the result (non-modal ``open()``)."""
+    def _on_import_requested(self, source: Path, names: list[str]) -> None:
+        self.import_file(source, replace=True, only=names)
+
+    def import_file(self, source: Path, *, replace: bool = False, only: list[str] | None = None) -> ImportResultDialog:
+        """Import ``source`` (only the servers named in ``only``, when given) into the target ``mcp.json``
+        and show the result (non-modal ``open()``)."""
         from desktop_app.runtime.errors import SwitchboardError
         from desktop_app.runtime.host.importers import import_config
 
         self.source = source
         dialog = self._result_dialog()
         try:
-            report = import_config(source, self.target, self.credentials, replace=replace)
+            report = import_config(source, self.target, self.credentials, replace=replace, only=only)
         except (SwitchboardError, OSError, ValueError) as exc:
             log.warning("import of %s failed: %s", source, exc)
             dialog.show_error(source, str(exc))
@@ -202,4 +194,4 @@ class McpImporter(QObject):
             self.result_dialog = None
 
 
-__all__ = ["ImportResultDialog", "McpImporter", "default_directory", "report_html"]
+__all__ = ["ImportResultDialog", "McpImporter", "report_html"]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from pydantic import ValidationError
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, CredentialError
 from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config, normalize_transport
+from desktop_app.runtime.host.config_edit import put_server, remove_server
 from desktop_app.runtime.host.jsonfiles import parse_json, parse_yaml, write_json_atomically
 from desktop_app.runtime.host.secrets import (
     keyring_name,
@@ -286,8 +288,13 @@ def import_config(
     *,
     replace: bool = False,
     require_keyring: bool = False,
+    only: Collection[str] | None = None,
 ) -> ImportReport:
     """Merge the servers of ``source`` into the ``mcp.json`` at ``target``; see the module docstring.
+
+    ``only`` names the servers to import (the preview's ticked ones); the others are left out and
+    listed as skipped. Each imported entry is written through :mod:`.config_edit`, so the target's
+    other entries keep their formatting.
 
     With ``require_keyring`` (the CLI), an import that would leave secrets only in memory (no usable
     keyring) raises :class:`CredentialError`, forgets them again and writes nothing.
@@ -305,6 +312,7 @@ def import_config(
     merged = dict(existing)
     stored: list[str] = []
     lost: list[str] = []
+    renamed: list[str] = []  # existing keys replaced by an import (their spelling may differ)
 
     def store(key: str, value: str) -> None:
         credentials.set(key, value)
@@ -312,6 +320,9 @@ def import_config(
             lost.append(key)
 
     for name, entry in servers.items():
+        if only is not None and name not in only:
+            report.skipped.append(name)
+            continue
         problem = _problem(name, entry)
         if problem is not None:
             report.skipped.append(name)
@@ -322,6 +333,7 @@ def import_config(
             continue
         if name in existing_names:
             merged.pop(existing_names[name])
+            renamed.append(existing_names[name])
             report.replaced.append(name)
         else:
             report.imported.append(name)
@@ -350,7 +362,11 @@ def import_config(
         report.session_only = True
         report.notes.append("no usable keyring: the moved secrets are kept in memory for this session only")
     if report.imported or report.replaced:
-        write_json_atomically(target, {**document, "mcpServers": merged})
+        for key in renamed:
+            if key not in merged:
+                remove_server(target, key)
+        for name in [*report.replaced, *report.imported]:
+            put_server(target, name, merged[name])
         report.written = True
     return report
 

@@ -85,9 +85,13 @@ def test_import_from_the_file_dialog(
     memory_keyring: MemoryKeyring,
 ) -> None:
     window.import_action.trigger()
-    file_dialog = importer.file_dialog
-    assert file_dialog is not None and file_dialog.isVisible()
+    preview = importer.preview_dialog
+    assert preview is not None and preview.isVisible()
+    file_dialog = preview.choose_file()
+    assert file_dialog.isVisible()
     file_dialog.fileSelected.emit(str(claude_file))  # what choosing the file and pressing Open does
+    assert preview.chosen() == ["github", "time"]
+    qtbot.mouseClick(preview.import_button, Qt.MouseButton.LeftButton)
 
     dialog = importer.result_dialog
     assert isinstance(dialog, ImportResultDialog) and dialog.isVisible()
@@ -139,3 +143,54 @@ def test_import_is_disabled_until_the_runtime_is_there(qtbot) -> None:
     win = MainWindow()
     qtbot.addWidget(win)
     assert not win.import_action.isEnabled()
+
+
+def test_preview_searches_the_known_locations_and_imports_only_the_ticked_server(
+    qtbot: QtBot,
+    window: MainWindow,
+    importer: McpImporter,
+    mcp_json: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    memory_keyring: MemoryKeyring,
+) -> None:
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    claude = write(
+        home / ".config" / "Claude" / "claude_desktop_config.json",
+        {
+            "mcpServers": {
+                "github": {"command": "npx", "args": ["-y", "gh"], "env": {"GITHUB_TOKEN": GH_TOKEN}},
+                "time": {"command": "uvx", "args": ["mcp-server-time"]},
+                "broken": {"args": ["no command"]},
+            }
+        },
+    )
+    write(home / ".cursor" / "mcp.json", {"mcpServers": {"web": {"url": "https://example.com/mcp"}}})
+    write(mcp_json, {"mcpServers": {"time": {"command": "old-time"}}})
+
+    preview = importer.choose()
+    assert [preview.sources.itemText(i) for i in range(preview.sources.count())] == [
+        f"Claude Desktop — {claude}",
+        f"Cursor — {home / '.cursor' / 'mcp.json'}",
+    ]
+    rows = {
+        preview.tree.topLevelItem(i).text(0): [preview.tree.topLevelItem(i).text(c) for c in range(1, 4)]
+        for i in range(preview.tree.topLevelItemCount())
+    }
+    assert rows["github"] == ["npx -y gh", "env GITHUB_TOKEN", ""]
+    assert rows["time"][2] == "replaces the server of this name in your mcp.json"
+    assert rows["broken"][2] == "requires either command or url"
+    assert preview.chosen() == ["github"]  # the conflict starts unticked, the broken one cannot be ticked
+    assert preview.import_button.text() == "Import and start 1 server"
+    assert GH_TOKEN not in str(rows)
+
+    qtbot.mouseClick(preview.import_button, Qt.MouseButton.LeftButton)
+    servers = json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["time"] == {"command": "old-time"}  # not ticked: left alone
+    assert set(servers) == {"time", "github"}
+    assert servers["github"]["env"]["GITHUB_TOKEN"] == "${keyring:mcp:github:GITHUB_TOKEN}"
+    assert memory_keyring.store[("switchboard", "mcp:github:GITHUB_TOKEN")] == GH_TOKEN
+    qtbot.waitUntil(lambda: "Imported and started" in window.statusBar().currentMessage())
+    assert window.mcp_host.applied == [{"github"}]  # only the chosen server starts

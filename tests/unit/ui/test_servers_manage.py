@@ -183,3 +183,35 @@ def test_the_count_keeps_the_user_servers_and_the_built_ins_apart() -> None:
     assert summary_text(servers) == "MCP: 1 ready · 1 failed · 1 not started · 2 built-in"
     builtins_only = {k: v for k, v in servers.items() if v.builtin}
     assert summary_text(builtins_only) == "MCP: no servers · 2 built-in"
+
+
+@pytest.mark.integration
+def test_import_preview_starts_only_the_chosen_server(qtbot, setup, tmp_path: Path, monkeypatch, memory_keyring):
+    win, host, mcp_json, script = setup
+    home = tmp_path / "user"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    claude = home / ".config" / "Claude" / "claude_desktop_config.json"
+    claude.parent.mkdir(parents=True)
+    entry = {"command": sys.executable, "args": [str(script)]}
+    servers = {"alpha": {**entry, "env": {"API_TOKEN": TOKEN}}, "beta": entry}
+    claude.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    panel = win.servers_dock.panel
+
+    qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)  # the panel's Import… = File → Import
+    preview = win.importer.preview_dialog
+    assert preview is not None and preview.sources.currentText() == f"Claude Desktop — {claude}"
+    assert preview.chosen() == ["alpha", "beta"]
+    assert preview.tree.topLevelItem(0).text(2) == "env API_TOKEN"
+    preview.set_chosen(["alpha"])
+    qtbot.mouseClick(preview.import_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: "Imported and started" in win.statusBar().currentMessage(), timeout=30_000)
+    assert panel.row_text("alpha") == "Ready · 1 tool"
+    assert "beta" not in host.states() and "beta" not in panel.rows
+    assert set(json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]) == {"keep", "alpha"}
+    assert mcp_json.read_text(encoding="utf-8").startswith('{\n  "mcpServers": {\n    "keep":   {"command": "true"')
+    assert memory_keyring.store[("switchboard", "mcp:alpha:API_TOKEN")] == TOKEN
+    result = win.importer.result_dialog
+    assert result is not None and "Imported (1)" in result.text.toPlainText()
+    result.close()
