@@ -30,11 +30,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from desktop_app.runtime.redaction import redact
+
 
 class SwitchboardError(Exception):
-    """Base of every error the runtime raises on purpose."""
+    """Base of every error the runtime raises on purpose. Its message passes the redaction step when it is
+    made, so no secret reaches a log, the store or the screen through ``str(error)``."""
 
     code = "switchboard_error"
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class ConfigError(SwitchboardError):

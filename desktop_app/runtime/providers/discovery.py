@@ -20,6 +20,7 @@ import httpx
 
 from desktop_app.runtime.errors import ProviderError
 from desktop_app.runtime.providers.presets import LOCAL_PRESETS, Preset
+from desktop_app.runtime.redaction import remember
 from desktop_app.runtime.settings import Dialect
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,8 @@ def models_url(base_url: str, dialect: Dialect) -> str:
 
 
 def _headers(api_key: str | None, dialect: Dialect) -> dict[str, str]:
+    remember(api_key)  # a key typed in the dialog but not saved yet is masked in what the endpoint answers
+    api_key = api_key.strip() if api_key else api_key
     headers = {"Accept": "application/json"}
     if dialect == "anthropic":
         headers["anthropic-version"] = ANTHROPIC_VERSION

@@ -6,6 +6,8 @@ import json
 import logging
 from pathlib import Path
 
+import pytest
+
 from desktop_app.log import setup_logging
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.clock import RetrySleeper
@@ -90,3 +92,31 @@ def test_events_are_redacted_error_text_fully_model_text_only_for_known_secrets(
     assert redact_event(doc).text == f"set api_key = your-key ({MASK})"
     state = ev.ServerStateChanged(server="s", state="failed", error=f"exited: {PLAIN}")
     assert redact_event(state).error == f"exited: {MASK}"
+
+
+def test_every_runtime_error_message_is_redacted_when_it_is_made() -> None:
+    from desktop_app.runtime.errors import ProviderHTTPError, ServerStartError
+
+    remember(PLAIN)
+    error = ProviderHTTPError(401, '{"error": "Incorrect API key provided: ' + PLAIN + '"}')
+    assert PLAIN not in str(error) and "HTTP 401" in str(error) and MASK in str(error)
+    assert PLAIN in error.body  # the raw body stays for Retry-After parsing, never in the message
+    assert PLAIN not in str(ServerStartError(f"exited: Authorization: Bearer {PLAIN}"))
+
+
+@pytest.mark.asyncio
+async def test_fetching_models_with_a_typed_key_masks_it_in_the_error() -> None:
+    import httpx
+
+    from desktop_app.runtime.providers.discovery import ModelListError, list_models
+
+    typed = "typedKeyNotSavedYet123"
+
+    def echo(request: httpx.Request) -> httpx.Response:
+        sent = request.headers["Authorization"]
+        return httpx.Response(401, json={"error": {"message": f"bad key: {sent.removeprefix('Bearer ')}"}})
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(echo)) as client:
+        with pytest.raises(ModelListError) as caught:
+            await list_models("https://api.example.com/v1", f" {typed}\n", "openai", client=client)
+    assert typed not in str(caught.value) and "401" in str(caught.value)
