@@ -49,11 +49,11 @@ BENCHES = (
     ),
     Bench("stream_render.py", (), ("--tokens", "300")),
     Bench("ttft.py", ("--requests", "60"), ("--requests", "2")),
-    Bench("tool_search.py", (), ("--sizes", "100", "--queries", "5")),
+    Bench("tool_search.py", (), ("--sizes", "1000", "--repeat", "2")),
     Bench("call_overhead.py", (), ("--calls", "40", "--stdio-calls", "20", "--rounds", "2")),
     Bench("open_conversation.py", (), ("--messages", "100", "--trials", "1")),
     Bench("fts_search.py", (), ("--messages", "1000", "--repeat", "1")),
-    Bench("second_launch.py", (), ("--runs", "2")),
+    Bench("forward_launch.py", (), ("--runs", "2")),
 )
 
 
