@@ -124,6 +124,37 @@ class RunOutcome:
     error: str | None = None
 
 
+def internal_call_id(run_id: str, position: int) -> str:
+    """The runtime's id of a run's ``position``-th tool call (0-based): unique, whatever id the model sent."""
+    return f"{run_id}-{position}"
+
+
+def wire_messages(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """The history as the model must see it: every tool call and result under the model's own call id.
+
+    The runtime keys calls on its own ids (``internal_call_id``); the wire gets the model's. When a model
+    reused one id twice in one response, the repeats keep the internal id there, so that every call of
+    a request has its own id and its own result.
+    """
+    out: list[Message] = []
+    to_wire: dict[str, str] = {}
+    for message in messages:
+        if isinstance(message, AssistantMessage) and any(c.wire_id for c in message.tool_calls):
+            seen: set[str] = set()
+            calls = []
+            for call in message.tool_calls:
+                wire = call.model_id if call.model_id not in seen else call.id
+                seen.add(wire)
+                to_wire[call.id] = wire
+                calls.append(call.model_copy(update={"id": wire, "wire_id": ""}))
+            out.append(message.model_copy(update={"tool_calls": tuple(calls)}))
+        elif isinstance(message, ToolMessage) and message.tool_call_id in to_wire:
+            out.append(message.model_copy(update={"tool_call_id": to_wire[message.tool_call_id]}))
+        else:
+            out.append(message)
+    return tuple(out)
+
+
 def pending_tool_calls(messages: Sequence[Message]) -> list[ToolCallRequest]:
     """Tool calls of the last assistant message that have no result yet (a paused turn), in model order."""
     answered: set[str] = set()

@@ -1,8 +1,10 @@
 """The one normalized event protocol: every event a run emits, discriminated by ``kind``.
 
 Each event carries the conversation id and the run id; events about one tool call also carry
-its ``tool_call_id``. The UI renders these, ``switchboard ask --events jsonl`` prints them as they
-are (``model_dump_json``), and later the store persists them.
+its ``tool_call_id``: the runtime's own id of the call (the run and the call's position in it), never
+the model's, which ``ToolCall.model_call_id`` keeps (models reuse ids such as ``call_0``). The UI
+renders these, ``switchboard ask --events jsonl`` prints them as they are (``model_dump_json``), and
+the store persists them.
 """
 
 from __future__ import annotations
@@ -91,6 +93,8 @@ class ToolCall(_ToolEvent):
     server: str
     tool: str
     arguments: dict[str, Any]
+    model_call_id: str = ""
+    """The id the model gave the call (not unique: only for the wire and for diagnostics)."""
 
 
 class ApprovalRequired(_ToolEvent):

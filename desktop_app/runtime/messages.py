@@ -13,11 +13,24 @@ class _Model(BaseModel):
 
 
 class ToolCallRequest(_Model):
-    """One tool call the model asked for: its id, its model-facing name and the raw JSON arguments."""
+    """One tool call the model asked for: its id, its model-facing name and the raw JSON arguments.
+
+    ``id`` is the runtime's own identity of the call once the run loop has taken it in (``<run id>-<n>``:
+    the run and the call's position in it), unique whatever the model sent; ``wire_id`` keeps the id the
+    model gave, which is what goes back on the wire (``conversation.wire_messages``). Providers build
+    requests with the model's id in ``id`` and ``wire_id`` empty.
+    """
 
     id: str
     name: str
     arguments: str = "{}"
+    wire_id: str = ""
+    """The model's own id for this call (empty: ``id`` is the model's id, e.g. an older stored call)."""
+
+    @property
+    def model_id(self) -> str:
+        """The id the model knows this call by."""
+        return self.wire_id or self.id
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as a JSON object; raises ``ValueError`` when they are not one."""

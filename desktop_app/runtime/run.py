@@ -39,6 +39,8 @@ from desktop_app.runtime.conversation import (
     ToolHost,
     ToolOutcome,
     ToolTarget,
+    internal_call_id,
+    wire_messages,
 )
 from desktop_app.runtime.errors import ProviderError, SwitchboardError
 from desktop_app.runtime.hooks.context import ToolCallContext, current_tool_call
@@ -99,6 +101,7 @@ class RunLoop:
         self._partial_content: list[str] = []
         self._partial_reasoning: list[str] = []
         self._hooks = hooks
+        self._calls_seen = 0  # tool calls this run has taken in: the position part of their internal ids
 
     # -- helpers ---------------------------------------------------------------------------------------
 
@@ -160,22 +163,23 @@ class RunLoop:
             while True:
                 completion = await self._stream_once()
                 last_content = completion.content
+                tool_calls = self._own_ids(completion.tool_calls)
                 self._conv.messages.append(
                     AssistantMessage(
                         content=completion.content,
                         reasoning=completion.reasoning,
                         reasoning_signature=completion.reasoning_signature,
-                        tool_calls=completion.tool_calls,
+                        tool_calls=tool_calls,
                     )
                 )
-                if not completion.tool_calls:
+                if not tool_calls:
                     reason: Literal["end_turn", "max_tokens", "content_filter"] = (
                         completion.finish_reason if completion.finish_reason != "tool_use" else "end_turn"
                     )
                     await self._stop_hooks(completion.content, rounds)
                     self._emit(ev.RunFinished(**self._ids, reason=reason, content=completion.content))
                     return RunOutcome(self._run_id, "finished", completion.content)
-                for call in completion.tool_calls:
+                for call in tool_calls:
                     await self._run_tool_call(call)
                 rounds += 1
                 if rounds >= self._options.max_tool_rounds:
@@ -196,6 +200,22 @@ class RunLoop:
             )
             self._emit(ev.Error(**self._ids, code="internal_error", message=message))
             raise
+
+    def _own_ids(self, calls: Sequence[ToolCallRequest]) -> tuple[ToolCallRequest, ...]:
+        """Give each of the model's calls the runtime's own id (run + position); the model's stays as ``wire_id``.
+
+        Models reuse ids (``call_0`` in every turn, or twice in one response): approvals, progress,
+        results, cards and stored records all key on the internal id, so no call can take another's.
+        """
+        owned = []
+        for call in calls:
+            owned.append(
+                call.model_copy(
+                    update={"id": internal_call_id(self._run_id, self._calls_seen), "wire_id": call.model_id}
+                )
+            )
+            self._calls_seen += 1
+        return tuple(owned)
 
     def keep_partial(self) -> str:
         """A failed or stopped stream keeps what it had said, so the conversation stays consistent.
@@ -272,7 +292,7 @@ class RunLoop:
         """The conversation, plus the host's system note (the deferred tools block) after the system prompt."""
         system_note = getattr(self._host, "system_note", None)
         note = system_note() if system_note is not None else ""
-        messages = tuple(self._conv.messages)
+        messages = wire_messages(self._conv.messages)
         if not note:
             return messages
         at = 0
@@ -287,13 +307,27 @@ class RunLoop:
             arguments = call.parsed_arguments()
         except ValueError as exc:
             self._emit(
-                ev.ToolCall(**self._ids, tool_call_id=call.id, name=call.name, server=server, tool=tool, arguments={})
+                ev.ToolCall(
+                    **self._ids,
+                    tool_call_id=call.id,
+                    model_call_id=call.model_id,
+                    name=call.name,
+                    server=server,
+                    tool=tool,
+                    arguments={},
+                )
             )
             self._finish_tool(call, server, tool, f"Invalid tool arguments ({exc}); send a JSON object.", True)
             return
         self._emit(
             ev.ToolCall(
-                **self._ids, tool_call_id=call.id, name=call.name, server=server, tool=tool, arguments=arguments
+                **self._ids,
+                tool_call_id=call.id,
+                model_call_id=call.model_id,
+                name=call.name,
+                server=server,
+                tool=tool,
+                arguments=arguments,
             )
         )
         if target is None:

@@ -15,7 +15,7 @@ from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from tests.support.fakes import FakeHost
+from tests.support.fakes import FakeHost, ModelIds
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 SCRIPT: dict[str, dict[str, Any]] = {
@@ -42,11 +42,13 @@ async def test_three_rounds_of_mixed_decisions_reach_the_model(llm_server: Scrip
     settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="m"))
     runtime = Runtime(settings=settings, host=host, policy=ApprovalPolicy("ask"))
     events: list[ev.Event] = []
+    ids = ModelIds()  # SCRIPT is keyed on the model's ids; events carry the runtime's
 
     def on_event(event: ev.Event) -> None:
         events.append(event)
+        ids(event)
         if isinstance(event, ev.ApprovalRequired):
-            runtime.answer(event.tool_call_id, **SCRIPT[event.tool_call_id])
+            runtime.answer(event.tool_call_id, **SCRIPT[ids.model(event.tool_call_id)])
 
     runtime.subscribe(on_event)
     try:
@@ -55,9 +57,9 @@ async def test_three_rounds_of_mixed_decisions_reach_the_model(llm_server: Scrip
         await runtime.aclose()
     assert outcome.status == "finished" and outcome.content == "All done."
     # r3_again was covered by the "always" grant of r3_always: never asked.
-    asked = [e.tool_call_id for e in events if isinstance(e, ev.ApprovalRequired)]
+    asked = [ids.model(e.tool_call_id) for e in events if isinstance(e, ev.ApprovalRequired)]
     assert asked == ["r1_ok", "r1_no", "r2_edit", "r3_always"]
-    decided = {e.tool_call_id: e for e in events if isinstance(e, ev.ApprovalDecided)}
+    decided = {ids.model(e.tool_call_id): e for e in events if isinstance(e, ev.ApprovalDecided)}
     assert decided["r3_again"].source == "grant"
     assert host.log == [
         ("fake", "read", {"path": "/etc/hosts"}),

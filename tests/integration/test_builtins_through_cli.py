@@ -68,11 +68,12 @@ def test_read_only_builtin_runs_under_never_and_save_artifact_is_denied(
     assert events[0]["kind"] == "run_started" and events[-1]["kind"] == "run_finished"
     assert "approval_required" not in [e["kind"] for e in events]  # --approve never asks nobody
     calls = [e for e in events if e["kind"] == "tool_call"]
-    assert [(c["tool_call_id"], c["name"], c["server"], c["tool"]) for c in calls] == [
+    model_id = {c["tool_call_id"]: c["model_call_id"] for c in calls}
+    assert [(c["model_call_id"], c["name"], c["server"], c["tool"]) for c in calls] == [
         ("call_time", "current_time", "switchboard.system", "current_time"),
         ("call_save", "save_artifact", "switchboard.artifacts", "save_artifact"),
     ]
-    decided = {e["tool_call_id"]: e for e in events if e["kind"] == "approval_decided"}
+    decided = {model_id[e["tool_call_id"]]: e for e in events if e["kind"] == "approval_decided"}
     assert (decided["call_time"]["approved"], decided["call_time"]["source"]) == (True, "policy")
     assert decided["call_time"]["reason"] == "built-in read-only tool"
     assert (decided["call_save"]["approved"], decided["call_save"]["reason"]) == (
@@ -80,7 +81,7 @@ def test_read_only_builtin_runs_under_never_and_save_artifact_is_denied(
         "denied by policy (--approve never)",
     )
 
-    results = {e["tool_call_id"]: e for e in events if e["kind"] == "tool_result"}
+    results = {model_id[e["tool_call_id"]]: e for e in events if e["kind"] == "tool_result"}
     clock = results["call_time"]
     assert clock["is_error"] is False
     now = json.loads(clock["text"])  # the real result text: the structured time as JSON

@@ -72,10 +72,10 @@ def test_anthropic_tool_call_reaches_the_real_time_server(
     kinds = [e["kind"] for e in events]
     assert kinds.index("tool_call") < kinds.index("tool_result") < kinds.index("content_delta")
     call = next(e for e in events if e["kind"] == "tool_call")
-    assert (call["tool_call_id"], call["server"], call["tool"]) == ("toolu_1", "time", "get_current_time")
+    assert (call["model_call_id"], call["server"], call["tool"]) == ("toolu_1", "time", "get_current_time")
     assert call["arguments"] == {"timezone": "UTC"}
     result = next(e for e in events if e["kind"] == "tool_result")
-    assert result["tool_call_id"] == "toolu_1" and result["is_error"] is False
+    assert result["tool_call_id"] == call["tool_call_id"] and result["is_error"] is False
     data = json.loads(result["text"])
     assert data["timezone"] == "UTC" and "datetime" in data  # real data from mcp-server-time
     assert "".join(e["text"] for e in events if e["kind"] == "content_delta") == "It is the time the server said."

@@ -97,3 +97,32 @@ class FakeHost:
             return FakeOutcome(self.handlers[tool](arguments))
         except Exception as exc:
             return FakeOutcome(f"Tool {tool} failed: {exc}", is_error=True)
+
+
+class ModelIds:
+    """The model's tool-call ids behind the runtime's own (``ToolCall.model_call_id``), learnt from events.
+
+    Scripts are written with the model's ids (``calls(("c1", …))``); events carry the runtime's ids
+    (run + position). Subscribe it (or feed it events) and map with ``model(id)`` / ``internal(model_id)``.
+    """
+
+    def __init__(self) -> None:
+        self.by_internal: dict[str, str] = {}
+
+    def __call__(self, event: Any) -> None:
+        if getattr(event, "kind", None) == "tool_call" and event.model_call_id:
+            self.by_internal[event.tool_call_id] = event.model_call_id
+
+    def model(self, tool_call_id: str) -> str:
+        return self.by_internal.get(tool_call_id, tool_call_id)
+
+    def internal(self, model_id: str) -> str:
+        return next((k for k, v in self.by_internal.items() if v == model_id), model_id)
+
+
+def only_card(view: Any) -> Any:
+    """The one tool card a chat view shows (``None`` before it appears): cards are keyed on the runtime's
+    call ids, which a test that scripts the model's ids does not know."""
+    cards = list(view.cards.values())
+    assert len(cards) <= 1, f"expected one tool card, got {len(cards)}"
+    return cards[0] if cards else None

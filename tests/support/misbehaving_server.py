@@ -4,10 +4,11 @@
 
 Modes change how it starts: ``normal`` (default); ``garbage`` prints non-JSON lines to stdout at
 start-up and before each answer; ``slow-start`` sleeps 3 s before serving (``SLOW_START_S``
-overrides). Tools (in every mode): ``ok``, ``crash`` (``os._exit`` mid-call), ``hang`` (never
-returns, the server stays responsive), ``freeze`` (blocks the server's event loop: nothing is
-answered any more), ``flood`` (writes ``mb`` MiB to stderr, then answers), ``big`` (returns
-``chars`` characters).
+overrides); ``once`` starts only once: ``crash`` leaves the file named by ``$CRASHED_MARKER``
+behind, and a start that finds it exits at once (a restart that fails). Tools (in every mode):
+``ok``, ``crash`` (``os._exit`` mid-call), ``hang`` (never returns, the server stays responsive),
+``freeze`` (blocks the server's event loop: nothing is answered any more), ``flood`` (writes ``mb``
+MiB to stderr, then answers), ``big`` (returns ``chars`` characters).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ async def ok() -> str:
 @server.tool()
 async def crash() -> str:
     print("misbehaving: about to exit", file=sys.stderr, flush=True)
+    if MODE == "once":
+        with open(os.environ["CRASHED_MARKER"], "w") as marker:  # noqa: ASYNC230 - exits right after
+            marker.write("crashed")
     os._exit(1)
 
 
@@ -70,6 +74,9 @@ async def big(chars: int) -> str:
 
 if __name__ == "__main__":
     print(f"misbehaving: started in mode {MODE}", file=sys.stderr, flush=True)
+    if MODE == "once" and os.path.exists(os.environ["CRASHED_MARKER"]):
+        print("misbehaving: crashed before, refusing to start again", file=sys.stderr, flush=True)
+        sys.exit(3)
     if MODE == "slow-start":
         time.sleep(float(os.environ.get("SLOW_START_S", "3")))
     _garbage("at start-up")

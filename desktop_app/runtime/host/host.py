@@ -149,7 +149,7 @@ def _same_key(old: list[object], new: list[object]) -> bool:
         return False
     for a, b in zip(old, new, strict=True):
         assert isinstance(a, tuple) and isinstance(b, tuple)
-        if a[0] != b[0] or a[1] != b[1] or a[2] is not b[2] or a[3] is not b[3]:
+        if a[0] != b[0] or a[1] != b[1] or a[2] is not b[2] or a[3] is not b[3] or a[4:] != b[4:]:
             return False
     return True
 
@@ -184,6 +184,7 @@ class Host(HostFeatures):
         self._builtins: dict[str, BuiltinFactory] = {}
         self._in_process: dict[str, BuiltinFactory] = {}
         self._connections: dict[str, ServerConnection] = {}
+        self._last_tools: dict[str, list[Any]] = {}  # each server's tools when it was last ready
         self._closed = False
         self._tools_cache: tuple[list[object], bool, list[HostTool]] | None = None
         self.paused = False
@@ -301,6 +302,7 @@ class Host(HostFeatures):
 
     async def _apply_one(self, server: str) -> None:
         await self._supervisor.reset(server)
+        self._last_tools.pop(server, None)
         old = self._connections.pop(server, None)
         if old is not None:
             await old.close()
@@ -312,6 +314,7 @@ class Host(HostFeatures):
     async def restart(self, server: str) -> ServerStatus:
         """Close ``server``'s connection (if any) and connect it again; resets the restart backoff."""
         await self._supervisor.reset(server)
+        self._last_tools.pop(server, None)
         connection = self._connections.pop(server, None)
         if connection is not None:
             await connection.close()
@@ -406,6 +409,7 @@ class Host(HostFeatures):
         if self._connections.get(server) is not connection or self._closed:
             return  # a replaced or closing connection
         if what == "tools":
+            self._last_tools[server] = list(connection.tools)
             self._events.publish(ToolsChanged(server=server, tool_count=len(connection.tools)))
             return
         if connection.state == "failed" and connection.crashed:
@@ -416,6 +420,7 @@ class Host(HostFeatures):
             return  # the supervisor reports the attempts of a restart sequence
         if connection.state == "ready":
             self._supervisor.ready(server)
+            self._last_tools[server] = list(connection.tools)
         status = self._status(server)
         self._events.publish(
             ServerStateChanged(
@@ -462,9 +467,12 @@ class Host(HostFeatures):
         server's tools appear once it has been used (see :meth:`ensure_connected`). Excluded tools
         (``excludedTools``) are left out unless ``include_excluded``; they keep their names either way.
         The list is rebuilt only when a connection, its tools or a configuration changed.
+        A server that crashed and is being restarted keeps its last tools on offer: a call to one waits
+        for the restart.
         """
         key: list[object] = [
-            (name, c.state, c.tools, self._configs.get(name)) for name, c in sorted(self._connections.items())
+            (name, c.state, c.tools, self._configs.get(name), self._supervisor.active(name))
+            for name, c in sorted(self._connections.items())
         ]
         cached = self._tools_cache
         if cached is not None and cached[1] == include_excluded and _same_key(cached[0], key):
@@ -476,7 +484,10 @@ class Host(HostFeatures):
     def _build_tools(self, include_excluded: bool) -> list[HostTool]:
         seen: set[str] = set()
         result: list[HostTool] = []
-        ready = {name: c for name, c in self._connections.items() if c.state == "ready"}
+        ready = {name: c.tools for name, c in self._connections.items() if c.state == "ready"}
+        for name, last in self._last_tools.items():
+            if name not in ready and self._supervisor.active(name):
+                ready[name] = last
         builtin_names = sorted(name for name in ready if name in self._builtins)
         external_names = sorted(name for name in ready if name not in self._builtins)
         for server in [*builtin_names, *external_names]:
@@ -484,7 +495,7 @@ class Host(HostFeatures):
             config = None if builtin else self._configs[server]
             excluded = set(config.excluded_tools) if config is not None else set()
             pinned = config.pinned if config is not None else False
-            for tool in sorted(ready[server].tools, key=lambda t: t.name):
+            for tool in sorted(ready[server], key=lambda t: t.name):
                 is_excluded = tool.name in excluded
                 base = tool.name if builtin else qualify_tool_name(server, tool.name)
                 annotations = tool.annotations
@@ -567,20 +578,33 @@ class Host(HostFeatures):
                 f"Tool '{tool}' of MCP server '{server}' is excluded in mcp.json (\"excludedTools\"); remove it "
                 "from that list to use it."
             )
+        if self._supervisor.active(server) and not self._is_ready(server):
+            # Crashed and restarting: wait for the restart (bounded by the call timeout), then call.
+            await self._supervisor.wait_attempt(server, (config.timeout if config else None) or self.call_timeout)
         connection = await self._ensure(server)
         if connection.state == "ready" and all(t.name != tool for t in connection.tools):
             return error_outcome(
                 f"Tool '{tool}' was not found on MCP server '{server}'. Use one of the tools that are listed."
             )
-        if self._supervisor.active(server) and connection.state != "ready":
+        if connection.state == "failed" and server in self._last_tools:  # it was up: it crashed since
             phase = self._supervisor.phase(server)
-            when = f" in {phase[1]:g} s" if phase is not None and phase[1] is not None else " now"
+            when = (
+                f"Switchboard tries again in {phase[1]:g} s"
+                if phase is not None and phase[1] is not None
+                else "Switchboard is still restarting it"
+                if phase is not None
+                else "restart it from the servers panel once it is fixed"
+            )
             return error_outcome(
-                f"MCP server '{server}' is not running ({connection.error}); it will be restarted{when}. "
-                "Try again once it is ready, or use another tool."
+                f"MCP server '{server}' is down: it crashed and restarting it has not worked yet "
+                f"({connection.error or 'no reason given'}). {when}; try again then, or use another tool."
             )
         outcome = await connection.call_tool(tool, arguments, progress=progress)
         return truncate_outcome(outcome, self.max_output_chars)
+
+    def _is_ready(self, server: str) -> bool:
+        connection = self._connections.get(server)
+        return connection is not None and connection.state == "ready"
 
     async def _connection_for(self, server: str) -> ServerConnection:
         self._require_known(server)

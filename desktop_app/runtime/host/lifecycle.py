@@ -9,6 +9,8 @@ Restart policy (decided here, documented in :class:`RestartSupervisor`):
 * A server that **fails at its first start** (command not found, bad config, exits at once,
   start-up timeout) is *not* restarted automatically: that needs the user's fix, then a manual
   restart. It is shown ``failed`` with the reason.
+* A call to a server whose restart is under way waits for the next attempt's outcome (bounded by the
+  call timeout: :meth:`RestartSupervisor.wait_attempt`) instead of failing at once.
 * The backoff resets on a manual ``Host.restart`` and once a restarted server has stayed ready for
   ``stable_after`` seconds. After ``max_restarts`` consecutive attempts the host gives up and the
   server stays ``failed`` until restarted by hand.
@@ -74,6 +76,7 @@ class _Track:
     phase: str | None = None  # "waiting" (sleeping before the next attempt) or "restarting"
     delay: float | None = None
     task: asyncio.Task[None] | None = None
+    settled: asyncio.Event | None = None  # set (and replaced) when an attempt ends or the sequence stops
 
 
 class RestartSupervisor:
@@ -121,6 +124,24 @@ class RestartSupervisor:
     def active(self, server: str) -> bool:
         track = self._tracks.get(server)
         return track is not None and track.task is not None and not track.task.done()
+
+    async def wait_attempt(self, server: str, timeout: float) -> None:  # noqa: ASYNC109
+        """Wait until the running restart sequence's next attempt ends (either way), at most ``timeout`` s.
+
+        Returns at once when no restart is under way; the caller then looks at the server's state."""
+        track = self._tracks.get(server)
+        if track is None or not self.active(server):
+            return
+        if track.settled is None:
+            track.settled = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(track.settled.wait(), timeout)
+
+    @staticmethod
+    def _settle(track: _Track) -> None:
+        if track.settled is not None:
+            track.settled.set()
+            track.settled = None
 
     def ready(self, server: str) -> None:
         self._track(server).ready_since = self._clock()
@@ -171,12 +192,15 @@ class RestartSupervisor:
                 await self._sleep(track.delay)
                 track.phase, track.delay = "restarting", None
                 self._publish(ServerStateChanged(server=server, state="restarting", attempt=track.attempt))
-                if await self._reconnect(server):
+                ready = await self._reconnect(server)
+                if ready:
                     return
+                self._settle(track)  # a failed attempt: waiting calls learn that the server is down
         finally:
             track.phase, track.delay = None, None
             if track.task is asyncio.current_task():
                 track.task = None
+            self._settle(track)
 
 
 __all__ = [

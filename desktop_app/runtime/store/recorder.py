@@ -196,6 +196,8 @@ class Recorder:
 
     def _tool_call(self, state: _RunState, event: ev.ToolCall) -> None:
         payload = {"name": event.name, "server": event.server, "tool": event.tool, "arguments": event.arguments}
+        if event.model_call_id and event.model_call_id != event.tool_call_id:
+            payload["wire_id"] = event.model_call_id  # the model's id, for the wire after a reopen
         with self.store.transaction():
             existing = self.store.tool_call_message(event.conversation_id, event.tool_call_id)
             if existing is not None:  # a continued run deciding a call of a paused turn: already stored

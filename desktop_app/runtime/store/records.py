@@ -101,7 +101,13 @@ def _tool_call(part: StoredPart) -> ToolCallRequest:
     payload = part.payload or {}
     arguments = payload.get("arguments", {})
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return ToolCallRequest(id=part.tool_call_id or "", name=str(payload.get("name", "")), arguments=raw)
+    wire_id = payload.get("wire_id")
+    return ToolCallRequest(
+        id=part.tool_call_id or "",
+        name=str(payload.get("name", "")),
+        arguments=raw,
+        wire_id=wire_id if isinstance(wire_id, str) else "",
+    )
 
 
 def _tool_message(message: StoredMessage) -> ToolMessage | None:

@@ -18,19 +18,28 @@ from tests.support.fakes import FakeHost, FakeProvider, answer, calls
 
 
 class Answers:
-    """Answers approvals as they are asked, from a script keyed by tool-call id."""
+    """Answers approvals as they are asked, from a script keyed by the model's tool-call id.
+
+    The runtime's events carry its own call ids; ``model_id`` maps them back (from the ``ToolCall`` events).
+    """
 
     def __init__(self, runtime: Runtime, script: dict[str, dict[str, object]]) -> None:
         self.runtime, self.script = runtime, script
         self.events: list[ev.Event] = []
         self.seen: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
+        self.model_ids: dict[str, str] = {}
         runtime.subscribe(self)
+
+    def model_id(self, tool_call_id: str) -> str:
+        return self.model_ids.get(tool_call_id, tool_call_id)
 
     def __call__(self, event: ev.Event) -> None:
         self.events.append(event)
         self.seen[event.kind].set()
-        if isinstance(event, ev.ApprovalRequired) and event.tool_call_id in self.script:
-            self.runtime.answer(event.tool_call_id, **self.script[event.tool_call_id])  # type: ignore[arg-type]
+        if isinstance(event, ev.ToolCall):
+            self.model_ids[event.tool_call_id] = event.model_call_id
+        if isinstance(event, ev.ApprovalRequired) and self.model_id(event.tool_call_id) in self.script:
+            self.runtime.answer(event.tool_call_id, **self.script[self.model_id(event.tool_call_id)])  # type: ignore[arg-type]
 
     def of(self, kind: type[ev.ApprovalDecided]) -> list[ev.ApprovalDecided]:
         return [e for e in self.events if isinstance(e, kind)]
@@ -64,16 +73,16 @@ async def test_scopes_create_grants_that_skip_later_questions(tmp_path: Path) ->
     runtime = make(provider, echo_host(), grants)
     answers = Answers(runtime, {"a": {"approved": True, "scope": "tool"}, "c": {"approved": True}})
     await runtime.run(runtime.new_conversation(), "go")
-    decided = {e.tool_call_id: e for e in answers.of(ev.ApprovalDecided)}
+    decided = {answers.model_id(e.tool_call_id): e for e in answers.of(ev.ApprovalDecided)}
     assert (decided["a"].source, decided["a"].scope) == ("user", "tool")
     assert (decided["b"].source, decided["b"].scope) == ("grant", "tool")  # not asked again
     assert decided["c"].source == "user"
-    asked = [e.tool_call_id for e in answers.events if isinstance(e, ev.ApprovalRequired)]
+    asked = [answers.model_id(e.tool_call_id) for e in answers.events if isinstance(e, ev.ApprovalRequired)]
     assert asked == ["a", "c"]
     # The lasting grant is listed with where it came from, persisted, and revocable.
     [grant] = grants.list()
     assert (grant.scope, grant.server, grant.tool) == ("tool", "fake", "echo")
-    assert "tool call a" in grant.origin
+    assert f"tool call {next(k for k, v in answers.model_ids.items() if v == 'a')}" in grant.origin
     assert GrantStore(tmp_path / "grants.json").list() == [grant]
     assert runtime.revoke_grant(grant) is True
     assert GrantStore(tmp_path / "grants.json").list() == []
@@ -139,11 +148,15 @@ async def test_unknown_and_twice_answered_ids_are_errors() -> None:
     await answers.seen["approval_required"].wait()
     with pytest.raises(UnknownToolCallError):
         runtime.answer("zzz", approved=True)
-    with pytest.raises(ValueError, match="edited arguments"):
-        runtime.answer("a", approved=False, arguments={"x": 1})
-    runtime.answer("a", approved=True)
+    [waiting] = runtime.pending_approvals(conv)
+    assert answers.model_id(waiting) == "a"
     with pytest.raises(UnknownToolCallError):
-        runtime.answer("a", approved=True)
+        runtime.answer("a", approved=True)  # the model's id is not the runtime's
+    with pytest.raises(ValueError, match="edited arguments"):
+        runtime.answer(waiting, approved=False, arguments={"x": 1})
+    runtime.answer(waiting, approved=True)
+    with pytest.raises(UnknownToolCallError):
+        runtime.answer(waiting, approved=True)
     assert (await task).status == "finished"
 
 

@@ -36,13 +36,19 @@ class Recorder:
         self.auto = auto or {}
         self.runtime = runtime
         self.seen: defaultdict[str, asyncio.Event] = defaultdict(asyncio.Event)
+        self.model_ids: dict[str, str] = {}  # the runtime's call ids -> the model's (``auto`` is keyed on those)
         runtime.subscribe(self)
+
+    def model_id(self, tool_call_id: str) -> str:
+        return self.model_ids.get(tool_call_id, tool_call_id)
 
     def __call__(self, event: ev.Event) -> None:
         self.events.append(event)
         self.seen[event.kind].set()
-        if isinstance(event, ev.ApprovalRequired) and event.tool_call_id in self.auto:
-            approved = self.auto[event.tool_call_id]
+        if isinstance(event, ev.ToolCall):
+            self.model_ids[event.tool_call_id] = event.model_call_id
+        if isinstance(event, ev.ApprovalRequired) and self.model_id(event.tool_call_id) in self.auto:
+            approved = self.auto[self.model_id(event.tool_call_id)]
             self.runtime.answer(event.tool_call_id, approved=approved, reason=None if approved else "not now")
 
     def kinds(self) -> list[str]:
@@ -82,7 +88,7 @@ async def test_tool_call_pauses_for_approval_then_continues() -> None:
         "run_finished",
     ]
     result = next(e for e in rec.events if isinstance(e, ev.ToolResult))
-    assert (result.tool_call_id, result.text, result.is_error) == ("c1", "echo 1", False)
+    assert (rec.model_id(result.tool_call_id), result.text, result.is_error) == ("c1", "echo 1", False)
     assert host.log == [("fake", "echo", {"x": 1})]
     # The second request carries the assistant tool call and the tool result.
     second = provider.requests[1].messages
@@ -111,7 +117,7 @@ async def test_denied_raising_and_unknown_tools_go_back_as_is_error() -> None:
     rec = Recorder(runtime, auto={"d1": False, "b1": True})
     outcome = await runtime.run(runtime.new_conversation(), "go")
     assert outcome.status == "finished"
-    results = {e.tool_call_id: e for e in rec.events if isinstance(e, ev.ToolResult)}
+    results = {rec.model_id(e.tool_call_id): e for e in rec.events if isinstance(e, ev.ToolResult)}
     assert list(results) == ["d1", "b1", "u1", "j1"]  # model order
     assert all(r.is_error for r in results.values())
     assert "denied" in results["d1"].text and "not now" in results["d1"].text
@@ -146,13 +152,14 @@ async def test_second_run_on_the_same_conversation_is_refused() -> None:
     conv = runtime.new_conversation()
     first = asyncio.ensure_future(runtime.run(conv, "first"))
     await rec.seen["approval_required"].wait()
-    assert runtime.pending_approvals() == ["c1"]
+    [waiting] = runtime.pending_approvals()
+    assert rec.model_id(waiting) == "c1"
     with pytest.raises(ConversationBusyError, match="already active"):
         await runtime.run(conv, "second")
     # Another conversation may run at the same time.
     other = await runtime.run(runtime.new_conversation(), "elsewhere")
     assert other.status == "finished"
-    runtime.answer("c1", approved=True)
+    runtime.answer(waiting, approved=True)
     assert (await first).status == "finished"
     assert rec.kinds().count("run_started") == 2
 
@@ -297,7 +304,7 @@ async def test_a_cancelled_caller_waits_for_the_run_to_record_its_cancelled_tool
         await caller
     assert rec.kinds()[-2:] == ["tool_result", "run_finished"]  # the result first, then the end
     last = runtime.conversation(conv).messages[-1]
-    assert isinstance(last, ToolMessage) and last.tool_call_id == "c1" and last.is_error
+    assert isinstance(last, ToolMessage) and rec.model_id(last.tool_call_id) == "c1" and last.is_error
     assert not runtime.is_running(conv)
 
 

@@ -14,7 +14,7 @@ from desktop_app.ui.chat.blocks import AnswerBlock, ToolCard
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.main_window import MainWindow
 from tests.support.fake_runtime import Content, FakeRuntime, Gate, RoundLimit, Tool
-from tests.support.fakes import FakeHost, FakeProvider, answer, calls
+from tests.support.fakes import FakeHost, FakeProvider, answer, calls, only_card
 
 
 def _send(qtbot, win: MainWindow, text: str) -> None:
@@ -122,8 +122,8 @@ def test_real_runtime_pauses_at_the_round_limit_and_continue_goes_on(qtbot, qloo
         qtbot.waitUntil(lambda: not win.controller.busy)
         [line] = _of(win, PausedLine)
         assert line.text == "Paused after 1 tool round. Continue to let the model go on."
-        assert win.view.cards["c1"].status.text() == "Approved by policy"
-        assert win.view.cards["c1"].result.text() == "echo 1"
+        assert only_card(win.view).status.text() == "Approved by policy"
+        assert only_card(win.view).result.text() == "echo 1"
 
         provider.gate = asyncio.Event()  # hold the next answer to see the run as running
         qtbot.mouseClick(line.continue_button, Qt.MouseButton.LeftButton)
@@ -148,17 +148,18 @@ def test_real_runtime_resume_reasks_the_pending_call_on_the_same_card(qtbot, qlo
     win = _window(qtbot, runtime)
     try:
         _send(qtbot, win, "echo 1")
-        qtbot.waitUntil(lambda: "c1" in win.view.cards and win.view.cards["c1"].pending)
-        card = win.view.cards["c1"]
+        qtbot.waitUntil(lambda: only_card(win.view) is not None and only_card(win.view).pending)
+        card = only_card(win.view)
         conversation = win.controller.conversation_id
-        assert runtime.pending_approvals(conversation) == ["c1"]
+        assert runtime.pending_approvals(conversation) == [card.tool_call_id]
         qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)  # Stop while it waits
         qtbot.waitUntil(lambda: not win.controller.busy)
-        assert not card.pending and [c.id for c in runtime.pending_tool_calls(conversation)] == ["c1"]
+        assert not card.pending and [c.model_id for c in runtime.pending_tool_calls(conversation)] == ["c1"]
+        assert [c.id for c in runtime.pending_tool_calls(conversation)] == [card.tool_call_id]
 
         qtbot.mouseClick(win.view.paused_line.continue_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: card.pending)
-        assert len(_of(win, ToolCard)) == 1 and win.view.cards["c1"] is card
+        assert len(_of(win, ToolCard)) == 1 and only_card(win.view) is card
         qtbot.mouseClick(card.edit_button, Qt.MouseButton.LeftButton)
         card.args.editor.setPlainText('{"x": 2}')
         qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)

@@ -16,6 +16,7 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock, UsageFooter
 from desktop_app.ui.main_window import MainWindow
+from tests.support.fakes import only_card
 from tests.support.llm_server import Gate, Reply, split, text_reply, tool_call_reply
 
 REASONING_1 = "The user wants the time in Paris. I will ask the clock tool."
@@ -67,10 +68,8 @@ def test_prompt_reasoning_tool_approval_and_answer(qtbot, qloop, llm_server):
         assert win.composer.button.text() == "Stop"
         gate.open()
 
-        qtbot.waitUntil(
-            lambda: "call_clock_1" in win.view.cards and not win.view.cards["call_clock_1"].buttons.isHidden()
-        )
-        card = win.view.cards["call_clock_1"]
+        qtbot.waitUntil(lambda: only_card(win.view) is not None and not only_card(win.view).buttons.isHidden())
+        card = only_card(win.view)
         assert "clock" in card.title.text() and "switchboard.clock" in card.title.text()
         assert card.arguments.text() == '{\n  "city": "Paris"\n}'
         qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)

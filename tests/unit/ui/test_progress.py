@@ -20,7 +20,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.tool_card import PROGRESS_STEPS
 from desktop_app.ui.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
-from tests.support.fakes import FakeProvider, answer, calls
+from tests.support.fakes import FakeProvider, answer, calls, only_card
 
 
 def _await(qtbot: Any, loop: Any, coro: Any, timeout: int = 10_000) -> Any:
@@ -85,8 +85,8 @@ def test_real_tool_progress_shows_on_the_card(qtbot, qloop) -> None:
     try:
         qtbot.keyClicks(win.composer.edit, "Do the slow thing")
         qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: "c1" in win.view.cards and win.view.cards["c1"].progress_bar is not None)
-        card = win.view.cards["c1"]
+        qtbot.waitUntil(lambda: only_card(win.view) is not None and only_card(win.view).progress_bar is not None)
+        card = only_card(win.view)
         assert card.progress_bar is not None and card.progress_label is not None
         qtbot.waitUntil(lambda: card.progress_bar.value() == PROGRESS_STEPS // 2)
         assert not card.progress_bar.isHidden() and card.progress_label.text() == "halfway there"

@@ -18,7 +18,7 @@ from desktop_app.ui.chat.replay import INTERRUPTED_NOTE, STOPPED_NOTE, read_tran
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.main_window import MainWindow
-from tests.support.fakes import FakeHost, FakeProvider, answer, calls
+from tests.support.fakes import FakeHost, FakeProvider, answer, calls, only_card
 
 CID = "conv-1"
 
@@ -192,7 +192,7 @@ def test_a_pending_approval_resumes_after_a_restart(qtbot, qloop, tmp_path):
     win1 = _window(qtbot, runtime1, store1)
     win1.composer.edit.setPlainText("echo 1")
     win1.composer.button.click()
-    qtbot.waitUntil(lambda: "c1" in win1.view.cards and win1.view.cards["c1"].pending)
+    qtbot.waitUntil(lambda: only_card(win1.view) is not None and only_card(win1.view).pending)
     conversation = win1.controller.conversation_id
     assert win1.conversations.conversation_ids() == [conversation]
     unsubscribe()
@@ -213,7 +213,7 @@ def test_a_pending_approval_resumes_after_a_restart(qtbot, qloop, tmp_path):
         assert item is not None and item.text() == "echo 1"
         win2.conversations.list.itemClicked.emit(item)
         assert [u.text for u in _of(win2.view, UserMessageBlock)] == ["echo 1"]
-        card = win2.view.cards["c1"]
+        card = only_card(win2.view)
         assert card.status.text() in ("Resuming…", "Waiting for approval")
         qtbot.waitUntil(lambda: card.pending)  # continue_run re-asked: the same card is armed again
         assert _of(win2.view, ToolCard) == [card] and card.args.original == {"x": 1}

@@ -25,7 +25,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.server_requests import ElicitationCard, SamplingCard, ServerRequests
-from tests.support.fakes import FakeProvider, answer, calls
+from tests.support.fakes import FakeProvider, answer, calls, only_card
 
 READ_ONLY = mtypes.ToolAnnotations(readOnlyHint=True)  # built-in + read-only: the tool itself never asks
 
@@ -294,7 +294,7 @@ def test_real_sampling_allowed_runs_on_the_users_provider(qtbot, qloop) -> None:
         assert card.status.text().startswith("Allowed")
         assert len(provider.requests) == 3 and provider.requests[1].max_tokens == 50
         assert "ping?" in str(provider.requests[1].messages)
-        assert win.view.cards["c1"].result.text() == "model said: pong!"
+        assert only_card(win.view).result.text() == "model said: pong!"
         assert runtime.pending_server_requests() == []
     finally:
         _await(qtbot, qloop, runtime.aclose())
@@ -318,7 +318,7 @@ def test_real_elicitation_error_then_accept(qtbot, qloop) -> None:
         card.field("age").widget.setValue(36)
         card.accept_button.click()
         qtbot.waitUntil(lambda: not win.controller.busy, timeout=15_000)
-        result = win.view.cards["c1"].result.text()
+        result = only_card(win.view).result.text()
         assert result.startswith("accept:") and "Ada" in result and "36" in result
     finally:
         _await(qtbot, qloop, runtime.aclose())
@@ -333,7 +333,7 @@ def test_real_elicitation_decline(qtbot, qloop) -> None:
         [card] = win.server_requests.cards.values()
         card.decline_button.click()
         qtbot.waitUntil(lambda: not win.controller.busy, timeout=15_000)
-        assert win.view.cards["c1"].result.text().startswith("decline")
+        assert only_card(win.view).result.text().startswith("decline")
         assert card.status.text().startswith("Declined")
     finally:
         _await(qtbot, qloop, runtime.aclose())

@@ -22,7 +22,7 @@ from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import attach_store
-from tests.support.fakes import FakeProvider, answer, calls
+from tests.support.fakes import FakeProvider, ModelIds, answer, calls
 
 BUILTIN_TOOLS = {
     "current_time",
@@ -114,12 +114,14 @@ class Listener:
     def __init__(self, runtime: Runtime, approve: frozenset[str] = frozenset()) -> None:
         self.events: list[ev.Event] = []
         self.runtime = runtime
-        self.approve = approve
+        self.approve = approve  # the model's call ids
+        self.ids = ModelIds()
         runtime.subscribe(self)
 
     def __call__(self, event: ev.Event) -> None:
         self.events.append(event)
-        if isinstance(event, ev.ApprovalRequired) and event.tool_call_id in self.approve:
+        self.ids(event)
+        if isinstance(event, ev.ApprovalRequired) and self.ids.model(event.tool_call_id) in self.approve:
             self.runtime.answer(event.tool_call_id, approved=True)
 
     def of(self, kind: type[ev.Event]) -> list[Any]:
@@ -152,15 +154,17 @@ async def test_read_only_builtins_never_ask_and_save_artifact_does(built: Assemb
         recorder.close()
 
     assert outcome.status == "finished" and outcome.content == "Saved."
-    assert [e.tool_call_id for e in listener.of(ev.ApprovalRequired)] == ["c4"]
-    decided = {e.tool_call_id: (e.approved, e.source, e.reason) for e in listener.of(ev.ApprovalDecided)}
+    assert [listener.ids.model(e.tool_call_id) for e in listener.of(ev.ApprovalRequired)] == ["c4"]
+    decided = {
+        listener.ids.model(e.tool_call_id): (e.approved, e.source, e.reason) for e in listener.of(ev.ApprovalDecided)
+    }
     assert decided == {
         "c1": (True, "policy", "built-in read-only tool"),
         "c2": (True, "policy", "built-in read-only tool"),
         "c3": (True, "policy", "built-in read-only tool"),
         "c4": (True, "user", None),
     }
-    results = {e.tool_call_id: e for e in listener.of(ev.ToolResult)}
+    results = {listener.ids.model(e.tool_call_id): e for e in listener.of(ev.ToolResult)}
     assert all(not r.is_error for r in results.values()), [r.text for r in results.values()]
     assert results["c1"].server == "switchboard.system" and "utc_offset" in (results["c1"].structured or {})
     assert f"conversation_id: {conversation}" in results["c2"].text and "[pelican]" in results["c2"].text
@@ -180,7 +184,7 @@ async def test_never_denies_save_artifact_but_not_read_only_builtins(built: Asse
     listener = Listener(runtime)
     await runtime.run(runtime.new_conversation(), "go")
     assert listener.of(ev.ApprovalRequired) == []
-    results = {e.tool_call_id: e for e in listener.of(ev.ToolResult)}
+    results = {listener.ids.model(e.tool_call_id): e for e in listener.of(ev.ToolResult)}
     assert not results["c1"].is_error
     assert results["c2"].is_error
     assert results["c2"].text == "The user denied this tool call. Reason: denied by policy (--approve never)"

@@ -279,9 +279,11 @@ async def test_a_run_emits_tool_progress_before_the_tool_result(host: Host) -> N
     kinds = [e.kind for e in events]
     assert kinds.index("tool_progress") < kinds.index("tool_result")
     progress = [e for e in events if isinstance(e, ev.ToolProgress)]
+    [call] = [e for e in events if isinstance(e, ev.ToolCall)]
+    assert call.model_call_id == "c1"
     assert [(p.tool_call_id, p.progress, p.total, p.message) for p in progress] == [
-        ("c1", 1, 2, "step 1"),
-        ("c1", 2, 2, "step 2"),
+        (call.tool_call_id, 1, 2, "step 1"),
+        (call.tool_call_id, 2, 2, "step 2"),
     ]
 
 
@@ -322,7 +324,8 @@ async def test_stopping_a_run_cancels_the_tool_and_records_it_as_an_error() -> N
         async with asyncio.timeout(WAIT):
             await probe.cancelled.wait()
         results = [e for e in events if isinstance(e, ev.ToolResult)]
-        assert [(r.tool_call_id, r.is_error, r.text) for r in results] == [("c1", True, CANCELLED_BY_USER)]
+        [call] = [e for e in events if isinstance(e, ev.ToolCall)]
+        assert [(r.tool_call_id, r.is_error, r.text) for r in results] == [(call.tool_call_id, True, CANCELLED_BY_USER)]
         assert isinstance(events[-1], ev.RunFinished) and events[-1].reason == "cancelled"
         assert runtime.pending_tool_calls(conversation) == []  # the cancelled call has its result
         again = await host.call("features", "add", {"a": 1, "b": 1})

@@ -14,7 +14,7 @@ from desktop_app.runtime.providers.base import Completion, ContentChunk, Provide
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Recorder, Store, attach_store
-from tests.support.fakes import FakeHost, FakeProvider
+from tests.support.fakes import FakeHost, FakeProvider, ModelIds
 from tests.unit.runtime.store.conftest import FakeClock
 
 IDS = {"conversation_id": "c1", "run_id": "r1"}
@@ -47,10 +47,12 @@ def make_runtime(provider: FakeProvider, host: FakeHost) -> Runtime:
 class Approver:
     def __init__(self, runtime: Runtime, answers: dict[str, tuple[bool, str | None]]) -> None:
         self.runtime, self.answers = runtime, answers
+        self.ids = ModelIds()  # ``answers`` are keyed on the model's ids
 
     def __call__(self, event: ev.Event) -> None:
+        self.ids(event)
         if isinstance(event, ev.ApprovalRequired):
-            approved, reason = self.answers[event.tool_call_id]
+            approved, reason = self.answers[self.ids.model(event.tool_call_id)]
             self.runtime.answer(event.tool_call_id, approved=approved, reason=reason)
 
 
@@ -72,7 +74,7 @@ async def test_a_full_run_round_trips_to_the_same_model_messages(store: Store) -
     )  # fmt: skip
     runtime = make_runtime(provider, host)
     recorder = attach_store(runtime, store)
-    runtime.subscribe(Approver(runtime, {"t1": (True, None), "t2": (True, None), "t4": (False, "not twice"),
+    runtime.subscribe(approver := Approver(runtime, {"t1": (True, None), "t2": (True, None), "t4": (False, "not twice"),
                                          "t5": (True, None)}))  # fmt: skip
     cid = runtime.new_conversation()
     outcome = await runtime.run(cid, "What time is it?")
@@ -90,7 +92,7 @@ async def test_a_full_run_round_trips_to_the_same_model_messages(store: Store) -
     assert (info.title, info.model, info.base_url) == ("What time is it?", "m", "http://127.0.0.1:9/v1")
     (run,) = store.runs(cid).values()
     assert run.status == "finished" and run.ended_at is not None
-    approvals = {a["tool_call_id"]: a for a in store.approvals(cid)}
+    approvals = {approver.ids.model(a["tool_call_id"]): a for a in store.approvals(cid)}
     assert approvals["t1"]["decision"] == "approved" and approvals["t1"]["source"] == "user"
     assert approvals["t1"]["arguments_before"] == {"tz": "UTC"} == approvals["t1"]["arguments_after"]
     assert approvals["t4"]["decision"] == "denied" and approvals["t4"]["reason"] == "not twice"
