@@ -37,6 +37,8 @@ from desktop_app.runtime.settings import infer_dialect, load_settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 EXIT_TOOL_ROUND_LIMIT, EXIT_MAX_TOKENS, EXIT_CONTENT_FILTER = 3, 4, 5
+EXIT_NOT_SAVED = 6
+"""The run ended, but the store could not write it (disk full, read-only, I/O error): stdout is the only copy."""
 INCOMPLETE_EXIT = {
     "tool_round_limit": EXIT_TOOL_ROUND_LIMIT,
     "max_tokens": EXIT_MAX_TOKENS,
@@ -172,6 +174,8 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         runtime.subscribe(JsonlPrinter(out) if ns.events == "jsonl" else TextPrinter(out, err))
         end = RunEnd(err)
         runtime.subscribe(end)
+        store_watch = _StoreWatch(err)
+        runtime.subscribe(store_watch)
         if ns.approve == "ask":
             approver = TerminalApprover(runtime, err)
             runtime.subscribe(approver)
@@ -182,7 +186,26 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         await built.aclose()
     if outcome.status != "finished":
         return EXIT_FAILED
+    if store_watch.failed:
+        return EXIT_NOT_SAVED
     return INCOMPLETE_EXIT.get(end.reason or "", EXIT_OK)
+
+
+class _StoreWatch:
+    """Says on stderr, at once, that the store could not write the run (the exit code then says it too)."""
+
+    def __init__(self, err: TextIO) -> None:
+        self._err = err
+        self.failed = False
+
+    def __call__(self, event: object) -> None:
+        if getattr(event, "kind", None) == "store_failed" and not self.failed:
+            self.failed = True
+            message = str(getattr(event, "message", ""))
+            self._err.write(
+                f"switchboard: not saved: {terminal_safe(message)} What is printed here is the only copy.\n"
+            )
+            self._err.flush()
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: TextIO | None = None) -> int:

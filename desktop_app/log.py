@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import sys
 from pathlib import Path
 
 from desktop_app.runtime.redaction import redact
@@ -17,11 +18,25 @@ class RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class _LogFileHandler(logging.handlers.RotatingFileHandler):
+    """A log file that cannot be written (disk full, read-only) says so once, in one line, and goes quiet,
+    instead of a traceback on stderr for every record."""
+
+    failed = False
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        error = sys.exc_info()[1]
+        sys.stderr.write(f"switchboard: cannot write the log file {self.baseFilename} ({error}); not logging to it.\n")
+
+
 def setup_logging(log_dir: Path, *, level: int = logging.INFO) -> Path:
     """Log to ``switchboard.log`` in ``log_dir`` (rotating, 2 MB × 3). Returns the file path."""
     log_dir.mkdir(parents=True, exist_ok=True)
     path = log_dir / "switchboard.log"
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    handler = _LogFileHandler(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, "_switchboard", False)]:

@@ -195,6 +195,18 @@ class Error(_Event):
     retryable: bool = False
 
 
+class StoreFailed(_Event):
+    """The conversation store could not write this run (disk full, read-only, I/O error).
+
+    The run goes on and keeps everything in memory (``Runtime.conversation``), so the answer can still be
+    saved elsewhere; nothing more of the run is written to the store. ``message`` says what happened and
+    what to do; ``path`` is the database file."""
+
+    kind: Literal["store_failed"] = "store_failed"
+    message: str
+    path: str = ""
+
+
 Event = Annotated[
     RunStarted
     | ImagesDescribed
@@ -210,7 +222,8 @@ Event = Annotated[
     | Usage
     | RunFinished
     | ToolsPromoted
-    | Error,
+    | Error
+    | StoreFailed,
     Field(discriminator="kind"),
 ]
 

@@ -267,6 +267,10 @@ class Runtime:
 
         return unsubscribe
 
+    def notify(self, event: ev.Event) -> None:
+        """Publish an event that does not come from a run's loop (e.g. ``StoreFailed`` from the store's recorder)."""
+        self._publish(event)
+
     def _publish(self, event: ev.Event) -> None:
         event = redact_event(event)  # the one redaction step before the store, the UI and the CLI see it
         if isinstance(event, ev.Error):

@@ -102,6 +102,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.setCentralWidget(central)
 
         self.store: Store | None = None
+        self.store_warning: QLabel | None = None  # shown once a write to the store failed (``StoreFailed``)
         self._build_conversations()
 
         self.status = QLabel("Starting…")
@@ -202,6 +203,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         controller.retry_scheduled.connect(self._on_retry_scheduled)
         controller.approval_decided.connect(self._on_approval_decided)
         controller.busy_changed.connect(self._on_busy_changed)
+        controller.store_failed.connect(self._on_store_failed)
         for signal in (controller.run_started, controller.run_finished, controller.run_failed):
             signal.connect(self._on_conversation_activity)
         controller.run_failed.connect(self.key_banner.on_run_failed)
@@ -305,6 +307,27 @@ class MainWindow(WindowDialogs, QMainWindow):
         waits = "A tool call waits" if len(pending) == 1 else f"{len(pending)} tool calls wait"
         self.set_status(f"{waits} for your approval — resuming…")
         self._continue_run()
+
+    def _on_store_failed(self, event: ev.StoreFailed) -> None:
+        """The store could not write this run: a persistent error in the chat (with "Save a copy…") and in
+        the status bar for the rest of the session."""
+        from desktop_app.ui.chat.store_notice import StoreFailedNotice
+
+        runtime = self.runtime
+        cid = event.conversation_id
+
+        def messages() -> list[object]:
+            conversation = getattr(runtime, "conversation", None)
+            return list(conversation(cid).messages) if conversation is not None else []
+
+        self.view.end_segment()
+        notice = StoreFailedNotice(event.message, messages)
+        self.view.add_block(notice)
+        if self.store_warning is None:
+            self.store_warning = QLabel("⚠ Conversations are not being saved")
+            self.store_warning.setObjectName("storeWarning")
+            self.store_warning.setToolTip(event.message)
+            self.statusBar().addPermanentWidget(self.store_warning)
 
     def _on_conversation_activity(self, _event: object) -> None:
         """A run of the current conversation started or ended: its title and place in the list change."""

@@ -289,6 +289,10 @@ class FakeRuntime:
 
     # -- playing a script --------------------------------------------------------------------------------
 
+    def notify(self, event: ev.Event) -> None:
+        """As ``Runtime.notify``: publish an event from outside a run (the store's ``StoreFailed``)."""
+        self._emit(event)
+
     def _emit(self, event: ev.Event) -> None:
         self.emitted.append(event)
         for listener in list(self.listeners):

@@ -63,7 +63,10 @@ def attach_store(runtime: Runtime, store: Store) -> Recorder:
     """Subscribe a ``Recorder`` for ``store`` to every event of ``runtime`` and return it.
 
     Each conversation is stored with the endpoint it really talks to (its own provider, else the default).
+    A failed write is published to the runtime's subscribers as a ``StoreFailed`` event.
     """
-    recorder = Recorder(store, base_url=lambda cid: runtime.conversation_provider(cid).base_url)
+    recorder = Recorder(
+        store, base_url=lambda cid: runtime.conversation_provider(cid).base_url, on_failure=runtime.notify
+    )
     runtime.subscribe(recorder)
     return recorder

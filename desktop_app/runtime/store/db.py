@@ -17,6 +17,7 @@ from typing import Any
 
 from desktop_app.runtime.messages import Message
 from desktop_app.runtime.store import read
+from desktop_app.runtime.store.lease import Lease, owner_alive
 from desktop_app.runtime.store.records import (
     ConversationInfo,
     SearchHit,
@@ -58,6 +59,9 @@ class Store:
             conn.close()
             raise
         self._conn = conn
+        self._lease = Lease(self.path)
+        self.owner = self._lease.owner
+        """This store's lease on the runs it writes (see :mod:`.lease`)."""
 
     @classmethod
     def open(cls, path: Path | str, **kwargs: Any) -> Store:
@@ -67,6 +71,7 @@ class Store:
 
     def close(self) -> None:
         self._conn.close()
+        self._lease.release()
 
     def __enter__(self) -> Store:
         return self
@@ -91,7 +96,7 @@ class Store:
             yield self._conn
         except BaseException:
             self._depth -= 1
-            if self._depth == 0:
+            if self._depth == 0 and self._conn.in_transaction:  # SQLITE_FULL may have rolled it back already
                 self._conn.execute("ROLLBACK")
             raise
         self._depth -= 1
@@ -214,8 +219,9 @@ class Store:
     def start_run(self, run_id: str, conversation_id: str) -> None:
         with self.transaction() as c:
             c.execute(
-                "INSERT OR IGNORE INTO runs (id, conversation_id, status, started_at) VALUES (?, ?, 'running', ?)",
-                (run_id, conversation_id, self.now()),
+                "INSERT OR IGNORE INTO runs (id, conversation_id, status, started_at, owner) "
+                "VALUES (?, ?, 'running', ?, ?)",
+                (run_id, conversation_id, self.now(), self.owner),
             )
 
     def set_run_status(
@@ -229,25 +235,38 @@ class Store:
             )
 
     def mark_interrupted_runs(self) -> int:
-        """On start: runs left live become ``interrupted``, their streaming messages too; partial text is kept.
+        """On start: runs left live by a process that is gone become ``interrupted``, their streaming messages
+        and pending approvals too; partial text is kept.
 
-        Call it once when the app (or ``switchboard ask``) starts, before any run. Returns the number of runs.
+        Runs whose owner still holds its lease (another app or ``switchboard ask`` on the same home, still
+        running) are left alone. Call it once when the app (or ``switchboard ask``) starts, before any run.
+        Returns the number of runs marked.
         """
         now = self.now()
         with self.transaction() as c:
-            runs = c.execute(
-                "UPDATE runs SET status = 'interrupted', ended_at = ? "
-                "WHERE status = 'running' OR (status = 'paused' AND ended_at IS NULL)",
-                (now,),
-            ).rowcount
+            live = c.execute(
+                "SELECT id, owner FROM runs WHERE status = 'running' OR (status = 'paused' AND ended_at IS NULL)"
+            ).fetchall()
+            dead = [run_id for run_id, owner in live if not owner_alive(self.path, owner, me=self.owner)]
+            ids = json.dumps(dead)
             c.execute(
-                "UPDATE approvals SET decision = 'interrupted', decided_at = ? WHERE decision = 'pending'", (now,)
+                "UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id IN (SELECT value FROM json_each(?))",
+                (now, ids),
             )
-            ids = [r[0] for r in c.execute("SELECT id FROM messages WHERE status = 'streaming'").fetchall()]
-            for message_id in ids:
+            c.execute(
+                "UPDATE approvals SET decision = 'interrupted', decided_at = ? WHERE decision = 'pending' "
+                "AND (run_id IS NULL OR run_id IN (SELECT value FROM json_each(?)))",
+                (now, ids),
+            )
+            streaming = c.execute(
+                "SELECT id FROM messages WHERE status = 'streaming' "
+                "AND (run_id IS NULL OR run_id IN (SELECT value FROM json_each(?)))",
+                (ids,),
+            ).fetchall()
+            for (message_id,) in streaming:
                 c.execute("UPDATE messages SET status = 'interrupted' WHERE id = ?", (message_id,))
                 self._index_message(message_id)
-        return runs
+        return len(dead)
 
     # -- low-level writers (the recorder's) ------------------------------------------------------------
 
@@ -330,7 +349,7 @@ class Store:
             c.execute(
                 "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
                 "arguments_before, requested_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) "
-                "ON CONFLICT (tool_call_id) DO UPDATE SET decision = 'pending', "
+                "ON CONFLICT (conversation_id, tool_call_id) DO UPDATE SET decision = 'pending', "
                 "arguments_before = excluded.arguments_before, requested_at = excluded.requested_at",
                 (tool_call_id, conversation_id, run_id, server, tool, _dump(arguments), self.now()),
             )
@@ -353,13 +372,16 @@ class Store:
         """
         with self.transaction() as c:
             row = c.execute(
-                "SELECT payload FROM parts WHERE tool_call_id = ? AND kind = 'tool_call' ORDER BY id DESC LIMIT 1",
-                (tool_call_id,),
+                "SELECT p.payload FROM parts p JOIN messages m ON m.id = p.message_id "
+                "WHERE p.tool_call_id = ? AND p.kind = 'tool_call' AND m.conversation_id = ? "
+                "ORDER BY p.id DESC LIMIT 1",
+                (tool_call_id, conversation_id),
             ).fetchone()
             call = json.loads(row[0]) if row and row[0] else {}
             c.execute(
                 "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
-                "arguments_before) VALUES (?, ?, ?, ?, ?, 'pending', ?) ON CONFLICT (tool_call_id) DO NOTHING",
+                "arguments_before) VALUES (?, ?, ?, ?, ?, 'pending', ?) "
+                "ON CONFLICT (conversation_id, tool_call_id) DO NOTHING",
                 (
                     tool_call_id,
                     conversation_id,
@@ -371,14 +393,15 @@ class Store:
             )
             c.execute(
                 "UPDATE approvals SET decision = ?, reason = ?, source = ?, scope = ?, "
-                "arguments_after = COALESCE(?, arguments_before), decided_at = ? WHERE tool_call_id = ?",
-                (decision, reason, source, scope, _dump(arguments_after), self.now(), tool_call_id),
+                "arguments_after = COALESCE(?, arguments_before), decided_at = ? "
+                "WHERE conversation_id = ? AND tool_call_id = ?",
+                (decision, reason, source, scope, _dump(arguments_after), self.now(), conversation_id, tool_call_id),
             )
             if arguments_after is not None and row is not None:
                 c.execute(
-                    "UPDATE parts SET payload = json_set(payload, '$.arguments', json(?)) "
-                    "WHERE tool_call_id = ? AND kind = 'tool_call'",
-                    (_dump(arguments_after), tool_call_id),
+                    "UPDATE parts SET payload = json_set(payload, '$.arguments', json(?)) WHERE tool_call_id = ? "
+                    "AND kind = 'tool_call' AND message_id IN (SELECT id FROM messages WHERE conversation_id = ?)",
+                    (_dump(arguments_after), tool_call_id, conversation_id),
                 )
 
     def cancel_pending_approvals(self, run_id: str) -> None:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop_app.runtime.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from desktop_app.runtime.store.db import Store
 from desktop_app.runtime.store.records import StoredMessage
 from desktop_app.runtime.store.schema import StoreError
@@ -77,6 +80,27 @@ def to_markdown(store: Store, conversation_id: str) -> str:
     blocks.append("_" + ", ".join(meta) + "_")
     for message in store.messages(conversation_id):
         blocks.extend(_message_markdown(message))
+    return "\n\n".join(blocks) + "\n"
+
+
+def messages_to_markdown(messages: Sequence[Message], title: str = "Unsaved conversation") -> str:
+    """A readable transcript of a conversation held in memory (the runtime's messages), for when the store
+    could not keep it: the same layout as :func:`to_markdown`, without stored metadata."""
+    blocks = [f"# {title}", f"_Saved from memory {_iso(time.time())}: the conversation store could not write it._"]
+    for message in messages:
+        if isinstance(message, UserMessage):
+            blocks += ["## User", message.content]
+        elif isinstance(message, AssistantMessage):
+            blocks.append("## Assistant")
+            if message.reasoning:
+                blocks.append(f"<details><summary>Reasoning</summary>\n\n{message.reasoning}\n\n</details>")
+            if message.content:
+                blocks.append(message.content)
+            for call in message.tool_calls:
+                blocks.append(f"**Tool call** `{call.name}` (`{call.id}`)\n\n" + _fence(call.arguments, "json"))
+        elif isinstance(message, ToolMessage):
+            label = "**Error**" if message.is_error else "**Result**"
+            blocks += ["## Tool result", f"{label} of `{message.tool_call_id}`\n\n" + _fence(message.content)]
     return "\n\n".join(blocks) + "\n"
 
 

@@ -6,12 +6,18 @@ buffered and written in small transactions: the first delta of a part at once, l
 A delta that arrives after the deadline triggers the flush itself; when an event loop is running, a
 one-shot ``call_later`` also flushes a buffer that no further delta would come to collect (a stream that
 pauses), so no stored text is ever more than ``interval`` behind the stream.
+
+A write that fails (disk full, read-only file, I/O error) is never only logged: every run that was being
+written is reported at once through ``on_failure`` (``attach_store`` publishes it as a ``StoreFailed``
+event, which the UI and ``switchboard ask`` show), and nothing more of those runs is written; their text
+stays in the runtime's memory. Later runs try the store again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -57,8 +63,12 @@ class Recorder:
         interval: float = FLUSH_INTERVAL_S,
         use_timer: bool = True,
         base_url: Callable[[str], str] | None = None,
+        on_failure: Callable[[ev.StoreFailed], None] | None = None,
     ) -> None:
         self.store = store
+        self._on_failure = on_failure
+        self.unsaved: set[str] = set()
+        """Runs a write failed for: they are no longer written (their text is only in memory)."""
         self._clock = clock
         self._interval = interval
         self._use_timer = use_timer
@@ -69,6 +79,14 @@ class Recorder:
     # -- entry points ----------------------------------------------------------------------------------
 
     def __call__(self, event: ev.Event) -> None:
+        if event.run_id in self.unsaved:
+            return
+        try:
+            self._record(event)
+        except (sqlite3.Error, OSError) as exc:
+            self._write_failed(exc, event)
+
+    def _record(self, event: ev.Event) -> None:
         if isinstance(event, ev.ContentDelta | ev.ReasoningDelta):
             kind = "text" if isinstance(event, ev.ContentDelta) else "reasoning"
             self._delta(self._state(event), kind, event.text)
@@ -79,6 +97,30 @@ class Recorder:
             if handler is not None:
                 handler(self, self._state(event), event)
 
+    def _write_failed(self, exc: BaseException, event: ev.Event | None = None) -> None:
+        """A write failed: report every run it concerns (all runs being written, and ``event``'s) once."""
+        log.error("store: writing to %s failed: %s", self.store.path, exc)
+        runs = {run_id: (state.conversation_id, run_id) for run_id, state in self._runs.items()}
+        if event is not None and event.run_id not in runs and not isinstance(event, ev.RunFinished | ev.Error):
+            runs[event.run_id] = (event.conversation_id, event.run_id)
+        for state in self._runs.values():
+            self._cancel_timer(state)
+        self._runs.clear()
+        self.unsaved.update(runs)
+        message = (
+            f"This conversation could not be saved to {self.store.path} ({exc}). The answer is kept in memory: "
+            "save it with “Save a copy…” before you close it, then free disk space or check that the folder "
+            "is writable."
+        )
+        if self._on_failure is None:
+            return
+        for conversation_id, run_id in runs.values():
+            self._on_failure(
+                ev.StoreFailed(
+                    conversation_id=conversation_id, run_id=run_id, message=message, path=str(self.store.path)
+                )
+            )
+
     def flush(self) -> None:
         """Write every buffered delta now."""
         for state in list(self._runs.values()):
@@ -86,7 +128,10 @@ class Recorder:
 
     def close(self) -> None:
         """Flush and cancel pending timers (the store stays open)."""
-        self.flush()
+        try:
+            self.flush()
+        except (sqlite3.Error, OSError) as exc:
+            self._write_failed(exc)
         for state in self._runs.values():
             self._cancel_timer(state)
 
@@ -171,6 +216,8 @@ class Recorder:
         state.timer = None
         try:
             self._flush(state)
+        except (sqlite3.Error, OSError) as exc:
+            self._write_failed(exc)
         except Exception:
             log.exception("store: flushing run %s failed", run_id)
 

@@ -140,7 +140,35 @@ def _v2(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE conversations ADD COLUMN quick INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2)
+def _v3(conn: sqlite3.Connection) -> None:
+    """Runs record the process that writes them (``store.lease``); approvals are keyed by conversation and
+    tool-call id, so the same id in two conversations never shares (or overwrites) a record."""
+    conn.execute("ALTER TABLE runs ADD COLUMN owner TEXT")
+    conn.execute(
+        f"""CREATE TABLE approvals_v3 (
+            tool_call_id TEXT NOT NULL,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            run_id TEXT,
+            server TEXT NOT NULL DEFAULT '',
+            tool TEXT NOT NULL DEFAULT '',
+            decision TEXT NOT NULL CHECK (decision IN ({_values(DECISIONS)})),
+            reason TEXT,
+            source TEXT,
+            scope TEXT,
+            arguments_before TEXT,
+            arguments_after TEXT,
+            requested_at REAL,
+            decided_at REAL,
+            PRIMARY KEY (conversation_id, tool_call_id)
+        )"""
+    )
+    conn.execute("INSERT INTO approvals_v3 SELECT * FROM approvals")
+    conn.execute("DROP TABLE approvals")
+    conn.execute("ALTER TABLE approvals_v3 RENAME TO approvals")
+    conn.execute("CREATE INDEX approvals_by_run ON approvals (run_id)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -38,6 +38,7 @@ SIGNAL_FOR_KIND = {
     "usage": "usage_reported",
     "run_finished": "run_finished",
     "error": "run_failed",
+    "store_failed": "store_failed",
 }
 
 
@@ -103,6 +104,7 @@ class ChatController(QObject):
         run_failed(object): an ``Error`` event.
         images_described(object): an ``ImagesDescribed`` event (a vision model described the attached images).
         busy_changed(bool): a run of this conversation started (True) or ended (False).
+        store_failed(object): a ``StoreFailed`` event (the store could not write this conversation's run).
     """
 
     run_started = Signal(object)
@@ -120,6 +122,7 @@ class ChatController(QObject):
     run_failed = Signal(object)
     images_described = Signal(object)
     busy_changed = Signal(bool)
+    store_failed = Signal(object)
 
     def __init__(self, runtime: RuntimeLike, parent: QObject | None = None) -> None:
         super().__init__(parent)

@@ -129,6 +129,12 @@ class ChatView(QScrollArea):
             index = self._layout.indexOf(self.footer)
         self._layout.insertWidget(index, widget)
 
+    def add_block(self, widget: QWidget) -> QWidget:
+        """Add a widget made elsewhere (e.g. the store-failure notice) at the end of the transcript."""
+        self.empty_hint.hide()
+        self._add(widget)
+        return widget
+
     def blocks(self) -> list[QWidget]:
         items = (self._layout.itemAt(i) for i in range(self._layout.count()))
         return [w for w in (item.widget() for item in items if item is not None) if w is not None]
