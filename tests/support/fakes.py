@@ -126,3 +126,10 @@ def only_card(view: Any) -> Any:
     cards = list(view.cards.values())
     assert len(cards) <= 1, f"expected one tool card, got {len(cards)}"
     return cards[0] if cards else None
+
+
+def card_for(view: Any, model_id: str) -> Any:
+    """The tool card of the call the model named ``model_id`` (``None`` before it appears); with a reused id,
+    the latest such card."""
+    found = [card for card in view.cards.values() if card.model_call_id == model_id]
+    return found[-1] if found else None

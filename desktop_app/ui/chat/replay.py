@@ -136,6 +136,7 @@ class _Replayer:
         shown = before if isinstance(before, dict) else arguments if isinstance(arguments, dict) else {}
         tool = str(payload.get("tool") or payload.get("name") or part.text or "tool")
         card = self.view.add_tool_card(call_id, str(payload.get("server", "")), tool, shown)
+        card.model_call_id = str(payload.get("wire_id") or call_id)
         if approval is None:
             return
         decision = approval.get("decision")

@@ -85,7 +85,8 @@ class ToolCard(QFrame):
         self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.tool_call_id = tool_call_id
+        self.tool_call_id = tool_call_id  # the runtime's own id of the call: what answers and results use
+        self.model_call_id = tool_call_id  # the id the model gave it (not unique), for diagnostics
         self.tool = tool
         self.setObjectName("toolCard")
         self.setAccessibleName(f"Tool call {tool}")

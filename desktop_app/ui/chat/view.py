@@ -324,7 +324,8 @@ class ChatView(QScrollArea):
         self.answer.append(text)
 
     def _on_tool_called(self, event: ev.ToolCall) -> None:
-        self._card(event.tool_call_id, event.server, event.tool, event.arguments)
+        card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
+        card.model_call_id = event.model_call_id or event.tool_call_id
 
     def _on_approval_required(self, event: ev.ApprovalRequired) -> ToolCard:
         card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)

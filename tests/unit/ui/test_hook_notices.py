@@ -19,7 +19,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.hook_notice import HookNoticeChip, HookNoticeDialog
 from desktop_app.ui.main_window import MainWindow
-from tests.support.fakes import FakeProvider, answer, calls
+from tests.support.fakes import FakeProvider, answer, calls, card_for
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "docs" / "examples" / "hooks"
@@ -80,7 +80,7 @@ def _wait(qtbot, loop, coro) -> None:
 
 
 def _chips(win: MainWindow, call_id: str) -> list[HookNoticeChip]:
-    row = win.view.cards[call_id].hook_notices
+    row = card_for(win.view, call_id).hook_notices
     return list(row.chips) if row is not None else []
 
 
@@ -105,7 +105,7 @@ def _check_cards(qtbot, win: MainWindow) -> None:
     assert '"rm -rf /"' in block_dialog.befores[0].toPlainText()
     assert "not run" in block_dialog.afters[0].toPlainText()
     block_dialog.close()
-    assert win.view.cards["c3"].hook_notices is None  # an untouched call has no chip
+    assert card_for(win.view, "c3").hook_notices is None  # an untouched call has no chip
 
 
 def test_chip_opens_before_after_and_survives_a_restart(qtbot, qloop, tmp_path):
@@ -126,7 +126,7 @@ def test_chip_opens_before_after_and_survives_a_restart(qtbot, qloop, tmp_path):
     win1 = _window(qtbot, runtime1, store1)
     win1.composer.edit.setPlainText("Who is Ada?")
     win1.composer.button.click()
-    qtbot.waitUntil(lambda: not win1.controller.busy and "c3" in win1.view.cards, timeout=20000)
+    qtbot.waitUntil(lambda: not win1.controller.busy and card_for(win1.view, "c3") is not None, timeout=20000)
     conversation = win1.controller.conversation_id
     _check_cards(qtbot, win1)
     sent = provider.requests[1].messages[-3].content  # the model got the redacted text and the notice

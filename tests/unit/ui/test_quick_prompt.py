@@ -24,6 +24,7 @@ from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.desktop import DesktopShell
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.quick_prompt import TOP_FRACTION
+from tests.support.fakes import card_for
 from tests.support.llm_server import DONE, Gate, Reply, chunk, error_reply, split, text_reply, tool_call_reply
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
@@ -116,10 +117,13 @@ def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_t
     qtbot.waitUntil(lambda: quick.view.retry_line is not None, timeout=10_000)  # the 503 shows a retry
     qtbot.mouseClick(quick.view.retry_line.retry_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
-        lambda: "call_clock_1" in quick.view.cards and not quick.view.cards["call_clock_1"].buttons.isHidden(),
+        lambda: (
+            card_for(quick.view, "call_clock_1") is not None
+            and not card_for(quick.view, "call_clock_1").buttons.isHidden()
+        ),
         timeout=10_000,
     )
-    card = quick.view.cards["call_clock_1"]  # the main window's tool card, inline in the quick prompt
+    card = card_for(quick.view, "call_clock_1")  # the main window's tool card, inline in the quick prompt
     assert "clock" in card.title.text()
     assert quick.status.text() == "Waiting for your approval: clock"
     qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
@@ -145,7 +149,7 @@ def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_t
     assert window.controller.conversation_id == cid
     answers = [b for b in window.view.blocks() if isinstance(b, AnswerBlock)]
     assert [a.text for a in answers] == [ANSWER]
-    assert "call_clock_1" in window.view.cards
+    assert card_for(window.view, "call_clock_1") is not None
     assert quick.conversation_id != cid  # the next quick prompt starts afresh
 
     llm_server.enqueue(text_reply("Still noon."))  # the same conversation goes on in the main window
