@@ -135,6 +135,17 @@ class ProviderDialog(QDialog):
         self.dialect.setCurrentText(current.dialect)
         self.dialect.currentTextChanged.connect(self._on_dialect_changed)
         form.addRow("&Dialect:", self.dialect)
+        self.dialect_hint = _hint_label("dialectSuggestion")
+        self.dialect_switch = QPushButton("")
+        self.dialect_switch.setObjectName("useSuggestedDialectButton")
+        self.dialect_switch.clicked.connect(self._on_dialect_switch_clicked)
+        self.dialect_switch.hide()
+        self.suggested_dialect: str | None = None
+        suggestion = QHBoxLayout()
+        suggestion.setContentsMargins(0, 0, 0, 0)
+        suggestion.addWidget(self.dialect_hint, 1)
+        suggestion.addWidget(self.dialect_switch)
+        form.addRow("", suggestion)
 
         self.model = QComboBox()
         self.model.setObjectName("modelCombo")
@@ -231,6 +242,7 @@ class ProviderDialog(QDialog):
         keep = self.model.currentText() if preset is CUSTOM else ""
         self._set_models(preset.models, keep or (preset.models[0] if preset.models else ""))
         self._show_preset_hints(preset)
+        self._suggest_dialect(None)
         self.fetch_status.hide()
 
     def _select_preset(self, preset: Preset) -> None:
@@ -238,11 +250,32 @@ class ProviderDialog(QDialog):
         self.preset.setCurrentIndex(index if index >= 0 else self.preset.findData(CUSTOM.key))
 
     def _show_preset_hints(self, preset: Preset) -> None:
-        self.api_key.setPlaceholderText(
-            "usually not needed for a local server" if not preset.needs_key else "leave empty to keep the stored key"
-        )
+        """The preset's own hints: its note, example URL and model, and whether a key is stored for the URL."""
+        self.base_url.setPlaceholderText(preset.base_url or "https://api.example.com/v1")
+        example = f"e.g. {preset.models[0]} — or fetch the list" if preset.models else "Fetch the list or type the name"
+        self.model.lineEdit().setPlaceholderText(example)
+        self.api_key.setPlaceholderText(self.key_placeholder(preset))
         self.note.setText(preset.note)
         self.note.setVisible(bool(preset.note))
+
+    def key_placeholder(self, preset: Preset) -> str:
+        """Says whether a key is stored for the URL in the field (never shows the key)."""
+        url = self.base_url.text().strip()
+        stored = bool(url) and self._key_for_stored(url)
+        if stored:
+            return "A key is stored in the keyring for this URL — leave empty to keep it"
+        if not preset.needs_key:
+            return "No key stored — usually not needed for a local server"
+        return "No key stored for this URL yet — paste the API key"
+
+    def _key_for_stored(self, base_url: str) -> bool:
+        credentials = getattr(self.runtime, "credentials", None)
+        if credentials is None:
+            return False
+        try:
+            return bool(credentials.get(ProviderSettings(base_url=base_url).key_name))
+        except Exception:  # a keyring failure only means "no stored key" here
+            return False
 
     def _set_models(self, models: tuple[str, ...] | list[str], current: str) -> None:
         self.model.clear()
@@ -254,11 +287,42 @@ class ProviderDialog(QDialog):
         self.apply_preset(next((p for p in PRESETS if p.key == key), CUSTOM))
 
     def _on_base_url_edited(self, text: str) -> None:
-        self.dialect.setCurrentText(infer_dialect(text.strip()))
-        self._select_preset(match_preset(text))
+        """The preset and hints follow the URL. A URL of another known preset selects that preset (and its
+        dialect, visibly); any other URL keeps the dialect, and a different one it suggests is offered."""
+        preset = match_preset(text)
+        previous = self.selected_preset
+        self._select_preset(preset)
+        self._show_preset_hints(preset)
+        if preset is not CUSTOM and preset is not previous:  # the preset visibly changed: its dialect comes along
+            self.dialect.setCurrentText(preset.dialect)
+            self._suggest_dialect(None)
+            return
+        self._suggest_dialect(infer_dialect(text.strip()) if text.strip() else None)
+
+    def _suggest_dialect(self, suggested: str | None) -> None:
+        current = self.dialect.currentText()
+        self.suggested_dialect = suggested if suggested and suggested != current else None
+        if self.suggested_dialect is None:
+            self.dialect_hint.hide()
+            self.dialect_switch.hide()
+            return
+        self.dialect_hint.setText(
+            f"This URL usually speaks the {self.suggested_dialect} dialect. The dialect stays {current} "
+            "unless you switch it."
+        )
+        self.dialect_hint.show()
+        self.dialect_switch.setText(f"Use {self.suggested_dialect}")
+        self.dialect_switch.setAccessibleName(f"Switch the dialect to {self.suggested_dialect}")
+        self.dialect_switch.show()
+
+    def _on_dialect_switch_clicked(self) -> None:
+        if self.suggested_dialect is not None:
+            self.dialect.setCurrentText(self.suggested_dialect)
 
     def _on_dialect_changed(self, dialect: str) -> None:
         self.deepseek_box.setVisible(dialect == "deepseek")
+        if getattr(self, "suggested_dialect", None) == dialect:
+            self._suggest_dialect(None)
 
     def _on_thinking_changed(self, _index: int = 0) -> None:
         self.effort.setEnabled(self.thinking.currentData() is not False)

@@ -174,3 +174,32 @@ def test_detect_local_lists_and_selects_the_running_server(qtbot, qloop, llm_ser
     dialog.local_candidates = (Preset("gone", "Gone", "http://127.0.0.1:9/v1", "openai", local=True),)
     qtbot.mouseClick(dialog.detect_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.detect_status.text().startswith("No local"), timeout=5000)
+
+
+def test_editing_the_url_keeps_the_presets_dialect_and_offers_the_suggested_one(qtbot, qloop, memory_keyring):
+    runtime = Runtime(settings=Settings(), host=FakeHost())
+    runtime.credentials.set(ProviderSettings(base_url="https://proxy.example.com/v1").key_name, "sk-stored-key-1")
+    dialog = ProviderDialog(runtime)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    _choose(dialog, "deepseek")
+    assert dialog.dialect.currentText() == "deepseek"
+    assert dialog.api_key.placeholderText() == "No key stored for this URL yet — paste the API key"
+    assert "deepseek" in dialog.model.lineEdit().placeholderText()
+
+    dialog.base_url.selectAll()
+    qtbot.keyClicks(dialog.base_url, "https://proxy.example.com/v1")  # a proxy in front of DeepSeek
+    assert dialog.dialect.currentText() == "deepseek"  # kept, not silently switched
+    assert dialog.preset.currentData() == "custom"
+    assert not dialog.dialect_hint.isHidden() and "stays deepseek" in dialog.dialect_hint.text()
+    assert dialog.dialect_switch.text() == "Use openai"
+    assert dialog.api_key.placeholderText().startswith("A key is stored in the keyring for this URL")
+    assert dialog.note.text().startswith("Any OpenAI-compatible endpoint")  # the hints of the preset in force
+
+    qtbot.mouseClick(dialog.dialect_switch, Qt.MouseButton.LeftButton)  # asked: the user switches
+    assert dialog.dialect.currentText() == "openai" and dialog.dialect_hint.isHidden()
+
+    dialog.base_url.selectAll()
+    qtbot.keyClicks(dialog.base_url, "http://127.0.0.1:11434/v1")  # Ollama's URL: that preset, visibly
+    assert dialog.preset.currentData() == "ollama" and dialog.dialect.currentText() == "openai"
+    assert "local server" in dialog.api_key.placeholderText()
