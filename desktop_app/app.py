@@ -217,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
     window = MainWindow()
+    if not args.smoke_test:
+        window.restore_state(paths.config_dir / "window.ini")  # geometry, maximised, docks, splitters
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
     if not args.smoke_test:
         _install_shell(app, args, paths, instance)

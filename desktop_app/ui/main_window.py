@@ -93,6 +93,10 @@ class MainWindow(WindowDialogs, QMainWindow):
         layout.setSpacing(0)
         self.view = ChatView()
         layout.addWidget(self.view, 1)
+        from desktop_app.ui.chat.find import FindBar
+
+        self.find_bar = FindBar(self.view)
+        layout.addWidget(self.find_bar)
         self.composer = Composer()
         self.composer.setEnabled(False)
         self.composer.submitted.connect(self._on_submitted)
@@ -174,6 +178,19 @@ class MainWindow(WindowDialogs, QMainWindow):
         settings_menu.addSeparator()
         self.shortcut_actions["new_chat"] = self.new_chat_action
         self.shortcut_actions["settings"] = self.settings_action
+        edit_menu = self.menuBar().addMenu("&Edit")
+        self.find_action = QAction("&Find in conversation…", self)
+        self.find_action.setObjectName("findAction")
+        self.find_action.setShortcut(QKeySequence("Ctrl+F"))
+        self.find_action.triggered.connect(self.find_in_conversation)
+        edit_menu.addAction(self.find_action)
+        self.copy_answer_action = QAction("&Copy the last answer", self)
+        self.copy_answer_action.setObjectName("copyLastAnswerAction")
+        self.copy_answer_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
+        self.copy_answer_action.triggered.connect(self.copy_last_answer)
+        edit_menu.addAction(self.copy_answer_action)
+        self.shortcut_actions["find"] = self.find_action
+        self.shortcut_actions["copy_last_answer"] = self.copy_answer_action
         self.provider_action = QAction("&Provider…", self)
         self.provider_action.setEnabled(False)
         self.provider_action.triggered.connect(self._on_provider_triggered)
@@ -299,6 +316,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.controller.conversation_id = conversation_id
         pending = reopen(self.store, cast("ReopenRuntime", self.runtime), self.view, conversation_id)
         self.conversations.set_current(conversation_id)
+        self._show_conversation_title()
         self._show_provider()
         self.tools_dock.panel.schedule_refresh()  # its promoted tools
         self.composer.edit.setFocus()
@@ -333,6 +351,12 @@ class MainWindow(WindowDialogs, QMainWindow):
         """A run of the current conversation started or ended: its title and place in the list change."""
         self.conversations.current_id = self._stored_id() or self.conversations.current_id
         self.conversations.refresh()
+        self._show_conversation_title()
+
+    def _show_conversation_title(self) -> None:
+        cid = self._stored_id()
+        info = self.store.get_conversation(cid) if cid is not None and self.store is not None else None
+        self.show_title(getattr(info, "title", None) or None)
 
     def _on_conversation_deleted(self, conversation_id: str) -> None:
         if self.controller is not None and conversation_id == self.controller.conversation_id:
@@ -428,9 +452,12 @@ class MainWindow(WindowDialogs, QMainWindow):
         return self.runtime.provider_settings.model if self.runtime is not None else ""
 
     def _on_stop_requested(self) -> None:
+        """Esc (or Stop): stop the run; with no run, close the find bar."""
         if self.controller is not None and self.controller.busy:
             self.set_status("Stopping…")
             self.controller.stop()
+        elif self.find_bar.isVisible():
+            self.find_bar.close_bar()
 
     def _on_retry_now_requested(self) -> None:
         if self.controller is not None and self.controller.busy:
@@ -470,6 +497,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.controller.new_conversation()
         self.view.clear()
         self.conversations.set_current(None)
+        self.show_title(None)
         self._show_provider()
         self.tools_dock.panel.schedule_refresh()
         self.set_status("Ready")
@@ -515,10 +543,47 @@ class MainWindow(WindowDialogs, QMainWindow):
     close_interceptor: Callable[[], bool] | None = None
     """Asked first when the window closes; ``True`` keeps the app running (close to tray)."""
 
+    state_path: Path | None = None
+    """Where the window's geometry, docks and splitters are kept (``window_state``); None: not kept."""
+
+    def restore_state(self, path: Path) -> bool:
+        from desktop_app.ui import window_state
+
+        self.state_path = path
+        return window_state.restore(self, path)
+
+    def save_state(self) -> None:
+        if self.state_path is not None:
+            from desktop_app.ui import window_state
+
+            window_state.save(self, self.state_path)
+
+    def find_in_conversation(self) -> None:
+        self.find_bar.open()
+
+    def copy_last_answer(self) -> bool:
+        """Ctrl+Shift+C: the last answer's Markdown to the clipboard."""
+        from PySide6.QtGui import QGuiApplication
+
+        from desktop_app.ui.chat.blocks import AnswerBlock
+
+        answers = [b for b in self.view.blocks() if isinstance(b, AnswerBlock) and not b.isHidden()]
+        if not answers or not answers[-1].text:
+            self.set_status("No answer to copy yet")
+            return False
+        QGuiApplication.clipboard().setText(answers[-1].text)
+        self.set_status("Copied the last answer (Markdown)")
+        return True
+
+    def show_title(self, title: str | None) -> None:
+        """The window title names the open conversation."""
+        self.setWindowTitle(f"{title} — Switchboard" if title else "Switchboard")
+
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.close_interceptor is not None and self.close_interceptor():
             event.ignore()
             return
+        self.save_state()
         if self.controller is not None:
             self.controller.stop()
             self.controller.close()
