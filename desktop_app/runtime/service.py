@@ -168,13 +168,13 @@ class Runtime:
     def missing_key(self, settings: ProviderSettings | None = None) -> str | None:
         """Why ``settings`` (default: the default provider) cannot run, when it is a hosted endpoint that needs
         an API key and none is set (e.g. no keyring kept it from the last session); else ``None``."""
-        from desktop_app.runtime.providers._http import missing_key_message
-        from desktop_app.runtime.providers.presets import key_required
+        from desktop_app.runtime.providers.presets import key_required, match_preset
 
         chosen = settings or self._settings.provider
         if not chosen.configured or not key_required(chosen.base_url) or self._providers.api_key(chosen):
             return None
-        return missing_key_message(chosen.base_url)
+        kept = "" if self._credentials.check() else " (without a working system keyring it was kept for one session)"
+        return f"{match_preset(chosen.base_url).name} needs an API key and none is set{kept}. Enter it to start."
 
     def _get_provider(self) -> Provider:
         return self._providers.get(self._settings.provider)

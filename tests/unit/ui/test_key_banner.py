@@ -41,7 +41,7 @@ def test_a_missing_key_at_start_shows_the_banner_and_enter_key_fixes_it(qtbot, q
     runtime = Runtime(settings=Settings(provider=DEEPSEEK), host=FakeHost(), settings_path=tmp_path / "s.json")
     win = _window(qtbot, runtime)
     banner = win.key_banner.banner
-    assert banner.isVisible() and "No API key is set for https://api.deepseek.com" in banner.text
+    assert banner.isVisible() and banner.text == "DeepSeek needs an API key and none is set. Enter it to start."
     assert QApplication.activeModalWidget() is None  # a banner, not a dialog
     qtbot.mouseClick(banner.enter_button, Qt.MouseButton.LeftButton)
     dialog = win.provider_dialog
