@@ -7,11 +7,15 @@ or dark theme; only the error accent is a fixed colour that reads on both.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontInfo
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QFontInfo, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
+    QMenu,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -53,20 +57,59 @@ class UserMessageBlock(QWidget):
         widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
         self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
+        self.actions_row = MessageActions(self.label.text, self.label.text)
+        outer.addWidget(self.actions_row, 0, Qt.AlignmentFlag.AlignRight)
 
     @property
     def text(self) -> str:
         return self.label.text()
 
 
+class MessageActions(QWidget):
+    """A message's actions under it: Copy (Markdown or plain text)."""
+
+    def __init__(self, markdown: Callable[[], str], plain: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageActions")
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        self.copy_button = QToolButton()
+        self.copy_button.setObjectName("copyMessageButton")
+        self.copy_button.setAccessibleName("Copy this message")
+        self.copy_button.setToolTip("Copy this message as Markdown (the arrow: as plain text)")
+        self.copy_button.setText("Copy")
+        self.copy_button.setAutoRaise(True)
+        self.copy_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        menu = QMenu(self.copy_button)
+        menu.setObjectName("copyMessageMenu")
+        self.copy_markdown_action = menu.addAction("Copy as Markdown")
+        self.copy_markdown_action.setObjectName("copyMarkdownAction")
+        self.copy_plain_action = menu.addAction("Copy as plain text")
+        self.copy_plain_action.setObjectName("copyPlainAction")
+        self.copy_button.setMenu(menu)
+        self.copy_button.clicked.connect(lambda: self._copy(markdown()))
+        self.copy_markdown_action.triggered.connect(lambda: self._copy(markdown()))
+        self.copy_plain_action.triggered.connect(lambda: self._copy(plain()))
+        row.addWidget(self.copy_button)
+        row.addStretch(1)
+
+    def _copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+        self.copy_button.setText("Copied")
+        QTimer.singleShot(1500, self.copy_button, lambda: self.copy_button.setText("Copy"))
+
+
 class AnswerBlock(MarkdownView):
-    """The assistant's answer: Markdown rendered live as it streams (``markdown_view``)."""
+    """The assistant's answer: Markdown rendered live as it streams (``markdown_view``), with its actions."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("answerView")
         self.setAccessibleName("Assistant answer")
         self.stopped = False
+        self.actions_row = MessageActions(lambda: self.text, self.toPlainText)
+        self._layout.addWidget(self.actions_row)
 
     def mark_stopped(self) -> None:
         """The run was stopped: this answer is partial (the view adds the visible "■ Stopped" line below it)."""

@@ -370,7 +370,7 @@ class MarkdownView(QWidget):
 
     def _add(self, widget: QWidget) -> None:
         self._segments.append(widget)
-        self._layout.addWidget(widget)
+        self._layout.insertWidget(len(self._segments) - 1, widget)  # before any footer a subclass adds
 
     def _drop_tail(self) -> None:
         if self._tail_code is not None:

@@ -93,3 +93,18 @@ def test_the_title_names_the_conversation(qtbot, window, fake_runtime):
     assert window.windowTitle() == "Trip to Paris — Switchboard"
     window.new_chat_action.trigger()
     assert window.windowTitle() == "Switchboard"
+
+
+def test_every_message_copies_as_markdown_or_plain_text(qtbot, window, fake_runtime):
+    from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
+
+    fake_runtime.script(Content("## Plan\n\n- **one** step"))
+    _send(qtbot, window, "make a plan")
+    [answer] = [b for b in window.view.blocks() if isinstance(b, AnswerBlock)]
+    [question] = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+    qtbot.mouseClick(answer.actions_row.copy_button, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == "## Plan\n\n- **one** step"
+    answer.actions_row.copy_plain_action.trigger()
+    assert QGuiApplication.clipboard().text() == "Plan\none step"
+    question.actions_row.copy_markdown_action.trigger()
+    assert QGuiApplication.clipboard().text() == "make a plan"
