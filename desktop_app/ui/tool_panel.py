@@ -16,9 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QFont, QFontDatabase, QKeySequence, QPalette, QShowEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QFontDatabase, QKeyEvent, QKeySequence, QPalette, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QHBoxLayout,
     QHeaderView,
@@ -50,6 +51,11 @@ STATE_LABELS = {
 }
 PLACEHOLDER = "Search tools: words, +server extra words, select:a,b or a regex"
 REFRESH_DELAY_MS = 60
+DOCK_WIDTH = 560
+NO_TOOLS = (
+    "No tools yet. Add MCP servers (File → Import MCP servers…, or mcp.json); the built-in tools appear once a "
+    "conversation has started."
+)
 
 
 def summary_text(result: Overview) -> str:
@@ -235,7 +241,7 @@ class ToolPanel(QWidget):
         result = overview(deferral, view, query)
         self.overview = result
         self._rows = {row.name: row for row in result.rows}
-        self.summary.setText(summary_text(result))
+        self.summary.setText(summary_text(result) if result.total else NO_TOOLS)
         if query.strip():
             self.count_label.setText(f"{result.matched:,} of {result.total:,} tools match")
         else:
@@ -409,8 +415,31 @@ class ToolsDock(QDockWidget):
     def open_search(self) -> None:
         self.show()
         self.raise_()
+        window = self.parentWidget()
+        width = min(DOCK_WIDTH, window.width() * 2 // 5) if isinstance(window, QMainWindow) else 0
+        if isinstance(window, QMainWindow) and self.width() < width and not self.isFloating():
+            window.resizeDocks([self], [width], Qt.Orientation.Horizontal)
         self.panel.search.setFocus()
         self.panel.search.selectAll()
+
+
+class _ShortcutFirst(QObject):
+    """Lets ``action``'s shortcut win over text fields in ``window``: Qt's text widgets claim Ctrl+K
+    ("delete to the end of the line" on X11) before window shortcuts see it."""
+
+    def __init__(self, window: QWidget, action: QAction) -> None:
+        super().__init__(window)
+        self._window = window
+        self._action = action
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
+            return False
+        if not isinstance(watched, QWidget) or watched.window() is not self._window:
+            return False
+        shortcut = self._action.shortcut()
+        # Eaten, not accepted by the widget: the shortcut map gets the key.
+        return not shortcut.isEmpty() and QKeySequence(event.keyCombination()) == shortcut
 
 
 def install_tools_dock(window: QMainWindow) -> ToolsDock:
@@ -420,6 +449,9 @@ def install_tools_dock(window: QMainWindow) -> ToolsDock:
     dock.hide()
     menu = view_menu(window)
     menu.addAction(dock.search_action)
+    app = QApplication.instance()
+    if app is not None:
+        app.installEventFilter(_ShortcutFirst(window, dock.search_action))
     shortcuts = getattr(window, "shortcut_actions", None)
     if isinstance(shortcuts, dict):
         shortcuts["tool_search"] = dock.search_action  # Settings → Shortcuts can change Ctrl+K

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QEvent, QKeyCombination, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QLineEdit
 
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.builtins import TOOLS
@@ -152,6 +153,19 @@ def test_search_pin_exclude_promote_and_restart(qtbot: Any, qloop: Any, tmp_path
         run(qtbot, qloop, runtime.aclose())
 
 
+class ClaimsCtrlK(QLineEdit):
+    def event(self, event: QEvent) -> bool:
+        ctrl_k = QKeyCombination(Qt.KeyboardModifier.ControlModifier, Qt.Key.Key_K)
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.keyCombination() == ctrl_k
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+
 def test_ctrl_k_opens_the_dock_with_the_search_focused(qtbot: Any) -> None:
     window = MainWindow()
     qtbot.addWidget(window)
@@ -160,7 +174,14 @@ def test_ctrl_k_opens_the_dock_with_the_search_focused(qtbot: Any) -> None:
     assert not dock.isVisible()
     assert dock.search_action.shortcut() == QKeySequence("Ctrl+K")
     assert window.shortcut_actions["tool_search"] is dock.search_action
-    dock.search_action.trigger()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    # On X11, Qt's text fields claim Ctrl+K ("delete to the end of the line"); this field does the same anywhere.
+    field = ClaimsCtrlK()
+    window.statusBar().addWidget(field)
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus, timeout=3000)
+    qtbot.keyClick(field, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(dock.isVisible, timeout=3000)
     qtbot.waitUntil(dock.panel.search.hasFocus, timeout=3000)
 
