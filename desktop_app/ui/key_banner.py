@@ -16,6 +16,16 @@ BANNER_STYLE = (
     "QFrame#keyBanner { background: rgba(214, 69, 65, 0.12); border-bottom: 1px solid rgba(214, 69, 65, 0.45); }"
 )
 REFUSED = "The provider refused the API key (HTTP 401). Enter the key again to go on."
+SESSION_ONLY_KEY = (
+    "No system keyring works on this computer: the key is kept for this session only, and Switchboard "
+    "asks for it again at the next start. Install and unlock a keyring (GNOME Keyring, KWallet) to keep it."
+)
+
+
+def session_only_warning(runtime: Any) -> str | None:
+    """``SESSION_ONLY_KEY`` when ``runtime``'s keyring would not keep a key past this session (probed now)."""
+    check = getattr(getattr(runtime, "credentials", None), "check", None)
+    return None if check is None or check() else SESSION_ONLY_KEY
 
 
 def needs_key_prompt(event: Any) -> str | None:
@@ -105,4 +115,12 @@ def install_key_banner(window: QMainWindow, layout: Any) -> KeyBannerController:
     return KeyBannerController(window, banner)
 
 
-__all__ = ["REFUSED", "KeyBanner", "KeyBannerController", "install_key_banner", "needs_key_prompt"]
+__all__ = [
+    "REFUSED",
+    "SESSION_ONLY_KEY",
+    "KeyBanner",
+    "KeyBannerController",
+    "install_key_banner",
+    "needs_key_prompt",
+    "session_only_warning",
+]

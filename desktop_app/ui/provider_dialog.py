@@ -34,6 +34,7 @@ from desktop_app.runtime.settings import ProviderSettings, infer_dialect
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
+from desktop_app.ui.key_banner import session_only_warning
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +71,6 @@ def _hint_label(name: str) -> QLabel:
     label.setStyleSheet(_QUIET)
     label.hide()
     return label
-
-
-SESSION_ONLY_KEY = (
-    "No system keyring works on this computer: the key is kept for this session only, and Switchboard "
-    "asks for it again at the next start. Install and unlock a keyring (GNOME Keyring, KWallet) to keep it."
-)
 
 
 class ProviderDialog(QDialog):
@@ -218,12 +213,11 @@ class ProviderDialog(QDialog):
 
     def _warn_if_session_only(self) -> None:
         """Say *before* a key is typed that it will not outlive this session when no keyring works."""
-        credentials = getattr(self.runtime, "credentials", None)
-        check = getattr(credentials, "check", None)
-        if check is None or check():
+        warning = session_only_warning(self.runtime)
+        if warning is None:
             return
-        self.keyring_warning.setText(SESSION_ONLY_KEY)
-        self.keyring_warning.setToolTip(getattr(credentials, "problem", None) or "")
+        self.keyring_warning.setText(warning)
+        self.keyring_warning.setToolTip(getattr(self.runtime.credentials, "problem", None) or "")
         self.keyring_warning.show()
 
     # -- presets -----------------------------------------------------------------------------------------

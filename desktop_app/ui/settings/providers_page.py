@@ -28,6 +28,8 @@ from desktop_app.runtime.providers.discovery import ModelListError, list_models
 from desktop_app.runtime.providers.presets import match_preset
 from desktop_app.runtime.settings import ProviderSettings
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
+from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.key_banner import session_only_warning
 from desktop_app.ui.settings.form import ERROR_STYLE, MUTED_STYLE, ModelForm, camel
 from desktop_app.ui.settings.registry import PageContext, PageExtra
 
@@ -89,6 +91,13 @@ class ProviderEditor(QWidget):
         key_row.addWidget(self.key, 1)
         key_row.addWidget(self.forget)
         layout.addLayout(key_row)
+        warning = session_only_warning(runtime)  # said before a key is typed, not after it is lost
+        self.keyring_warning = QLabel(warning or "")
+        self.keyring_warning.setObjectName(camel(slot, "keyring_warning"))
+        self.keyring_warning.setWordWrap(True)
+        self.keyring_warning.setStyleSheet(f"color: {ERROR_COLOR};")
+        self.keyring_warning.setVisible(warning is not None)
+        layout.addWidget(self.keyring_warning)
         test_row = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.setObjectName(camel(slot, "test_connection"))

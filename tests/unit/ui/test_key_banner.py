@@ -18,9 +18,9 @@ from desktop_app.runtime.host import Host, ServerConfig
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.import_dialog import SESSION_ONLY_SECRETS, McpImporter
-from desktop_app.ui.key_banner import REFUSED
+from desktop_app.ui.key_banner import REFUSED, SESSION_ONLY_KEY
 from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.provider_dialog import SESSION_ONLY_KEY, ProviderDialog
+from desktop_app.ui.provider_dialog import ProviderDialog
 from desktop_app.ui.servers_panel import ServersPanel
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import error_reply
@@ -142,3 +142,15 @@ def test_a_missing_keyring_entry_names_it_and_offers_to_enter_it(qtbot, qloop, t
     finally:
         close = qloop.create_task(host.aclose())
         qtbot.waitUntil(close.done, timeout=30_000)
+
+
+def test_the_settings_providers_page_says_session_only_too(qtbot, qloop) -> None:
+    from desktop_app.ui.asyncqt import TaskRunner
+    from desktop_app.ui.settings.providers_page import ProviderEditor
+
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    runtime = Runtime(settings=Settings(provider=DEEPSEEK), host=FakeHost())
+    editor = ProviderEditor("provider", DEEPSEEK, runtime, TaskRunner())
+    qtbot.addWidget(editor)
+    editor.show()
+    assert editor.keyring_warning.isVisible() and editor.keyring_warning.text() == SESSION_ONLY_KEY
