@@ -98,6 +98,8 @@ class App:
             self.window.show()
             painted_at = await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_S)
             print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
+            if self.shell is not None:
+                self.shell.quick.raise_if_shown()  # --quick without a tray: the box stays above the window
         else:
             print(f"startup: {time.perf_counter() - self.t0:.3f} s (in the background)", flush=True)
         status = EXIT_OK

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QByteArray, QEvent, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QClipboard, QCursor, QGuiApplication, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 WIDTH = 720
-VIEW_MAX_HEIGHT = 460
+VIEW_HEIGHT = 420
 TOP_FRACTION = 0.16
 """The box's top edge sits this far down the screen (as a fraction of its height), centred horizontally."""
 
@@ -59,7 +59,6 @@ STYLE = """
 QFrame#quickFrame {
     background: palette(window);
     border: 1px solid palette(mid);
-    border-radius: 12px;
 }
 QLabel#quickHint { color: palette(placeholder-text); }
 QLabel#quickTitle { font-weight: 600; }
@@ -107,7 +106,6 @@ class QuickPrompt(QWidget):
         self.setObjectName("quickPrompt")
         self.setWindowTitle("Switchboard — quick prompt")
         self.setAccessibleName("Quick prompt")
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
         self.setStyleSheet(STYLE)
         self.tasks = TaskRunner(on_error=self.show_exception)
         self.runtime: RuntimeLike | None = None
@@ -143,12 +141,13 @@ class QuickPrompt(QWidget):
         self.open_main_button.setAutoDefault(False)
         self.open_main_button.clicked.connect(self._on_open_main_clicked)
         header.addWidget(self.open_main_button)
+        for button in (self.selection_button, self.open_main_button):
+            button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a click leaves the focus in the prompt
         layout.addLayout(header)
 
         self.view = ChatView()
-        self.view.setMaximumHeight(VIEW_MAX_HEIGHT)
-        self.view.setMinimumHeight(220)
-        self.view.hide()  # until the first message
+        self.view.setFixedHeight(VIEW_HEIGHT)
+        self.view.hide()  # until the first message: the box is only the prompt until then
         layout.addWidget(self.view, 1)
 
         self.composer = Composer()
@@ -197,6 +196,9 @@ class QuickPrompt(QWidget):
         self.composer.reset_context()
         self.composer.setEnabled(True)
         self.set_status("Ready")
+        if self.isVisible():  # opened before the runtime was ready: the prompt takes the focus now
+            self.activateWindow()
+            self.composer.edit.setFocus()
         return controller
 
     @property
@@ -217,6 +219,19 @@ class QuickPrompt(QWidget):
         self.activateWindow()
         self.composer.edit.setFocus()
         self.visibility_changed.emit(True)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """A new palette (theme switch): the style sheet's ``palette(...)`` colours are resolved again."""
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self.setStyleSheet(STYLE)
+        super().changeEvent(event)
+
+    def raise_if_shown(self) -> None:
+        """Keep the box above a window shown after it (where no window manager honours "on top")."""
+        if self.isVisible():
+            self.raise_()
+            self.activateWindow()
+            self.composer.edit.setFocus()
 
     def position_for(self, pointer: QPoint) -> QPoint:
         screen = QGuiApplication.screenAt(pointer) or QGuiApplication.primaryScreen()
@@ -258,8 +273,7 @@ class QuickPrompt(QWidget):
         clipboard = QGuiApplication.clipboard()
         text = clipboard.text(QClipboard.Mode.Selection) if clipboard is not None else ""
         if not text.strip():
-            self.view.show_error("No text is selected to include.")
-            self.view.show()
+            self.set_status("No text is selected: select some text in another window, then try again.")
             return None
         return self.composer.add_context(text_item(text, kind="selection"))
 
@@ -272,7 +286,7 @@ class QuickPrompt(QWidget):
         if self.controller is None or self.runtime is None:
             return
         attachments, context = self.composer.outgoing()
-        self.view.show()
+        self._show_view()
         self.view.add_user_message(prompt)
         if attachments:
             self.view.add_notice("Attached: " + ", ".join(a.name for a in attachments))
@@ -281,8 +295,12 @@ class QuickPrompt(QWidget):
             self.composer.set_text(prompt)
             self.composer.restore(attachments, context)
             return
-        self.adjustSize()
         self.tasks.start(self.controller.send(prompt, attachments=attachments, context=context), name="quick-send")
+
+    def _show_view(self) -> None:
+        if not self.view.isVisible():
+            self.view.show()
+            self.adjustSize()
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
         self.set_status(f"Thinking… ({event.model})")
@@ -346,7 +364,7 @@ class QuickPrompt(QWidget):
         from desktop_app.ui.main_window import describe_exception
 
         log.error("error shown in the quick prompt", exc_info=exc)
-        self.view.show()
+        self._show_view()
         self.view.show_error(describe_exception(exc))
         self.set_status("Error — see above")
 
