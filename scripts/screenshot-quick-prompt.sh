@@ -21,7 +21,7 @@ sleep 9  # start-up and runtime import (no readiness signal to wait on from outs
 xdotool type --delay 20 "How do I undo my last git commit but keep the changes?"
 xdotool key Return
 sleep 6
-import -window root -crop 1070x760+0+0 "$OUT"
+import -window root -crop 1070x820+0+0 "$OUT"
 kill $APID; sleep 1; kill $LPID $XPID 2>/dev/null
 rm -rf "$WORK"
 echo "wrote $OUT"

@@ -4,7 +4,8 @@ It is the main window's chat in a small frame: the same ``ChatView`` (live Markd
 inline approvals, retry countdowns), the same ``Composer`` (chips, attachments) and the same
 ``ChatController`` on the same runtime, so a quick conversation is a conversation like any other: stored,
 marked quick (``Store.mark_quick``) and listed in the main window. Enter sends, Shift+Enter starts a new
-line, Esc closes (stopping a run first), and "Open in main window" continues the conversation there.
+line, Esc closes (stopping a run first), and "Open in main window" continues the conversation there. Its look
+comes from the theme's stylesheet (``resources/light.qss``/``dark.qss``, ``#quickPrompt``).
 
 When it opens, the clipboard's text and, on X11, the primary selection are added as chips the user can
 remove before sending.
@@ -16,7 +17,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QByteArray, QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QClipboard, QCursor, QGuiApplication, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
@@ -54,15 +55,6 @@ VIEW_SIGNALS = (
     "run_finished",
     "run_failed",
 )
-
-STYLE = """
-QFrame#quickFrame {
-    background: palette(window);
-    border: 1px solid palette(mid);
-}
-QLabel#quickHint { color: palette(placeholder-text); }
-QLabel#quickTitle { font-weight: 600; }
-"""
 
 
 QUICK_ICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">
@@ -106,7 +98,6 @@ class QuickPrompt(QWidget):
         self.setObjectName("quickPrompt")
         self.setWindowTitle("Switchboard — quick prompt")
         self.setAccessibleName("Quick prompt")
-        self.setStyleSheet(STYLE)
         self.tasks = TaskRunner(on_error=self.show_exception)
         self.runtime: RuntimeLike | None = None
         self.controller: ChatController | None = None
@@ -151,7 +142,6 @@ class QuickPrompt(QWidget):
         layout.addWidget(self.view, 1)
 
         self.composer = Composer()
-        self.composer.setObjectName("quickComposer")
         self.composer.edit.enter_sends = True
         self.composer.edit.setPlaceholderText("Ask anything…  (Enter to send)")
         self.composer.clipboard_button.setText("Include clipboard")
@@ -163,7 +153,6 @@ class QuickPrompt(QWidget):
         layout.addWidget(self.composer)
         self.status = QLabel("Starting…")
         self.status.setObjectName("quickStatus")
-        self.status.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         layout.addWidget(self.status)
 
         self.close_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -219,12 +208,6 @@ class QuickPrompt(QWidget):
         self.activateWindow()
         self.composer.edit.setFocus()
         self.visibility_changed.emit(True)
-
-    def changeEvent(self, event: QEvent) -> None:
-        """A new palette (theme switch): the style sheet's ``palette(...)`` colours are resolved again."""
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            self.setStyleSheet(STYLE)
-        super().changeEvent(event)
 
     def raise_if_shown(self) -> None:
         """Keep the box above a window shown after it (where no window manager honours "on top")."""
