@@ -40,6 +40,12 @@ class RetryInfo(BaseModel):
     reason: str
     status_code: int | None = None
     stream_reset: bool = False
+    provider: str | None = None
+    """Who failed, as a person names it ("DeepSeek"); ``None`` when not known."""
+    message: str | None = None
+    """The provider's own message from the error body (one line, redacted)."""
+    details: str | None = None
+    """The error body as it came (its head, redacted), for a details view."""
 
 
 class _Event(BaseModel):

@@ -18,6 +18,7 @@ from desktop_app.runtime.errors import MissingKeyError
 from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT
 from desktop_app.runtime.providers.base import ProviderEvent
+from desktop_app.runtime.providers.error_text import provider_name
 from desktop_app.runtime.redaction import remember
 
 
@@ -78,7 +79,8 @@ class StreamingHttpProvider:
         def read(response: httpx.Response) -> AsyncGenerator[ProviderEvent, None]:
             return self._read_lines(response.aiter_lines())
 
-        events = stream_with_retry(send, read, retrier=Retrier(self._retry_policy, sleep=self._sleep))
+        retrier = Retrier(self._retry_policy, sleep=self._sleep, provider=provider_name(self.base_url))
+        events = stream_with_retry(send, read, retrier=retrier)
         try:
             async for event in events:
                 yield event

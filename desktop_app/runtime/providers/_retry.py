@@ -42,6 +42,7 @@ from desktop_app.runtime.errors import (
 )
 from desktop_app.runtime.events import RetryInfo
 from desktop_app.runtime.providers.base import ProviderEvent, RetryChunk
+from desktop_app.runtime.providers.error_text import error_message, raw_details
 
 BODY_HEAD_LIMIT = 64 * 1024
 """How much of a non-2xx response body is kept for the error."""
@@ -202,8 +203,11 @@ class Retrier:
         sleep: Sleep = asyncio.sleep,
         uniform: Uniform = random.uniform,
         now: Clock = _utc_now,
+        provider: str | None = None,
     ) -> None:
+        """``provider`` names the endpoint in the retry notices ("DeepSeek")."""
         self.policy = policy or RetryPolicy()
+        self.provider = provider
         self._sleep = sleep
         self._uniform = uniform
         self._now = now
@@ -225,6 +229,9 @@ class Retrier:
             stage="request",
             reason=request_retry_reason(error),
             status_code=error.status if isinstance(error, ProviderHTTPError) else None,
+            provider=self.provider,
+            message=error_message(error.body) if isinstance(error, ProviderHTTPError) else None,
+            details=raw_details(error.body) if isinstance(error, ProviderHTTPError) else None,
         )
 
     def plan_stream_retry(self, error: BaseException) -> RetryInfo | None:
@@ -242,6 +249,7 @@ class Retrier:
             stage="stream",
             reason=stream_retry_reason(error),
             stream_reset=True,
+            provider=self.provider,
         )
 
     async def wait(self, info: RetryInfo) -> None:

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
     from desktop_app.runtime.events import RetryInfo
@@ -24,7 +25,10 @@ TICK_MS = 1000
 
 
 def retry_headline(info: RetryInfo) -> str:
-    """'Rate limited (HTTP 429)', 'Temporarily unavailable (HTTP 503)', 'Stream disconnected', …"""
+    """'DeepSeek rate limit', 'DeepSeek is temporarily unavailable (HTTP 503)', 'DeepSeek stream
+    disconnected' when the provider is known; else 'Rate limited (HTTP 429)', 'Stream disconnected', …"""
+    if info.provider:
+        return f"{info.provider} {_provider_cause(info)}"
     if info.status_code == 429:
         return "Rate limited (HTTP 429)"
     reason = info.reason.strip().removeprefix("API ").strip() or "Request failed"
@@ -34,16 +38,41 @@ def retry_headline(info: RetryInfo) -> str:
     return reason
 
 
+def _provider_cause(info: RetryInfo) -> str:
+    status = info.status_code
+    if status == 429:
+        return "rate limit"
+    if status is not None and 500 <= status < 600:
+        return f"is temporarily unavailable (HTTP {status})"
+    if status is not None:
+        return f"request failed (HTTP {status})"
+    reason = info.reason.strip().removeprefix("API ").strip() or "request failed"
+    return reason[:1].lower() + reason[1:]
+
+
+def retry_sentence(info: RetryInfo, when: str) -> str:
+    """'DeepSeek rate limit: Too many requests. Retrying in 4 s (2 of 4)': what happened, the provider's
+    own words, and what happens next (``when``: 'Retrying in 4 s' or 'Retrying now…')."""
+    text = retry_headline(info)
+    if info.message:
+        text += f": {info.message.rstrip('. ')}"
+    if info.stream_reset:
+        text += "; the partial output was discarded"
+    return f"{text}. {when} ({info.attempt} of {info.max_attempts})"
+
+
 def retry_cause(info: RetryInfo) -> str:
     """The cause as a noun phrase for the settled note: 'rate limit', 'stream disconnected', …"""
     if info.status_code == 429:
         return "rate limit"
-    headline = retry_headline(info)
+    if info.status_code is not None and 500 <= info.status_code < 600:
+        return f"a temporary outage (HTTP {info.status_code})"
+    headline = retry_headline(info.model_copy(update={"provider": None}))
     return headline[:1].lower() + headline[1:]
 
 
 class RetryLine(QFrame):
-    """'↻ Rate limited (HTTP 429) — retrying in 30 s (1/4)  [Retry now] [Stop]'.
+    """'↻ DeepSeek rate limit: Too many requests. Retrying in 30 s (2 of 4)  [Details] [Retry now] [Stop]'.
 
     Signals:
         retry_now_clicked(): the user wants the pending retry to happen at once.
@@ -62,14 +91,27 @@ class RetryLine(QFrame):
             ' QFrame#retryLine[settled="true"] { border: none; background: transparent; }'
         )
         self._clock = clock
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 4, 6, 4)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(10, 4, 6, 4)
+        column.setSpacing(2)
+        layout = QHBoxLayout()
+        layout.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(layout)
         self.label = QLabel("")
         self.label.setObjectName("retryText")
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         layout.addWidget(self.label, 1)
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("retryDetailsButton")
+        self.details_button.setText("Details")
+        self.details_button.setAccessibleName("Show the provider's answer")
+        self.details_button.setCheckable(True)
+        self.details_button.setAutoRaise(True)
+        self.details_button.toggled.connect(self._on_details_toggled)
+        self.details_button.hide()
+        layout.addWidget(self.details_button)
         self.retry_button = QPushButton("Retry now")
         self.retry_button.setObjectName("retryNowButton")
         self.retry_button.setAccessibleName("Retry now")
@@ -80,6 +122,15 @@ class RetryLine(QFrame):
         self.stop_button.setAccessibleName("Stop the run")
         self.stop_button.clicked.connect(self.stop_clicked)
         layout.addWidget(self.stop_button)
+        self.details = QLabel("")
+        self.details.setObjectName("retryDetails")
+        self.details.setAccessibleName("The provider's answer, as it came")
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        self.details.setWordWrap(True)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.details.hide()
+        column.addWidget(self.details)
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer could show a second too many
@@ -113,6 +164,9 @@ class RetryLine(QFrame):
         self.retry_button.show()
         self.stop_button.show()
         self.setProperty("settled", False)
+        self.details.setText(info.details or "")
+        self.details_button.setVisible(bool(info.details))
+        self.details.setVisible(bool(info.details) and self.details_button.isChecked())
         self._restyle()
         self._render()
         if self.remaining > 0:
@@ -153,22 +207,22 @@ class RetryLine(QFrame):
         self.setProperty("settled", True)
         self._restyle()
 
+    def _on_details_toggled(self, shown: bool) -> None:
+        self.details.setVisible(shown and bool(self.details.text()))
+        self.details_button.setText("Hide details" if shown else "Details")
+
     def _on_retry_clicked(self) -> None:
         self.mark_retrying()
         self.retry_now_clicked.emit()
 
     def _render(self) -> None:
-        info = self.info
-        parts = [retry_headline(info)]
-        if info.stream_reset:
-            parts.append("partial output discarded")
         left = self.remaining
-        when = "retrying now…" if self._retrying or left == 0 else f"retrying in {left} s"
-        self.label.setText(f"↻ {' — '.join(parts)} — {when} ({info.attempt}/{info.max_attempts})")
+        when = "Retrying now…" if self._retrying or left == 0 else f"Retrying in {left} s"
+        self.label.setText(f"↻ {retry_sentence(self.info, when)}")
 
     def _restyle(self) -> None:
         self.style().unpolish(self)
         self.style().polish(self)
 
 
-__all__ = ["RetryLine", "retry_cause", "retry_headline"]
+__all__ = ["RetryLine", "retry_cause", "retry_headline", "retry_sentence"]

@@ -6,6 +6,7 @@ The countdown never waits on the wall clock here: the view's clock is a fake and
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from desktop_app.runtime.providers.openai import OpenAIProvider
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
-from desktop_app.ui.chat.retry import RetryLine, retry_headline
+from desktop_app.ui.chat.retry import RetryLine, retry_headline, retry_sentence
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.main_window import MainWindow
 from tests.support.fakes import FakeHost
@@ -55,19 +56,19 @@ def view(qtbot) -> tuple[ChatView, FakeClock]:
 def test_countdown_ticks_down_from_the_timer_and_the_answer_replaces_it(view) -> None:
     chat, clock = view
     line = chat._on_retry_scheduled(_retry(delay=2.0))
-    assert line.text == "↻ Rate limited (HTTP 429) — retrying in 2 s (1/3)"
+    assert line.text == "↻ Rate limited (HTTP 429). Retrying in 2 s (1 of 3)"
     assert line.timer.isActive() and line.timer.interval() == 1000
     assert line.retry_button.isVisibleTo(line) and line.stop_button.isVisibleTo(line)
 
     clock.now += 1.0
     line.timer.timeout.emit()
-    assert "retrying in 1 s (1/3)" in line.text
+    assert "Retrying in 1 s (1 of 3)" in line.text
     clock.now += 1.0
     line.timer.timeout.emit()
-    assert "retrying now… (1/3)" in line.text and not line.timer.isActive()
+    assert "Retrying now… (1 of 3)" in line.text and not line.timer.isActive()
 
     chat._on_retry_scheduled(_retry(attempt=2, delay=4.0))  # the same call failed again: the line updates
-    assert _lines(chat) == [line] and "retrying in 4 s (2/3)" in line.text and line.timer.isActive()
+    assert _lines(chat) == [line] and "Retrying in 4 s (2 of 3)" in line.text and line.timer.isActive()
 
     chat._on_content_appended("Hello")
     assert chat.retry_line is None and not line.active and not line.timer.isActive()
@@ -85,7 +86,7 @@ def test_stream_reset_drops_the_partial_blocks_and_says_so(view) -> None:
     line = chat._on_retry_scheduled(_retry(**info))
     assert chat.answer is None and chat.reasoning is None
     assert not any(isinstance(b, AnswerBlock | ReasoningBlock) for b in chat.blocks() if not b.isHidden())
-    assert line.text == "↻ Stream disconnected — partial output discarded — retrying in 2 s (1/3)"
+    assert line.text == "↻ Stream disconnected; the partial output was discarded. Retrying in 2 s (1 of 3)"
     chat._on_content_appended("A whole answer")
     assert "partial output was discarded" in line.text
     assert [b.text for b in chat.blocks() if isinstance(b, AnswerBlock) and not b.isHidden()][-1] == "A whole answer"
@@ -98,6 +99,14 @@ def test_headlines() -> None:
     assert retry_headline(info("API rate limited", 429)) == "Rate limited (HTTP 429)"
     assert retry_headline(info("API temporarily unavailable (HTTP 503)", 503)) == "Temporarily unavailable (HTTP 503)"
     assert retry_headline(info("API request failed", None)) == "Request failed"
+    named = info("API rate limited", 429).model_copy(
+        update={"provider": "DeepSeek", "message": "Rate limit reached for requests.", "attempt": 2}
+    )
+    assert retry_sentence(named, "Retrying in 4 s") == (
+        "DeepSeek rate limit: Rate limit reached for requests. Retrying in 4 s (2 of 4)"
+    )
+    busy = info("API temporarily unavailable (HTTP 503)", 503).model_copy(update={"provider": "DeepSeek"})
+    assert retry_headline(busy) == "DeepSeek is temporarily unavailable (HTTP 503)"
 
 
 def test_retry_now_and_stop_buttons_reach_the_runtime(qtbot, window, fake_runtime) -> None:
@@ -108,7 +117,7 @@ def test_retry_now_and_stop_buttons_reach_the_runtime(qtbot, window, fake_runtim
     line = window.view._on_retry_scheduled(_retry().model_copy(update={"conversation_id": conv}))
     qtbot.mouseClick(line.retry_button, Qt.MouseButton.LeftButton)
     assert calls == [conv]
-    assert "retrying now…" in line.text and not line.retry_button.isEnabled()
+    assert "Retrying now…" in line.text and not line.retry_button.isEnabled()
     assert window.status.text() == "Retrying now…"
     stops: list[bool] = []
     window.controller.stop = lambda: stops.append(True)
@@ -140,9 +149,11 @@ def test_rate_limited_countdown_then_retry_now_streams_the_answer(qtbot, qloop, 
 
         qtbot.waitUntil(lambda: win.view.retry_line is not None, timeout=5000)
         line = win.view.retry_line
-        assert (
-            "Rate limited" in line.text and "30 s" in line.text and "(2/4)" in line.text
-        )  # the request about to be made: the first retry is request 2
+        # what happened, in the provider's words, and the request about to be made (the first retry is request 2)
+        assert line.text == "↻ 127.0.0.1 rate limit: slow down. Retrying in 30 s (2 of 4)"
+        assert line.details.isHidden() and not line.details_button.isHidden()
+        qtbot.mouseClick(line.details_button, Qt.MouseButton.LeftButton)  # the raw body behind a toggle
+        assert not line.details.isHidden() and json.loads(line.details.text()) == {"error": {"message": "slow down"}}
         assert line.timer.isActive() and line.retry_button.isVisible()
         conv = win.controller.conversation_id
         qtbot.waitUntil(lambda: runtime.sleeper.waiting(conv), timeout=5000)
@@ -156,6 +167,35 @@ def test_rate_limited_countdown_then_retry_now_streams_the_answer(qtbot, qloop, 
         blocks = win.view.blocks()
         assert blocks.index(line) < blocks.index(answer)
         assert len(llm_server.requests) == 2
+    finally:
+        task = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(task.done)
+
+
+@pytest.mark.integration
+def test_the_retry_counters_agree_with_the_requests_made(qtbot, qloop, llm_server) -> None:
+    """Three 503s, then the answer: the line counted 2, 3 and 4 of 4, says 3 retries, and 4 requests were made."""
+    busy = {"error": {"message": "Server busy, please retry"}}
+    llm_server.enqueue(
+        *(error_reply(503, busy, headers={"Retry-After": "0"}) for _ in range(3)), text_reply("Finally.")
+    )
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="test-model"))
+    runtime = Runtime(settings=settings, host=FakeHost(), api_key_override="k")
+    seen: list[str] = []
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.controller.retry_scheduled.connect(
+        lambda event: seen.append(f"{event.retry.attempt} of {event.retry.max_attempts}")
+    )
+    try:
+        win.composer.edit.setPlainText("hello?")
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=10_000)
+        [line] = [b for b in win.view.blocks() if isinstance(b, RetryLine)]
+        assert seen == ["2 of 4", "3 of 4", "4 of 4"]
+        assert line.text == "↻ Retried after a temporary outage (HTTP 503) (3 retries)"
+        assert len(llm_server.requests) == 4
     finally:
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
