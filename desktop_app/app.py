@@ -187,6 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     paths = app_paths().ensure()
     _setup_logging(paths, args.log_level)
 
+    from desktop_app.ui.qt_imports import lighten_feature_hook
+
+    lighten_feature_hook()  # before anything else is imported (see its docstring)
     import qasync
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
