@@ -11,7 +11,7 @@ import keyring
 import keyring.backends.fail
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host, ServerConfig
@@ -42,7 +42,7 @@ def test_a_missing_key_at_start_shows_the_banner_and_enter_key_fixes_it(qtbot, q
     win = _window(qtbot, runtime)
     banner = win.key_banner.banner
     assert banner.isVisible() and banner.text == "DeepSeek needs an API key and none is set. Enter it to start."
-    assert QApplication.activeModalWidget() is None  # a banner, not a dialog
+    assert win.provider_dialog is None  # a banner, not a dialog
     qtbot.mouseClick(banner.enter_button, Qt.MouseButton.LeftButton)
     dialog = win.provider_dialog
     assert dialog is not None and dialog.isVisible()
