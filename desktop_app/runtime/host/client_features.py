@@ -26,8 +26,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import mcp_types as mtypes
-from jsonschema import exceptions as schema_exceptions  # type: ignore[import-untyped]
-from jsonschema import validators
 from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
 from mcp.shared.dispatcher import ProgressFnT
 from pydantic import ValidationError
@@ -93,6 +91,10 @@ def check_elicitation_answer(
         return None
     data: dict[str, Any] = {} if content is None else content
     schema = params.requested_schema
+    # jsonschema costs ~4 MB and ~50 ms to import: loaded on the first form answered, not at start-up.
+    from jsonschema import exceptions as schema_exceptions  # type: ignore[import-untyped]
+    from jsonschema import validators
+
     validator_class: Any = validators.validator_for(schema)
     try:
         validator_class.check_schema(schema)
