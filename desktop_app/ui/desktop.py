@@ -106,6 +106,11 @@ class DesktopShell(QObject):
         self.window.settings_listeners.append(self._on_settings_applied)
         if getattr(runtime.settings, "start_at_login", False):
             self.sync_autostart()  # refresh the entry (the command may have moved); never removed unasked
+        elif self._entry_exists():  # made by the installer: the setting says what is true
+            try:
+                runtime.update_settings(start_at_login=True)
+            except Exception:
+                log.exception("could not record the existing login entry in the settings")
 
     # -- settings ------------------------------------------------------------------------------------------
 
@@ -117,6 +122,12 @@ class DesktopShell(QObject):
         from desktop_app.autostart import Autostart
 
         return Autostart(home=self.home)
+
+    def _entry_exists(self) -> bool:
+        try:
+            return bool(self.autostart().enabled())
+        except OSError:
+            return False
 
     def sync_autostart(self) -> None:
         """Make the login entry match the ``start_at_login`` setting (written, refreshed or removed)."""
@@ -191,6 +202,8 @@ class DesktopShell(QObject):
             "forwarded": self.forwarded,
             "runtime_ready": self.runtime is not None,
             "servers": {name: status.state for name, status in states.items()},
+            "attached": [a.name for a in self.window.composer.attachments],
+            "quick_attached": [a.name for a in self.quick.composer.attachments],
             "paused": bool(getattr(self.host, "paused", False)),
         }
 

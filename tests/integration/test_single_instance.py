@@ -112,10 +112,11 @@ def _start_first(home: Path) -> subprocess.Popen[str]:
     )
 
 
-def _second(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _second(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(SWITCHBOARD), "--home", str(home), *args],
         env=_env(home),
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=30,
@@ -156,6 +157,14 @@ def test_second_launch_forwards_quick_and_a_stale_socket_is_replaced(home):
         assert state["quick_visible"] and state["forwarded"] == 1
         assert len(_server_children(first.pid)) == 1
         assert _all_time_servers(home) == _server_children(first.pid)  # one set of MCP servers, the first's
+
+        # A file argument (relative to where the second launch ran) is attached in the first instance.
+        (home.parent / "notes.txt").write_text("meeting notes\n", encoding="utf-8")
+        attach = _second(home, "--quick", "notes.txt", cwd=home.parent)
+        assert attach.returncode == 0, attach.stderr
+        assert _query(address)["quick_attached"] == ["notes.txt"]
+        missing = _second(home, "no-such-file.txt", cwd=home.parent)
+        assert missing.returncode == 1 and "no such file" in missing.stderr
 
         # A crash: SIGKILL leaves the socket file behind (and orphans the server, which exits on EOF).
         first.kill()

@@ -153,3 +153,49 @@ def test_close_to_tray_hides_the_window_and_keeps_running(qtbot, qloop, tmp_path
     assert window.isVisible()
     window.quit_action.trigger()  # File → Quit really quits, tray or not
     assert quits == [True]
+
+
+def test_without_a_tray_the_app_says_so_once(qtbot, tmp_path):
+    from desktop_app.ui.chat.blocks import NoticeLine
+    from desktop_app.ui.desktop import NO_TRAY_NOTICE, DesktopShell
+
+    def notices(window: MainWindow) -> list[str]:
+        return [b.text() for b in window.view.blocks() if isinstance(b, NoticeLine)]
+
+    for expected in ([NO_TRAY_NOTICE], []):  # this start, then the next one
+        window = MainWindow()
+        qtbot.addWidget(window)
+        shell = DesktopShell(window, RESOURCES, tmp_path, quit_app=lambda: None, tray_available=False)
+        shell.start()
+        assert not shell.tray.icon.isVisible()
+        assert notices(window) == expected
+        assert shell._intercept_close() is False  # no tray: closing the window quits
+
+
+@pytest.mark.integration
+def test_background_start_with_a_tray_keeps_the_window_hidden(qtbot, qloop, monkeypatch, capsys):
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    monkeypatch.setattr(QSystemTrayIcon, "isSystemTrayAvailable", staticmethod(lambda: True))
+    paths = app_paths().ensure()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    app = App(QApplication.instance(), window, paths, time.perf_counter(), smoke=False)  # type: ignore[arg-type]
+    _install_shell(app, build_parser().parse_args(["--background"]), paths, None)
+    assert app.shell is not None and app.shell.has_tray and not app.show_window
+    run = qloop.create_task(app.run())
+    try:
+        qtbot.waitUntil(lambda: app.shell.runtime is not None, timeout=30_000)
+        assert not window.isVisible() and "(in the background)" in capsys.readouterr().out
+        app.shell.tray.open_requested.emit()  # the tray's Open Switchboard
+        assert window.isVisible()
+        window.close()  # close to tray: hidden, still running
+        assert not window.isVisible() and not run.done()
+        app.shell.tray.quit_requested.emit()
+        qtbot.waitUntil(run.done, timeout=30_000)
+        assert run.result() == 0
+    finally:
+        if not run.done():
+            app.request_quit()
+            qtbot.waitUntil(run.done, timeout=30_000)
+        QApplication.instance().lastWindowClosed.disconnect(app.request_quit)
