@@ -16,7 +16,6 @@ import asyncio
 import importlib
 import logging
 import os
-import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -79,9 +78,12 @@ class App:
         self.show_window = True
         """False for ``--background`` and ``--quick`` where a tray exists: the window stays hidden."""
         self._closed: asyncio.Future[None] | None = None
+        self._quit_requested = False  # asked before run() was waiting for it (a signal during start-up)
 
     def request_quit(self) -> None:
-        """Quit the app (tray menu, File → Quit): the same ordered shutdown as closing the last window."""
+        """Quit the app (tray menu, File → Quit, SIGINT/SIGTERM/SIGHUP): the same ordered shutdown as closing
+        the last window."""
+        self._quit_requested = True
         if self._closed is not None and not self._closed.done():
             self._closed.set_result(None)
 
@@ -92,6 +94,8 @@ class App:
         install_asyncgen_hooks(loop)
         closed: asyncio.Future[None] = loop.create_future()
         self._closed = closed
+        if self._quit_requested:
+            closed.set_result(None)
         self.qapp.lastWindowClosed.connect(self.request_quit)
         if self.show_window:
             painted = first_paint(self.window)
@@ -205,7 +209,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if icon.exists():
         qapp.setWindowIcon(QIcon(str(icon)))
     qapp.setQuitOnLastWindowClosed(False)  # we stop the loop ourselves, after runtime.aclose()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl+C in a terminal ends the app (Qt owns the loop)
 
     instance = None
     if not (args.smoke_test or args.no_single_instance):
@@ -225,12 +228,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.smoke_test:
         window.restore_state(paths.config_dir / "window.ini")  # geometry, maximised, docks, splitters
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
+    from desktop_app.ui.quit_signals import install_quit_signals
+
+    quit_signals = install_quit_signals(app.request_quit)  # Ctrl+C, SIGTERM, SIGHUP: the ordered shutdown
     if not args.smoke_test:
         _install_shell(app, args, paths, instance)
     try:
         with loop:
             return loop.run_until_complete(app.run())
     finally:
+        quit_signals.close()
         if instance is not None:
             instance.close()
         asyncio.set_event_loop(None)

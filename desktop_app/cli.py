@@ -5,7 +5,9 @@
 
 Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file, and for a run that
 ended incomplete (with a notice on stderr): 3 the tool-round limit was reached, 4 the answer hit the token
-limit (``finish_reason: length``), 5 the provider's content filter stopped it.
+limit (``finish_reason: length``), 5 the provider's content filter stopped it; 6 the run ended but the
+store could not write it (stderr says so at once; stdout is the only copy). Ctrl+C, SIGTERM and SIGHUP stop
+the run (stored as stopped), close the MCP servers and exit 1.
 
     switchboard import-config FILE [--home DIR] [--replace]
     switchboard tools [--json] [--mcp-config FILE] [--home DIR] [QUERY]     (see cli_tools.py)
@@ -22,11 +24,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from desktop_app.cli_terminal import JsonlPrinter, RunEnd, TerminalApprover, TextPrinter, terminal_safe
 from desktop_app.paths import HOME_ENV, app_paths
@@ -191,6 +195,49 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return INCOMPLETE_EXIT.get(end.reason or "", EXIT_OK)
 
 
+async def _stoppable(command: Coroutine[Any, Any, int]) -> int:
+    with _stop_on_signals():  # SIGTERM/SIGHUP: stop the run and close the servers, as Ctrl+C does
+        return await command
+
+
+class Terminated(Exception):
+    """SIGTERM or SIGHUP stopped ``ask``: the run was stopped (and stored so) and the MCP servers were closed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the run as Ctrl+C does: the run task is cancelled (the runtime records it as
+    stopped), the caller's ``finally`` closes the MCP servers, and ``Terminated`` says which signal it was."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+    signals = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+
+    def on_signal(signum: int) -> None:
+        received.append(signum)
+        if task is not None:
+            task.cancel()
+
+    installed = []
+    for signum in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no loop signal handlers
+            loop.add_signal_handler(signum, on_signal, signum)
+            installed.append(signum)
+    try:
+        yield
+    except asyncio.CancelledError:
+        if received and task is not None and task.uncancel() == 0:
+            raise Terminated(received[0]) from None
+        raise
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
 class _StoreWatch:
     """Says on stderr, at once, that the store could not write the run (the exit code then says it too)."""
 
@@ -232,10 +279,13 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             from desktop_app.cli_tools import tools_command
 
             return asyncio.run(tools_command(ns, out, err))
-        return asyncio.run(_ask(ns, out, err))
+        return asyncio.run(_stoppable(_ask(ns, out, err)))
     except ConfigError as exc:
         err.write(f"switchboard: bad config: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
         err.write("\nswitchboard: interrupted\n")
+        return EXIT_FAILED
+    except Terminated as exc:
+        err.write(f"\nswitchboard: stopped by {exc}: the MCP servers were closed and the run stored as stopped\n")
         return EXIT_FAILED

@@ -5,7 +5,8 @@
 Modes change how it starts: ``normal`` (default); ``garbage`` prints non-JSON lines to stdout at
 start-up and before each answer; ``slow-start`` sleeps 3 s before serving (``SLOW_START_S``
 overrides); ``once`` starts only once: ``crash`` leaves the file named by ``$CRASHED_MARKER``
-behind, and a start that finds it exits at once (a restart that fails). Tools (in every mode):
+behind, and a start that finds it exits at once (a restart that fails). ``$PID_FILE``, when set,
+receives the server's process id at start. Tools (in every mode):
 ``ok``, ``crash`` (``os._exit`` mid-call), ``hang`` (never returns, the server stays responsive),
 ``freeze`` (blocks the server's event loop: nothing is answered any more), ``flood`` (writes ``mb``
 MiB to stderr, then answers), ``big`` (returns ``chars`` characters).
@@ -74,6 +75,9 @@ async def big(chars: int) -> str:
 
 if __name__ == "__main__":
     print(f"misbehaving: started in mode {MODE}", file=sys.stderr, flush=True)
+    if os.environ.get("PID_FILE"):  # lets a test check that the server is gone after its host stopped
+        with open(os.environ["PID_FILE"], "w") as pid_file:
+            pid_file.write(str(os.getpid()))
     if MODE == "once" and os.path.exists(os.environ["CRASHED_MARKER"]):
         print("misbehaving: crashed before, refusing to start again", file=sys.stderr, flush=True)
         sys.exit(3)
