@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.controller import RuntimeLike
+from desktop_app.ui.naming import name_buttons
 
 if TYPE_CHECKING:
     from desktop_app.runtime.approvals import Grant
@@ -93,6 +94,7 @@ class ApprovalsDialog(QDialog):
         layout.addWidget(self.read_only_box)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        name_buttons(buttons, "approvals")
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.refresh()

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import ERROR_COLOR, escape
+from desktop_app.ui.naming import name_buttons
 
 if TYPE_CHECKING:
     from desktop_app.runtime.credentials import Credentials
@@ -99,6 +100,7 @@ class ImportResultDialog(QDialog):
         self.text.setOpenExternalLinks(False)
         layout.addWidget(self.text, 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        name_buttons(buttons, "importResult")
         self.replace_button = QPushButton("Replace existing")
         self.replace_button.setObjectName("replaceExistingButton")
         self.replace_button.setToolTip("Import again, overwriting the servers of the same name in mcp.json")

@@ -35,6 +35,7 @@ from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
 from desktop_app.ui.key_banner import session_only_warning
+from desktop_app.ui.naming import name_buttons
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ class ProviderDialog(QDialog):
         self.dialect_hint = _hint_label("dialectSuggestion")
         self.dialect_switch = QPushButton("")
         self.dialect_switch.setObjectName("useSuggestedDialectButton")
+        self.dialect_switch.setAccessibleName("Use the dialect this URL suggests")
         self.dialect_switch.clicked.connect(self._on_dialect_switch_clicked)
         self.dialect_switch.hide()
         self.suggested_dialect: str | None = None
@@ -200,6 +202,7 @@ class ProviderDialog(QDialog):
         self.problem.hide()
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        name_buttons(self.buttons, "provider")
         self.buttons.accepted.connect(self._on_accepted)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)

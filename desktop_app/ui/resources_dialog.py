@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.naming import name_buttons
 
 RESOURCE_ROLE = Qt.ItemDataRole.UserRole
 
@@ -71,6 +72,7 @@ class ResourcesDialog(QDialog):
         buttons.addButton(self.attach_button, QDialogButtonBox.ButtonRole.AcceptRole)
         close = buttons.addButton(QDialogButtonBox.StandardButton.Close)
         close.clicked.connect(self.close)
+        name_buttons(buttons, "resources")
         layout.addWidget(buttons)
         self.loading = 0
         self.refresh()

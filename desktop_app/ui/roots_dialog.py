@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.naming import name_buttons
 
 
 class RootsDialog(QDialog):
@@ -74,6 +75,7 @@ class RootsDialog(QDialog):
         row.addWidget(self.remove_button)
         row.addStretch(1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        name_buttons(buttons, "roots")
         buttons.rejected.connect(self.close)
         row.addWidget(buttons)
         layout.addLayout(row)

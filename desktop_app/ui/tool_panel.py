@@ -114,6 +114,7 @@ class ToolPanel(QWidget):
         layout.setSpacing(6)
         self.search = QLineEdit()
         self.search.setObjectName("toolSearch")
+        self.search.setAccessibleName("Search the tools")
         self.search.setPlaceholderText(PLACEHOLDER)
         self.search.setClearButtonEnabled(True)
         self.search.setToolTip(
@@ -135,6 +136,7 @@ class ToolPanel(QWidget):
 
         self.tree = QTreeWidget()
         self.tree.setObjectName("toolTree")
+        self.tree.setAccessibleName("Tools by server")
         self.tree.setColumnCount(len(HEADERS))
         self.tree.setHeaderLabels(list(HEADERS))
         self.tree.setUniformRowHeights(True)
@@ -146,6 +148,7 @@ class ToolPanel(QWidget):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("toolDetail")
+        self.detail.setAccessibleName("The selected tool's details")
         self.detail.setReadOnly(True)
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.detail.setPlaceholderText("Select a tool to see its description and input schema.")

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR, escape, pretty_json
+from desktop_app.ui.naming import name_buttons
 
 WARN_COLOR = "#c98a00"
 _CHANGED_BG = "rgba(201, 138, 0, 0.22)"
@@ -189,6 +190,7 @@ class HookNoticeDialog(QDialog):
             if before or after:
                 layout.addWidget(self._compare(notice, before, after, mono), 1)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        name_buttons(buttons, "hookNotice")
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
 
