@@ -103,6 +103,11 @@ class HookSource:
     def trusted_by_default(self) -> bool:
         return self.kind in TRUSTED_SOURCES
 
+    def short(self) -> str:
+        """``project · hooks.json``: the kind and the file name (the full path is in :meth:`describe`)."""
+        label = self.describe().split(" (")[0]
+        return f"{label} · {self.path.name}" if self.path is not None else label
+
     def describe(self) -> str:
         names = {
             "user": "your settings",

@@ -87,6 +87,11 @@ class HookRunner:
             merged.extend(file.current())
         return merged
 
+    def empty(self) -> bool:
+        """No hook from any source (the host then skips the hook step entirely)."""
+        found = self.hooks()
+        return not found.lifecycle and not found.mappings
+
     @property
     def problems(self) -> list[str]:
         problems = list(self.hooks().problems)

@@ -535,7 +535,7 @@ class Host(HostFeatures):
         task cancels the MCP request (the server gets ``notifications/cancelled``) and raises
         ``CancelledError``; the run loop records that as an is_error "cancelled by the user" result."""
         try:
-            if self.hooks is not None:
+            if self.hooks is not None and not self.hooks.empty():
                 from desktop_app.runtime.hooks.tool_hooks import hooked_call
 
                 return await hooked_call(

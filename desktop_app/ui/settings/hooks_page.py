@@ -35,7 +35,8 @@ STATE_TEXT = {
     "modified": ("Modified · not run", ERROR_COLOR),
     "disabled": ("Disabled", "#888888"),
 }
-COLUMNS = ("State", "Event", "Type", "Source", "Command / URL / target")
+COLUMNS = ("State", "Event", "Type", "Command / URL / target", "Source")
+BODY_COLUMN = 3
 
 
 class HookAdmin(Protocol):
@@ -85,9 +86,10 @@ class HooksPage(PageExtra):
         self.tree.setUniformRowHeights(True)
         self.tree.setMinimumHeight(220)
         header = self.tree.header()
-        for column in range(len(COLUMNS) - 1):
+        header.setStretchLastSection(False)
+        for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(BODY_COLUMN, QHeaderView.ResizeMode.Stretch)
         self.tree.currentItemChanged.connect(lambda *_: self._on_selection())
         layout.addWidget(self.tree)
         self.details = QLabel("")
@@ -130,9 +132,10 @@ class HooksPage(PageExtra):
             text, color = STATE_TEXT.get(item.state, (item.state, "#888888"))
             event = entry.event + (f" · server {entry.scope}" if entry.scope else "")
             kind = entry.type + (f" · match {entry.match}" if entry.match else "")
-            row = QTreeWidgetItem([text, event, kind, entry.source.describe(), entry.body])
+            row = QTreeWidgetItem([text, event, kind, entry.body, entry.source.short()])
             row.setForeground(0, QColor(color))
-            row.setToolTip(len(COLUMNS) - 1, entry.body)
+            row.setToolTip(BODY_COLUMN, entry.body)
+            row.setToolTip(BODY_COLUMN + 1, entry.source.describe())
             row.setData(0, Qt.ItemDataRole.UserRole, index)
             self.tree.addTopLevelItem(row)
             if entry.key == key:

@@ -47,17 +47,12 @@ def test_hooks_page_in_the_settings_window_trusts_disables_and_revokes(qtbot, ql
     page = view.findChild(HooksPage, "hooksPage")
     assert page is not None
     assert _rows(page) == [
-        [
-            "Trusted",
-            "PostToolUse",
-            "http",
-            f"your settings ({tmp_path / 'settings.json'})",
-            "http://127.0.0.1:8765/audit",
-        ],
-        ["Untrusted · not run", "PreToolUse", "command · match mcp__shell__.*", f"project ({hooks_file})", GUARD],
+        ["Trusted", "PostToolUse", "http", "http://127.0.0.1:8765/audit", "your settings · settings.json"],
+        ["Untrusted · not run", "PreToolUse", "command · match mcp__shell__.*", GUARD, "project · hooks.json"],
     ]
     page.tree.setCurrentItem(page.tree.topLevelItem(1))
     assert GUARD in page.details.text() and "never runs until you trust it" in page.details.text()
+    assert str(hooks_file) in page.details.text()  # the full path of the source
     assert page.trust_button.isEnabled() and not page.revoke_button.isEnabled()
 
     qtbot.mouseClick(page.trust_button, Qt.LeftButton)
@@ -70,7 +65,7 @@ def test_hooks_page_in_the_settings_window_trusts_disables_and_revokes(qtbot, ql
 
     _write(hooks_file, {"PreToolUse": [{"command": GUARD + " --lenient", "match": "mcp__shell__.*"}]})
     page.refresh()
-    assert _rows(page)[1][0] == "Modified · not run" and _rows(page)[1][4] == GUARD + " --lenient"
+    assert _rows(page)[1][0] == "Modified · not run" and _rows(page)[1][3] == GUARD + " --lenient"
     assert runner.active_hooks("PreToolUse", "mcp__shell__run") == []
     qtbot.mouseClick(page.revoke_button, Qt.LeftButton)
     assert _rows(page)[1][0] == "Untrusted · not run"

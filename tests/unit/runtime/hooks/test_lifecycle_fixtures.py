@@ -169,3 +169,27 @@ async def test_decision_aliases() -> None:
         runner = runner_for({"PreToolUse": [{"command": f'echo \'{{"decision":"{word}"}}\''}]})
         report = await runner.run("PreToolUse", pre())
         assert report.outcomes[0].decision == expected, word
+
+
+@pytest.mark.asyncio
+async def test_compaction_and_subagent_payloads_reach_the_hooks(tmp_path: Path) -> None:
+    from desktop_app.runtime.hooks.model import (
+        post_compact_payload,
+        pre_compact_payload,
+        subagent_start_payload,
+        subagent_stop_payload,
+    )
+
+    events = ("PreCompact", "PostCompact", "SubagentStart", "SubagentStop")
+    runner = runner_for({event: [{"command": f"cat > {tmp_path / event}"}] for event in events}, cwd=tmp_path)
+    await runner.run("PreCompact", pre_compact_payload(session_id="s", cwd="", messages_before=40))
+    await runner.run(
+        "PostCompact", post_compact_payload(session_id="s", cwd="", summary="sum", messages_before=40, messages_after=3)
+    )
+    await runner.run("SubagentStart", subagent_start_payload(session_id="s", cwd="", role="r", model="m", prompt="p"))
+    await runner.run("SubagentStop", subagent_stop_payload(session_id="s", cwd="", role="r", model="m", summary="d"))
+    seen = {event: json.loads((tmp_path / event).read_text()) for event in events}
+    assert seen["PreCompact"] == {"event": "PreCompact", "cwd": str(tmp_path), "session_id": "s", "messages_before": 40}
+    assert list(seen["PostCompact"])[-3:] == ["compact_summary", "messages_before", "messages_after"]
+    assert seen["SubagentStart"]["tool_name"] == "spawn_subagent" and seen["SubagentStart"]["prompt"] == "p"
+    assert seen["SubagentStop"]["subagent_summary"] == "d" and seen["SubagentStop"]["subagent_role"] == "r"
