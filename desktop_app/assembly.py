@@ -88,6 +88,7 @@ def assemble(
         grants = GrantStore()
     credentials = Credentials()
     host = Host(servers, credentials=credentials, transport_cache=paths.data_dir / TRANSPORTS_FILENAME)
+    problems.extend(host.refused.values())  # a user server named like a built-in (switchboard.*)
     if settings.roots:  # the folders granted earlier, before any server connects and asks for them
         host.client_features.set_roots(settings.roots)
     problems.extend(_wire_hooks(host, paths, settings, settings_path, mcp_path, project_dir, strict=strict))

@@ -148,7 +148,7 @@ class TerminalApprover:
 
     async def _approve(self, event: ev.ApprovalRequired) -> None:
         if not self._has_terminal():
-            self._runtime.answer(event.tool_call_id, approved=False, reason=NO_TERMINAL)
+            self._runtime.answer(event.tool_call_id, approved=False, reason=NO_TERMINAL, source="policy")
             return
         args = json.dumps(event.arguments, ensure_ascii=False)
         async with self._lock:

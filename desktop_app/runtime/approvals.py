@@ -72,9 +72,18 @@ class Grant(BaseModel):
     conversation_id: str | None = None
     granted_at: float = Field(default_factory=time.time)
     origin: str = Field("", description="Where it came from, e.g. the conversation and tool call")
+    identity: str | None = Field(
+        None,
+        description="What the server was when this was granted: its command and arguments, or its URL "
+        "(``Host.server_identity``). A grant stops applying when the server's definition changes.",
+    )
 
-    def covers(self, conversation_id: str, server: str, tool: str) -> bool:
+    def covers(self, conversation_id: str, server: str, tool: str, identity: str | None = None) -> bool:
+        """Whether this grant decides the call. With the server's current ``identity`` (a real host), a grant
+        made for another definition of the server (or before identities were recorded) does not."""
         if self.server != server:
+            return False
+        if identity is not None and self.identity != identity:
             return False
         if self.scope == "server":
             return True
@@ -113,15 +122,26 @@ class GrantStore:
     def list(self) -> list[Grant]:
         return list(self._grants)
 
-    def find(self, conversation_id: str, server: str, tool: str) -> Grant | None:
-        return next((g for g in self._grants if g.covers(conversation_id, server, tool)), None)
+    def find(self, conversation_id: str, server: str, tool: str, identity: str | None = None) -> Grant | None:
+        return next((g for g in self._grants if g.covers(conversation_id, server, tool, identity)), None)
 
     def add(self, grant: Grant) -> None:
-        if any(g.key == grant.key for g in self._grants):
+        """Remember ``grant``; one for the same scope and target made for another server definition is
+        replaced (the user approved the server as it is now)."""
+        same = next((g for g in self._grants if g.key == grant.key), None)
+        if same is not None and same.identity == grant.identity:
             return
-        self._grants.append(grant)
+        self._grants = [g for g in self._grants if g.key != grant.key] + [grant]
         if grant.scope != "conversation":
             self._save()
+
+    def confirm(self, grant: Grant, identity: str | None) -> Grant:
+        """The user confirmed a stale grant for the server as it is now: it applies again."""
+        confirmed = grant.model_copy(update={"identity": identity})
+        self._grants = [confirmed if g.key == grant.key else g for g in self._grants]
+        if grant.scope != "conversation":
+            self._save()
+        return confirmed
 
     def revoke(self, grant: Grant) -> bool:
         before = len(self._grants)

@@ -387,7 +387,8 @@ class RunLoop:
         server, tool = target.server, target.tool
         decision = self._policy.decide_without_asking(builtin=target.builtin, read_only=target.read_only)
         if decision is None:
-            grant = self._grants.find(self._conv.id, server, tool)
+            identity = self._server_identity(server)
+            grant = self._grants.find(self._conv.id, server, tool, identity)
             if grant is not None:
                 decision = Decision(True, f"granted earlier ({grant.scope})", "grant", grant.scope)
         if decision is None and self._hooks is not None:
@@ -413,6 +414,7 @@ class RunLoop:
                         tool=None if decision.scope == "server" else tool,
                         conversation_id=self._conv.id if decision.scope == "conversation" else None,
                         origin=f"approved in conversation {self._conv.id} (tool call {call_id})",
+                        identity=self._server_identity(server),
                     )
                 )
         self._emit(
@@ -427,6 +429,11 @@ class RunLoop:
             )
         )
         return decision
+
+    def _server_identity(self, server: str) -> str | None:
+        """The server's current definition (command and arguments, or URL) that grants are bound to."""
+        identity = getattr(self._host, "server_identity", None)
+        return identity(server) if identity is not None else None
 
     def _replace_call_arguments(self, call: ToolCallRequest, arguments: dict[str, Any]) -> None:
         """Edited arguments replace the model's in the history, so the model sees what really ran."""

@@ -17,7 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalBroker, ApprovalPolicy, Decision, Grant, GrantStore, Scope
+from desktop_app.runtime.approvals import (
+    ApprovalBroker,
+    ApprovalPolicy,
+    Decision,
+    DecisionSource,
+    Grant,
+    GrantStore,
+    Scope,
+)
 from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.context import ContextItem, default_context
@@ -437,13 +445,15 @@ class Runtime:
         reason: str | None = None,
         scope: Scope = "once",
         arguments: dict[str, Any] | None = None,
+        source: DecisionSource = "user",
     ) -> None:
         """Answer a pending approval by tool-call id. Unknown or answered ids raise ``UnknownToolCallError``.
 
         ``scope`` widens an approval (this conversation, this tool always, the whole server);
-        ``arguments`` replaces the model's arguments (recorded and shown as an edit).
+        ``arguments`` replaces the model's arguments (recorded and shown as an edit). ``source`` says who
+        decided: the user, or ``"policy"`` for a rule that answered for them (e.g. no terminal to ask on).
         """
-        self._broker.answer(tool_call_id, Decision(approved, reason, "user", scope, arguments))
+        self._broker.answer(tool_call_id, Decision(approved, reason, source, scope, arguments))
 
     # -- MCP client features: server requests, roots, resources --------------------------------------
 
@@ -511,6 +521,20 @@ class Runtime:
 
     def revoke_grant(self, grant: Grant) -> bool:
         return self.grants.revoke(grant)
+
+    def grant_is_stale(self, grant: Grant) -> bool:
+        """Whether ``grant`` no longer applies because its server's definition changed (command and
+        arguments, or URL) or the server is gone; it applies again once ``confirm_grant``-ed."""
+        identity = getattr(self._host, "server_identity", None)
+        if identity is None:
+            return False  # a host without identities (test fakes): grants follow the name only
+        current = identity(grant.server)
+        return current is None or grant.identity != current
+
+    def confirm_grant(self, grant: Grant) -> Grant:
+        """Bind a stale grant to the server as it is now, so it applies again (the user looked at the change)."""
+        identity = getattr(self._host, "server_identity", None)
+        return self.grants.confirm(grant, identity(grant.server) if identity is not None else grant.identity)
 
     def retry_now(self, conversation_id: str) -> bool:
         """Cut short the conversation's pending retry wait. Returns whether one was waiting."""

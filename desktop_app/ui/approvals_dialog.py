@@ -1,7 +1,9 @@
 """Settings → Approvals…: the remembered grants (with Revoke per row) and the read-only auto-approve setting.
 
 Grants come from ``runtime.grants.list()``; Revoke calls ``runtime.revoke_grant(grant)`` and re-reads the
-list, so the row disappears. "Auto-approve tools marked read-only" is the saved setting (off by default).
+list, so the row disappears. A grant whose server changed since (another command, arguments or URL:
+``runtime.grant_is_stale``) is shown as stale and no longer applies; Confirm (``runtime.confirm_grant``)
+binds it to the server as it is now. "Auto-approve tools marked read-only" is the saved setting (off by default).
 Opened with ``open()`` (never ``exec()`` on the qasync loop).
 """
 
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
@@ -31,7 +34,12 @@ from desktop_app.ui.naming import name_buttons
 if TYPE_CHECKING:
     from desktop_app.runtime.approvals import Grant
 
-COLUMNS = ("Scope", "Server", "Tool", "Conversation", "Granted", "Origin", "")
+COLUMNS = ("Scope", "Server", "Tool", "Conversation", "Granted", "Origin", "State", "")
+STALE_TEXT = "Stale: the server changed"
+STALE_TIP = (
+    "The server's command, arguments or URL changed since this was granted (or the server is gone), so the "
+    "grant no longer applies and its calls ask again. Confirm it to trust the server as it is now."
+)
 SCOPE_LABELS = {"conversation": "This conversation", "tool": "Always (tool)", "server": "Trusted server"}
 READ_ONLY_TIP = (
     "Run tools that declare themselves read-only (readOnlyHint) without asking. Off by default: a server "
@@ -116,23 +124,55 @@ class ApprovalsDialog(QDialog):
                 format_when(grant.granted_at),
                 grant.origin,
             )
+            stale = self._is_stale(grant)
+            cells = (*cells, STALE_TEXT if stale else "Active")
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                item.setToolTip((grant.conversation_id or "") if column == 3 else text)
+                item.setToolTip(
+                    (grant.conversation_id or "") if column == 3 else STALE_TIP if stale and column == 6 else text
+                )
                 self.table.setItem(row, column, item)
-            button = QPushButton("Revoke")
-            button.setObjectName("revokeButton")
-            target = grant.tool or "all tools"
-            button.setAccessibleName(f"Revoke the grant for {grant.server} ({target})")
-            button.clicked.connect(lambda _checked=False, g=grant: self.revoke(g))
-            self.table.setCellWidget(row, len(COLUMNS) - 1, button)
+            self.table.setCellWidget(row, len(COLUMNS) - 1, self._actions(grant, stale))
         self.table.setVisible(bool(self.grants))
         self.empty_label.setVisible(not self.grants)
+
+    def _is_stale(self, grant: Grant) -> bool:
+        is_stale = getattr(self.runtime, "grant_is_stale", None)
+        return bool(is_stale(grant)) if is_stale is not None else False
+
+    def _actions(self, grant: Grant, stale: bool) -> QWidget:
+        cell = QWidget()
+        row = QHBoxLayout(cell)
+        row.setContentsMargins(0, 0, 0, 0)
+        target = grant.tool or "all tools"
+        if stale:
+            confirm = QPushButton("Confirm")
+            confirm.setObjectName("confirmGrantButton")
+            confirm.setToolTip(STALE_TIP)
+            confirm.setAccessibleName(f"Confirm the grant for {grant.server} ({target}) as the server is now")
+            confirm.clicked.connect(lambda _checked=False, g=grant: self.confirm(g))
+            row.addWidget(confirm)
+        button = QPushButton("Revoke")
+        button.setObjectName("revokeButton")
+        button.setAccessibleName(f"Revoke the grant for {grant.server} ({target})")
+        button.clicked.connect(lambda _checked=False, g=grant: self.revoke(g))
+        row.addWidget(button)
+        return cell
+
+    def confirm(self, grant: Grant) -> None:
+        """Trust the changed server again: the grant applies to it as it is now."""
+        self.runtime.confirm_grant(grant)  # type: ignore[attr-defined]
+        self.refresh()
 
     def revoke(self, grant: Grant) -> None:
         self.runtime.revoke_grant(grant)
         self.revoked.emit(grant)
         self.refresh()
+
+    def button(self, row: int, name: str = "revokeButton") -> QPushButton | None:
+        """The row's Revoke (or, for a stale grant, ``confirmGrantButton``) button."""
+        cell = self.table.cellWidget(row, len(COLUMNS) - 1)
+        return cell.findChild(QPushButton, name) if cell is not None else None
 
     def row_texts(self) -> list[list[str]]:
         """The table's text, row by row (for tests and accessibility checks)."""

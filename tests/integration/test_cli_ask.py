@@ -134,10 +134,17 @@ def test_denied_tool_calls_go_back_as_errors(
     events = events_of(proc.stdout)
     decided = next(e for e in events if e["kind"] == "approval_decided")
     assert decided["approved"] is False
+    assert decided["source"] == "policy"  # no terminal to ask on (or --approve never): not the user's answer
     result = next(e for e in events if e["kind"] == "tool_result")
     assert result["is_error"] is True and "denied" in result["text"]
     tool_message = llm_server.requests[1].json["messages"][-1]
     assert "denied" in tool_message["content"]
+    from desktop_app.runtime.store import Store
+
+    with Store.open(tmp_path / "h" / "data" / "switchboard.db") as store:
+        [conversation] = store.list_conversations()
+        [record] = store.approvals(conversation.id)
+        assert (record["decision"], record["source"]) == ("denied", "policy")
 
 
 def test_text_mode_streams_answer_to_stdout_and_reasoning_to_stderr(

@@ -110,7 +110,7 @@ async def test_without_a_terminal_everything_is_declined_with_a_reason(monkeypat
         [
             ("sampling", ("s1", False, NO_TERMINAL)),
             ("elicitation", ("e1", "decline", None)),
-            ("tool", ("t1", {"approved": False, "reason": NO_TERMINAL})),
+            ("tool", ("t1", {"approved": False, "reason": NO_TERMINAL, "source": "policy"})),
         ],
         key=str,
     )

@@ -10,6 +10,7 @@ lazy factories), starting them concurrently, the model-facing tool names (Whale'
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -56,6 +57,8 @@ ServerState = HostServerState
 ``restarting``: an automatic restart is connecting it again (see :mod:`.lifecycle`)."""
 
 BuiltinFactory = Callable[[], MCPServer]
+RESERVED_PREFIX = "switchboard."
+"""Server names the built-in servers own; a user server may not use them."""
 
 
 class HostTool(BaseModel):
@@ -176,7 +179,9 @@ class Host(HostFeatures):
         ``transport_cache`` is a JSON file remembering which HTTP transport each URL speaks;
         ``sleep`` waits out restart backoff (tests inject a fake); ``max_restarts`` caps consecutive
         automatic restarts (``None``: no cap)."""
-        self._configs: dict[str, ServerConfig] = dict(servers or {})
+        self.refused: dict[str, str] = {}
+        """User servers that were not taken, with why (a ``switchboard.*`` name belongs to the built-ins)."""
+        self._configs: dict[str, ServerConfig] = self._accept(servers or {})
         self.call_timeout = call_timeout
         self.startup_timeout = startup_timeout
         self.max_output_chars = max_output_chars
@@ -217,6 +222,20 @@ class Host(HostFeatures):
             return error_outcome(f"Calling hook '{server}/{tool}' failed: {type(exc).__name__}: {exc}")
 
     # -- registration and lifecycle -------------------------------------------------------------
+
+    def _accept(self, servers: Mapping[str, ServerConfig]) -> dict[str, ServerConfig]:
+        """The user's servers minus those named like a built-in (``switchboard.*``): such a server would
+        replace the built-in and its prompts would look like built-in calls, so it is refused (``refused``)."""
+        accepted: dict[str, ServerConfig] = {}
+        for name, config in servers.items():
+            if name.startswith(RESERVED_PREFIX):
+                self.refused[name] = (
+                    f"MCP server '{name}' in mcp.json was not started: names starting with '{RESERVED_PREFIX}' "
+                    "belong to Switchboard's built-in servers. Rename it in mcp.json to use it."
+                )
+            else:
+                accepted[name] = config
+        return accepted
 
     def register_builtin(self, name: str, factory: BuiltinFactory) -> None:
         """Register an in-process server; ``factory`` runs on first use, not now and not at ``start()``."""
@@ -268,9 +287,7 @@ class Host(HostFeatures):
         Failures are recorded as server states, never raised.
         """
         changed: list[str] = []
-        for name, config in sorted(servers.items()):
-            if name in self._builtins:
-                continue  # a switchboard.* name stays the built-in (assembly reports the clash)
+        for name, config in sorted(self._accept(servers).items()):  # never a switchboard.* name
             old = self._configs.get(name)
             if old == config:
                 continue
@@ -458,6 +475,18 @@ class Host(HostFeatures):
 
     def is_builtin(self, server: str) -> bool:
         return server in self._builtins
+
+    def server_identity(self, server: str) -> str | None:
+        """What a grant for ``server`` is bound to: its command and arguments (stdio) or its URL, as
+        configured now; ``None`` for an unknown server. A changed definition is another identity."""
+        if server in self._builtins:
+            return f"builtin:{server}"
+        config = self._configs.get(server)
+        if config is None:
+            return None
+        if config.transport == "stdio":
+            return json.dumps({"command": config.command, "args": list(config.args)}, ensure_ascii=False)
+        return json.dumps({"url": config.url}, ensure_ascii=False)
 
     def tools(self, *, include_excluded: bool = False) -> list[HostTool]:
         """Every tool of every ready server, sorted by model-facing name.

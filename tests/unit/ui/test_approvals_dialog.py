@@ -37,8 +37,16 @@ def test_grants_are_listed_and_revoke_removes_the_row(qtbot, window, fake_runtim
     dialog = _open(qtbot, window)
     assert dialog.windowTitle() == "Approvals" and window.approvals_action.text() == "&Approvals…"
     assert dialog.row_texts() == [
-        ["Always (tool)", "time", "now", "—", format_when(1_700_000_000.0), "approved in conversation a"],
-        ["Trusted server", "fs", "(all tools)", "—", format_when(1_700_000_100.0), "approved in conversation b"],
+        ["Always (tool)", "time", "now", "—", format_when(1_700_000_000.0), "approved in conversation a", "Active"],
+        [
+            "Trusted server",
+            "fs",
+            "(all tools)",
+            "—",
+            format_when(1_700_000_100.0),
+            "approved in conversation b",
+            "Active",
+        ],
         [
             "This conversation",
             "web",
@@ -46,10 +54,11 @@ def test_grants_are_listed_and_revoke_removes_the_row(qtbot, window, fake_runtim
             "01234567…",
             format_when(1_700_000_200.0),
             "approved in conversation 0123456789abcdef",
+            "Active",
         ],
     ]
     assert dialog.table.item(2, 3).toolTip() == "0123456789abcdef"
-    button = dialog.table.cellWidget(1, 6)
+    button = dialog.button(1)
     assert isinstance(button, QPushButton) and button.text() == "Revoke"
     assert button.accessibleName() == "Revoke the grant for fs (all tools)"
 
@@ -58,7 +67,7 @@ def test_grants_are_listed_and_revoke_removes_the_row(qtbot, window, fake_runtim
     assert [row[1] for row in dialog.row_texts()] == ["time", "web"]
     assert fake_runtime.grants.list() == [GRANTS[0], GRANTS[2]]
     for _ in range(2):
-        qtbot.mouseClick(dialog.table.cellWidget(0, 6), Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(dialog.button(0), Qt.MouseButton.LeftButton)
     assert dialog.row_texts() == [] and not dialog.empty_label.isHidden() and dialog.table.isHidden()
 
 
@@ -81,6 +90,34 @@ def test_a_grant_made_on_a_card_shows_up_in_the_dialog(qtbot, window, fake_runti
     window.view.cards["t1"].scope_actions["tool"].trigger()
     qtbot.waitUntil(lambda: not window.controller.busy)
     dialog = _open(qtbot, window)
-    [[scope, server, tool, conversation, _when, origin]] = dialog.row_texts()
+    [[scope, server, tool, conversation, _when, origin, _state]] = dialog.row_texts()
     assert (scope, server, tool, conversation) == ("Always (tool)", "clock", "now", "—")
     assert origin.endswith("(tool call t1)")
+
+
+def test_a_grant_for_a_server_whose_definition_changed_shows_stale_until_confirmed(qtbot, qloop, tmp_path):
+    """Real Runtime and Host: the grant was made for ``fs`` as ``fs-server --root /a``; mcp.json now says
+    ``--root /``. The grant is stale (it no longer applies) until Confirm binds it to the new definition."""
+    from desktop_app.runtime.approvals import GrantStore
+    from desktop_app.runtime.host import Host, ServerConfig
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.settings import Settings
+    from desktop_app.ui.approvals_dialog import STALE_TEXT, ApprovalsDialog
+
+    before = Host({"fs": ServerConfig(command="fs-server", args=["--root", "/a"])})
+    grants = GrantStore(tmp_path / "grants.json")
+    grants.add(Grant(scope="server", server="fs", identity=before.server_identity("fs")))
+    host = Host({"fs": ServerConfig(command="fs-server", args=["--root", "/"])})  # the edited mcp.json
+    runtime = Runtime(settings=Settings(), host=host, grants=grants)
+    assert runtime.grants.find("c", "fs", "read", host.server_identity("fs")) is None  # it does not apply
+    dialog = ApprovalsDialog(runtime)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.row_texts()[0][-1] == STALE_TEXT
+    assert "changed" in dialog.table.item(0, 6).toolTip()
+    confirm = dialog.button(0, "confirmGrantButton")
+    assert confirm is not None and confirm.isVisible()
+    qtbot.mouseClick(confirm, Qt.MouseButton.LeftButton)
+    assert dialog.row_texts()[0][-1] == "Active" and dialog.button(0, "confirmGrantButton") is None
+    assert runtime.grants.find("c", "fs", "read", host.server_identity("fs")) is not None
+    assert GrantStore(tmp_path / "grants.json").find("c", "fs", "read", host.server_identity("fs")) is not None
