@@ -14,7 +14,9 @@ Recognised sources (see :func:`read_source`):
 
 :func:`import_config` merges the servers into the target file (an existing server of the same
 name is kept and reported as a conflict unless ``replace``), moves secret-looking ``env`` and
-``headers`` values into the keyring (:mod:`.secrets`), and writes the target atomically. A broken
+``headers`` values into the keyring (:mod:`.secrets`), and writes the target atomically. A server's
+``hooks`` are not written to the target (which is trusted): they go to ``imported-hooks/<source>.json``
+beside it, where they stay untrusted until the user trusts them. A broken
 source or target raises :class:`~desktop_app.runtime.errors.ConfigError` and nothing is written.
 """
 
@@ -313,6 +315,7 @@ def import_config(
     stored: list[str] = []
     lost: list[str] = []
     renamed: list[str] = []  # existing keys replaced by an import (their spelling may differ)
+    imported_hooks: dict[str, Any] = {}
 
     def store(key: str, value: str) -> None:
         credentials.set(key, value)
@@ -337,6 +340,9 @@ def import_config(
             report.replaced.append(name)
         else:
             report.imported.append(name)
+        hooks = entry.pop("hooks", None) if isinstance(entry, dict) else None
+        if hooks:  # never trusted by being imported: they go to imported-hooks/, untrusted until reviewed
+            imported_hooks[name] = hooks
         stored.extend(move_secrets(name, entry, store))
         stored.extend(move_secret_args(name, entry, store))
         if secret_looking_args(entry):  # pragma: no cover - move_secret_args leaves none; kept as a guard
@@ -368,7 +374,22 @@ def import_config(
         for name in [*report.replaced, *report.imported]:
             put_server(target, name, merged[name])
         report.written = True
+        if imported_hooks:
+            hooks_file = imported_hooks_path(target, read_path)
+            write_json_atomically(
+                hooks_file, {"mcpServers": {name: {"hooks": hooks} for name, hooks in imported_hooks.items()}}
+            )
+            report.notes.append(
+                f"hooks of {', '.join(sorted(imported_hooks))} were saved to {hooks_file}; they stay off until "
+                "you trust them in Settings → Hooks (or `switchboard hooks trust`)"
+            )
     return report
+
+
+def imported_hooks_path(target: Path, source: Path) -> Path:
+    """Where an import keeps the source's hooks: ``<config>/imported-hooks/<source name>.json``."""
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "-", source.stem if source.is_file() else source.name).strip("-") or "import"
+    return target.parent / "imported-hooks" / f"{stem}.json"
 
 
 __all__ = [

@@ -93,3 +93,29 @@ def test_broken_hook_files_are_reported_with_their_path(tmp_path: Path) -> None:
     assert any("hooks.PreToolUse[0]: a http hook needs 'url'" in p for p in problems)
     assert any("hooks.OnMars: unknown hook event" in p for p in problems)
     assert any(str(project / ".switchboard" / "hooks.json") in p and "line 1" in p for p in problems)
+
+
+def test_imported_server_hooks_start_untrusted_and_never_reach_mcp_json(tmp_path: Path) -> None:
+    from desktop_app.runtime.credentials import Credentials
+    from desktop_app.runtime.host.importers import import_config
+
+    source = tmp_path / "mcp-servers.yaml"  # a nanobot server map with a per-server message hook
+    source.write_text(
+        'crm:\n  command: crm-server\n  hooks:\n    tools/call?direction=response: ["filters/forward"]\n',
+        encoding="utf-8",
+    )
+    config = tmp_path / "config"
+    target = config / "mcp.json"
+    report = import_config(source, target, Credentials())
+    assert report.imported == ["crm"]
+    assert "hooks" not in json.loads(target.read_text())["mcpServers"]["crm"]
+    assert any("stay off until you trust them" in note for note in report.notes)
+    runner = build_runner(settings_hooks={}, settings_path=None, mcp_config=target, config_dir=config)
+    [item] = runner.review()
+    assert (item.entry.source.kind, item.state, item.entry.body, item.entry.scope) == (
+        "imported",
+        "untrusted",
+        "filters/forward",
+        "crm",
+    )
+    assert runner.mappings_for("crm") == []
