@@ -53,7 +53,10 @@ if TYPE_CHECKING:
     from desktop_app.ui.servers_manage import ServerActions
 
 COUNTDOWN_INTERVAL_MS = 250
-SELECTION_STYLE = "QListWidget#serverList::item:selected { background: rgba(64, 128, 210, 0.22); }"
+SELECTION_STYLE = (
+    "QListWidget#serverList::item { padding: 0px; }"  # the row widget fills its item (the theme pads list items)
+    " QListWidget#serverList::item:selected { background: rgba(64, 128, 210, 0.22); }"
+)
 NOTIFY_MS = 30_000
 """How long a server notification stays in the status bar (it goes sooner once its state is over)."""
 INDICATOR_TIP = "MCP servers (yours, and the built-in ones apart) — click to show or hide the Servers panel"
@@ -208,7 +211,7 @@ class ServersPanel(QWidget):
         self.host = host
         self.bridge.attach(host)
         for name, status in host.states().items():
-            info = self._info(name)
+            info = self._info(name, builtin=bool(getattr(status, "builtin", False)))
             info.state, info.error, info.tool_count = status.state, status.error, status.tool_count
             info.builtin, info.attempt = bool(getattr(status, "builtin", False)), status.attempt
             if status.state == "failed" and status.restart_in_s is not None:
@@ -308,22 +311,25 @@ class ServersPanel(QWidget):
             self._drop(name)
         for name, status in states.items():
             if name not in self.servers:
-                info = self._info(name)
+                info = self._info(name, builtin=bool(getattr(status, "builtin", False)))
                 info.state, info.error, info.tool_count = status.state, status.error, status.tool_count
                 info.builtin = bool(getattr(status, "builtin", False))
                 self._show(name)
         self._summarize()
         self.refresh_details()
 
-    def _info(self, name: str) -> ServerInfo:
+    def _info(self, name: str, *, builtin: bool = False) -> ServerInfo:
+        """The server's info, with a new row for a server not shown yet: the user's servers come first,
+        the built-ins after them."""
         info = self.servers.get(name)
         if info is None:
-            info = self.servers[name] = ServerInfo(name)
+            info = self.servers[name] = ServerInfo(name, builtin=builtin)
             row = ServerRow(name)
             row.restart_requested.connect(self.restart)
             item = QListWidgetItem()
             item.setData(Qt.ItemDataRole.UserRole, name)
-            self.list.addItem(item)
+            mine = sum(1 for other in self.servers.values() if not other.builtin and other is not info)
+            self.list.insertItem(self.list.count() if builtin else mine, item)
             self.list.setItemWidget(item, row)
             self.rows[name], self._items[name] = row, item
             self.placeholder.hide()
@@ -332,6 +338,9 @@ class ServersPanel(QWidget):
     def _show(self, name: str) -> None:
         row, item = self.rows[name], self._items[name]
         row.show_info(self.servers[name], self.clock())
+        row.ensurePolished()  # the theme's stylesheet (button padding, fonts) counts in the row's height
+        for child in row.findChildren(QWidget):
+            child.ensurePolished()
         item.setSizeHint(row.sizeHint())
         self._update_countdown()
 

@@ -307,16 +307,6 @@ class ModelForm(QWidget):
         parts = [description + "." if description else "", f"Default: {default}." if default else ""]
         return " ".join(p for p in parts if p)
 
-    def label_width(self) -> int:
-        """The widest row label (to line up a row placed under the form)."""
-        layout = self.layout()
-        widths = [
-            item.widget().sizeHint().width()
-            for i in range(layout.count())
-            if (item := layout.itemAt(i)) is not None and isinstance(item.widget(), QLabel)
-        ]
-        return max(widths, default=0)
-
     def values(self) -> dict[str, Any]:
         return {name: editor.value() for name, editor in self.editors.items()}
 

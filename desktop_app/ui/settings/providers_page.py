@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from PySide6.QtWidgets import (
+    QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -73,32 +74,28 @@ class ProviderEditor(QWidget):
         self.setObjectName(camel(slot, "editor"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.form = ModelForm(ProviderSettings, settings, fields=MAIN_FIELDS, prefix=prefix)
+        self.form = ModelForm(ProviderSettings, settings, fields=(*MAIN_FIELDS, *MORE_FIELDS), prefix=prefix)
+        self.more = self.form
         layout.addWidget(self.form)
-        key_row = QHBoxLayout()
-        key_label = QLabel("API key:")
-        key_label.setMinimumWidth(self.form.label_width())
         self.key = QLineEdit()
         self.key.setObjectName(camel(slot, "api_key"))
         self.key.setAccessibleName("API key")
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        key_label.setBuddy(self.key)
         self.forget = QPushButton("Forget key")
         self.forget.setObjectName(camel(slot, "forget_key"))
         self.forget.setAccessibleName("Forget the stored API key")
         self.forget.clicked.connect(self.forget_key)
-        key_row.addWidget(key_label)
+        key_cell = QWidget()
+        key_row = QHBoxLayout(key_cell)
+        key_row.setContentsMargins(0, 0, 0, 0)
         key_row.addWidget(self.key, 1)
         key_row.addWidget(self.forget)
-        layout.addLayout(key_row)
         warning = session_only_warning(runtime)  # said before a key is typed, not after it is lost
         self.keyring_warning = QLabel(warning or "")
         self.keyring_warning.setObjectName(camel(slot, "keyring_warning"))
         self.keyring_warning.setWordWrap(True)
         self.keyring_warning.setStyleSheet(f"color: {ERROR_COLOR};")
         self.keyring_warning.setVisible(warning is not None)
-        layout.addWidget(self.keyring_warning)
-        test_row = QHBoxLayout()
         self.test_button = QPushButton("Test connection")
         self.test_button.setObjectName(camel(slot, "test_connection"))
         self.test_button.setAccessibleName("Test the connection to this provider")
@@ -106,29 +103,35 @@ class ProviderEditor(QWidget):
         self.test_result = QLabel("")
         self.test_result.setObjectName(camel(slot, "test_result"))
         self.test_result.setWordWrap(True)
+        test_cell = QWidget()
+        test_row = QHBoxLayout(test_cell)
+        test_row.setContentsMargins(0, 0, 0, 12)
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.test_result, 1)
-        layout.addLayout(test_row)
         more = QLabel("More options")
-        more.setStyleSheet("QLabel { font-weight: 600; margin-top: 12px; }")
-        layout.addWidget(more)
-        self.more = ModelForm(ProviderSettings, settings, fields=MORE_FIELDS, prefix=prefix)
-        layout.addWidget(self.more)
+        more.setStyleSheet("QLabel { font-weight: 600; }")
+        rows = self.form.layout()
+        assert isinstance(rows, QFormLayout)
+        key_label = QLabel("API key:")
+        key_label.setBuddy(self.key)
+        at = len(MAIN_FIELDS)  # under the endpoint's own fields, above the options
+        rows.insertRow(at, key_label, key_cell)
+        rows.insertRow(at + 1, "", self.keyring_warning)
+        rows.insertRow(at + 2, "", test_cell)
+        rows.insertRow(at + 3, more)
         self.refresh_key()
 
     def current(self) -> ProviderSettings:
         return ProviderSettings.model_validate(self.values())
 
     def values(self) -> dict[str, Any]:
-        return {**self.form.values(), **self.more.values()}
+        return self.form.values()
 
     def set_values(self, settings: ProviderSettings) -> None:
         self.form.set_values(settings)
-        self.more.set_values(settings)
 
     def show_errors(self, errors: dict[str, str]) -> None:
         self.form.show_errors(errors)
-        self.more.show_errors(errors)
 
     def refresh_key(self) -> None:
         try:
@@ -212,7 +215,6 @@ class ProvidersPage(PageExtra):
             value = getattr(settings, slot) or ProviderSettings()
             editor = ProviderEditor(slot, value, context.runtime, self.tasks)
             editor.form.changed.connect(self._on_edited)
-            editor.more.changed.connect(self._on_edited)
             editor.key.textEdited.connect(lambda _t: self.changed.emit())
             self.editors[slot] = editor
             self.stack.addWidget(editor)
