@@ -103,7 +103,8 @@ async def test_thousand_tools_search_promote_and_reopen(llm_server: ScriptedLLMS
     direct = next(m for m in bodies[3]["messages"] if m.get("tool_call_id") == "c2")
     assert direct["content"] == "srv05.tool_003('direct', 1)"
     assert tool_names(bodies[3]) == [*tool_names(bodies[1]), "mcp__srv05__tool_003"]
-    asked = [e.tool_call_id for e in events if isinstance(e, ev.ApprovalRequired)]
+    wire = {e.tool_call_id: e.model_call_id for e in events if isinstance(e, ev.ToolCall)}  # ours -> the model's
+    asked = [wire[e.tool_call_id] for e in events if isinstance(e, ev.ApprovalRequired)]
     assert asked == ["c1", "c2"]  # tool_search never asks; the direct call took the normal approval path
     promotions = [(e.tools, e.reason) for e in events if isinstance(e, ev.ToolsPromoted)]
     assert promotions == [
