@@ -314,6 +314,14 @@ class Store:
                 c.execute("INSERT INTO parts_fts (rowid, text) VALUES (?, ?)", (part_id, text))
         return part_id
 
+    def set_part_text(self, part_id: int, text: str) -> None:
+        """Replace a part's text (and its search entry, if it had one)."""
+        with self.transaction() as c:
+            c.execute("UPDATE parts SET text = ? WHERE id = ?", (text, part_id))
+            indexed = c.execute("SELECT 1 FROM parts_fts WHERE rowid = ?", (part_id,)).fetchone()
+        if indexed:
+            self.index_part(part_id)
+
     def append_text(self, part_id: int, text: str) -> None:
         with self.transaction() as c:
             c.execute("UPDATE parts SET text = text || ? WHERE id = ?", (text, part_id))

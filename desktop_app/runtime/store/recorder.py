@@ -41,6 +41,8 @@ class _RunState:
     buffer: list[str] = field(default_factory=list)
     last_flush: float = 0.0
     timer: asyncio.TimerHandle | None = None
+    prompt_message_id: int | None = None  # this run's user message (turn-level hook notices go there)
+    prompt_part_id: int | None = None
 
 
 @dataclass
@@ -237,9 +239,23 @@ class Recorder:
                 message_id = self.store.add_message(
                     event.conversation_id, "user", run_id=event.run_id, status="complete"
                 )
-                self.store.add_part(message_id, "text", event.prompt, index=True)
+                state.prompt_part_id = self.store.add_part(message_id, "text", event.prompt, index=True)
+                state.prompt_message_id = message_id
                 self.store.set_title_if_empty(event.conversation_id, event.prompt)
         state.last_flush = self._clock()
+
+    def _hook_notice(self, state: _RunState, event: ev.HookNoticeEvent) -> None:
+        """A turn-level hook notice (a tool call's come with its result) is kept with the turn's prompt; a
+        prompt a hook rewrote is stored as sent, so a reopened conversation gives the model what it saw."""
+        if event.tool_call_id or state.prompt_message_id is None:
+            return
+        notice = event.notice
+        with self.store.transaction():
+            rewritten = notice.kind == "mutated" and notice.target == "prompt" and isinstance(notice.after, str)
+            if rewritten and state.prompt_part_id is not None:
+                self.store.set_part_text(state.prompt_part_id, str(notice.after))
+            payload = {"hook": notice.model_dump(mode="json")}
+            self.store.add_part(state.prompt_message_id, "notice", notice.message, payload=payload)
 
     def _tool_call(self, state: _RunState, event: ev.ToolCall) -> None:
         payload = {"name": event.name, "server": event.server, "tool": event.tool, "arguments": event.arguments}
@@ -345,6 +361,7 @@ _HANDLERS: dict[type, Callable[[Recorder, _RunState, ev.Event], None]] = {
     ev.ApprovalRequired: Recorder._approval_required,  # type: ignore[dict-item]
     ev.ApprovalDecided: Recorder._approval_decided,  # type: ignore[dict-item]
     ev.ToolResult: Recorder._tool_result,  # type: ignore[dict-item]
+    ev.HookNoticeEvent: Recorder._hook_notice,  # type: ignore[dict-item]
     ev.RetryScheduled: Recorder._retry,  # type: ignore[dict-item]
     ev.Usage: Recorder._usage,  # type: ignore[dict-item]
     ev.RunFinished: Recorder._run_finished,  # type: ignore[dict-item]

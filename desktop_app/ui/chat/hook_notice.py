@@ -219,3 +219,23 @@ class HookNoticeDialog(QDialog):
             grid.addWidget(view, 1, column)
             (self.befores if column == 0 else self.afters).append(view)
         return box
+
+
+class HookNoticeLine(QWidget):
+    """A notice about the turn itself (the prompt was rewritten or blocked, a Stop hook failed): the chip and
+    the sentence, in the reading column."""
+
+    def __init__(self, notice: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        data = as_dict(notice)
+        self.setObjectName("hookNoticeLine")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 2, 0, 2)
+        layout.setSpacing(8)
+        self.chip = HookNoticeChip(data)
+        layout.addWidget(self.chip)
+        self.text = QLabel(str(data.get("message") or ""))
+        self.text.setObjectName("hookNoticeLineText")
+        self.text.setWordWrap(True)
+        self.text.setStyleSheet("QLabel { color: palette(placeholder-text); }")
+        layout.addWidget(self.text, 1)

@@ -90,6 +90,7 @@ class _Replayer:
                 self._incomplete(self.transcript.runs.get(current_run))
             if message.role == "user":
                 self.view.add_user_message(message.text_of("text"))
+                self._hook_notices(message)
             elif message.role == "assistant":
                 self._assistant(message)
             elif message.role == "tool":
@@ -99,6 +100,13 @@ class _Replayer:
         if current_run is not None:
             self._usage(current_run)
             self._paused(self.transcript.runs.get(current_run))
+
+    def _hook_notices(self, message: StoredMessage) -> None:
+        """Turn-level hook notices stored with the prompt (it was rewritten or blocked, a hook failed)."""
+        for part in message.parts:
+            hook = (part.payload or {}).get("hook") if part.kind == "notice" else None
+            if isinstance(hook, dict):
+                self.view.add_hook_notice(hook)
 
     def _assistant(self, message: StoredMessage) -> None:
         answer: AnswerBlock | None = None

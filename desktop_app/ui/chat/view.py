@@ -348,9 +348,16 @@ class ChatView(QScrollArea):
         notices arrive with its result and go on its card."""
         if event.tool_call_id:
             return
-        notice = event.notice
-        kind = "error" if notice.kind in ("blocked", "rejected", "failed") else "info"
-        self.add_notice(notice.message, kind)
+        self.add_hook_notice(event.notice)
+
+    def add_hook_notice(self, notice: Any) -> QWidget:
+        """A turn-level hook notice: its chip (before/after on click) and its sentence, in the transcript."""
+        from desktop_app.ui.chat.hook_notice import HookNoticeLine
+
+        self.empty_hint.hide()
+        line = HookNoticeLine(notice)
+        self._add(line)
+        return line
 
     def _on_tool_progress(self, event: ev.ToolProgress) -> None:
         card = self.cards.get(event.tool_call_id)

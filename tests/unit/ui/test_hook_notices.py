@@ -5,6 +5,7 @@ shipped PII redactor as an in-process server, real Store, a real shell hook)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 from PySide6.QtWidgets import QLabel
@@ -149,3 +150,68 @@ def test_chip_opens_before_after_and_survives_a_restart(qtbot, qloop, tmp_path):
         _wait(qtbot, qloop, runtime2.aclose())
         recorder2.close()
         store2.close()
+
+
+def test_prompt_rewritten_or_blocked_by_a_hook_is_shown_and_stored(qtbot, qloop, tmp_path):
+    from desktop_app.runtime import events as ev
+    from desktop_app.ui.chat.hook_notice import HookNoticeLine
+    from desktop_app.ui.chat.replay import read_transcript
+    from desktop_app.ui.chat.view import ChatView
+
+    rewrite = json.dumps({"updated_input": "my mail is [email]", "reason": "redacted 1 e-mail address"})
+    host = Host()
+    runner = HookRunner()
+    runner.add_hooks(
+        parse_hooks(
+            {
+                "UserPromptSubmit": [
+                    {
+                        "command": f"grep -q forbidden && {{ echo 'not this topic' >&2; exit 2; }}; echo '{rewrite}'",
+                        "description": "prompt guard",
+                    }
+                ]
+            },
+            HookSource("user"),
+        )
+    )
+    host.set_hooks(runner)
+    provider = FakeProvider([answer("Noted.")])
+    store = Store.open(tmp_path / "switchboard.db")
+    runtime = _runtime(provider, host)
+    recorder = attach_store(runtime, store)
+    seen: list[ev.Event] = []
+    runtime.subscribe(seen.append)
+    try:
+        cid = runtime.new_conversation()
+        _wait(qtbot, qloop, runtime.run(cid, "my mail is ada@example.com"))
+        assert provider.requests[0].messages[-1].content.startswith("my mail is [email]")
+        [notice] = [e.notice for e in seen if isinstance(e, ev.HookNoticeEvent)]
+        assert (notice.kind, notice.before, notice.after) == (
+            "mutated",
+            "my mail is ada@example.com",
+            "my mail is [email]",
+        )
+        _wait(qtbot, qloop, runtime.run(cid, "a forbidden question"))
+        assert len(provider.requests) == 1  # the blocked prompt never reached the model
+        error = next(e for e in seen if isinstance(e, ev.Error))
+        assert error.code == "hook_blocked" and error.message == (
+            "Blocked by UserPromptSubmit hook prompt guard: not this topic"
+        )
+        recorder.flush()
+        assert "ada@example.com" not in store.load_messages(cid)[0].content  # reopened: what the model saw
+        view = ChatView()
+        qtbot.addWidget(view)
+        view.load_transcript(read_transcript(store, cid))
+        lines = view.findChildren(HookNoticeLine)
+        assert [line.chip.text() for line in lines] == [
+            "Changed by prompt guard · redacted 1 e-mail address",
+            "Blocked by prompt guard · not this topic",
+        ]
+        dialog = lines[0].chip.open_details()
+        qtbot.addWidget(dialog)
+        assert "ada@example.com" in dialog.befores[0].toPlainText()
+        assert dialog.afters[0].toPlainText() == "my mail is [email]"
+    finally:
+        _wait(qtbot, qloop, runtime.aclose())
+        recorder.close()
+        store.close()
