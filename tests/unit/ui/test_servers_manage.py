@@ -215,3 +215,60 @@ def test_import_preview_starts_only_the_chosen_server(qtbot, setup, tmp_path: Pa
     result = win.importer.result_dialog
     assert result is not None and "Imported (1)" in result.text.toPlainText()
     result.close()
+
+
+class _AppliedHost:
+    """Records what the manager applies (the file's servers, as the host would see them)."""
+
+    def __init__(self) -> None:
+        self.applied: list[dict[str, object]] = []
+
+    async def apply_servers(self, servers, *, remove_missing: bool = False) -> list[str]:
+        self.applied.append({"servers": dict(servers), "remove_missing": remove_missing})
+        return sorted(servers)
+
+
+def test_the_http_form_with_a_secret_header_and_oauth_then_an_edit_that_renames(
+    qtbot, qloop, tmp_path: Path, memory_keyring
+):
+    from desktop_app.runtime.host.manage import ServerManager
+    from desktop_app.ui.server_dialog import ServerDialog
+
+    mcp_json = tmp_path / "mcp.json"
+    manager = ServerManager(_AppliedHost(), mcp_json, Credentials())
+    dialog = ServerDialog()
+    qtbot.addWidget(dialog)
+    dialog.name.setText("docs")
+    dialog.kind.setCurrentIndex(dialog.kind.findData("http"))
+    assert dialog.pages.currentIndex() == 1
+    dialog.url.setText("https://docs.example.com/mcp")
+    header = dialog.headers.add_row()
+    header.key.setText("Authorization")
+    qtbot.keyClicks(header.value, "Bearer abc123def456ghi789")
+    assert header.secret.isChecked()  # Authorization is always a secret
+    dialog.oauth_box.setChecked(True)
+    dialog.scopes.setText("read write")
+    task = qloop.create_task(manager.save(dialog.draft()))
+    qtbot.waitUntil(task.done)
+    entry = json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]["docs"]
+    assert entry == {
+        "url": "https://docs.example.com/mcp",
+        "headers": {"Authorization": "${keyring:mcp:docs:header:Authorization}"},
+        "oauth": {"scopes": ["read", "write"]},
+    }
+    assert memory_keyring.store[("switchboard", "mcp:docs:header:Authorization")] == "Bearer abc123def456ghi789"
+    assert manager.host.applied[-1]["remove_missing"] is True
+
+    edit = ServerDialog(name="docs", entry=entry)  # the stored secret shows as stored, not as its value
+    qtbot.addWidget(edit)
+    [row] = edit.headers.rows
+    assert row.value.text() == "" and "stored in the keyring" in row.value.placeholderText()
+    edit.name.setText("manual")
+    task = qloop.create_task(manager.save(edit.draft(), previous="docs"))
+    qtbot.waitUntil(task.done)
+    task.result()
+    servers = json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]
+    assert list(servers) == ["manual"]
+    assert servers["manual"]["headers"] == {"Authorization": "${keyring:mcp:manual:header:Authorization}"}
+    assert memory_keyring.store[("switchboard", "mcp:manual:header:Authorization")] == "Bearer abc123def456ghi789"
+    assert ("switchboard", "mcp:docs:header:Authorization") not in memory_keyring.store

@@ -12,8 +12,17 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLabel, QLineEdit, QSpinBox, QTableWidget
+from PySide6.QtGui import QKeySequence, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QKeySequenceEdit,
+    QLabel,
+    QLineEdit,
+    QSpinBox,
+    QTableWidget,
+)
 
 from desktop_app.assembly import assemble
 from desktop_app.paths import app_paths
@@ -99,6 +108,18 @@ def test_ctrl_comma_opens_settings_and_save_stores_the_key_in_the_keyring_and_th
 
         apply_appearance(Settings().appearance)
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 128
+
+
+def test_a_changed_shortcut_is_in_force_after_save(qtbot, qloop, switchboard_home):
+    path = switchboard_home / "settings.json"
+    win = _window(qtbot, _runtime(path))
+    settings_window = win.open_settings_window("shortcuts")
+    keys = settings_window.pages["shortcuts"].findChild(QKeySequenceEdit, "settingsShortcutsNewChat")
+    assert keys.keySequence().toString() == "Ctrl+N"
+    keys.setKeySequence(QKeySequence("Ctrl+Shift+N"))
+    assert settings_window.save() is True
+    assert win.new_chat_action.shortcut().toString() == "Ctrl+Shift+N"
+    assert load_settings(path).shortcuts.new_chat == "Ctrl+Shift+N"
 
 
 def test_invalid_values_are_shown_at_their_field_and_nothing_is_saved(qtbot, qloop, switchboard_home):
