@@ -104,6 +104,9 @@ class App:
             print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
             if self.shell is not None:
                 self.shell.quick.raise_if_shown()  # --quick without a tray: the box stays above the window
+            from desktop_app.ui.asyncqt import freeze_startup_objects
+
+            asyncio.get_running_loop().call_later(2.0, freeze_startup_objects)  # once start-up has settled
         else:
             print(f"startup: {time.perf_counter() - self.t0:.3f} s (in the background)", flush=True)
         status = EXIT_OK

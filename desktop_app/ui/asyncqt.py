@@ -137,3 +137,14 @@ def first_paint(window: QWidget) -> asyncio.Future[float]:
         raise RuntimeError("first_paint() needs a QApplication")
     app.installEventFilter(_PaintFilter(window, future))
     return future
+
+
+def freeze_startup_objects() -> None:
+    """Move every object alive now (modules, classes, pydantic schemas, Qt wrappers) out of the garbage
+    collector's reach: a full collection then scans only what was made since, so it no longer stalls the UI
+    thread for tens of milliseconds in the middle of a stream (measured: 25–75 ms per full collection of
+    ~120k start-up objects). Called once the window is up."""
+    import gc
+
+    gc.collect()
+    gc.freeze()

@@ -39,8 +39,8 @@ from desktop_app.ui.chat.md_stream import Block, MarkdownStream
 from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, write_block
 
 COPIED_FEEDBACK_MS = 1500
-PARSE_CHUNK = 1500  # characters parsed per step of a burst
-FRAME_BUDGET_MS = 6.0  # finished blocks written per turn of the event loop, at most (a frame is 16 ms)
+PARSE_CHUNK = 1000  # characters parsed per step of a burst
+FRAME_BUDGET_MS = 4.0  # finished blocks written per turn of the event loop, at most (a frame is 16 ms)
 
 
 class AutoHeightText(QTextBrowser):

@@ -16,6 +16,8 @@ the same card. Esc is left alone: it stops the run.
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +63,17 @@ class ApprovalAnswer:
     arguments: dict[str, Any] | None = None
 
 
+EDITED_NOTE = re.compile(r"\[The user edited the arguments before approving;[^\n]*\]\n")
+
+
+def format_duration(seconds: float) -> str:
+    if seconds < 1:
+        return f"{max(1, round(seconds * 1000))} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
+
+
 def describe_decision(approved: bool, reason: str | None, source: str, scope: str) -> str:
     """'Approved · always for this tool', 'Approved by grant (tool)', 'Approved by policy', 'Denied: why'."""
     if source == "policy":
@@ -99,6 +112,15 @@ class ToolCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         header = QHBoxLayout()
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("toolCardToggle")
+        self.toggle.setAccessibleName("Show or hide the tool call's details")
+        self.toggle.setToolTip("Show or hide the arguments and the result")
+        self.toggle.setAutoRaise(True)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
+        self.toggle.hide()  # a finished card collapses; then the arrow (or a click on the card) expands it
+        header.addWidget(self.toggle)
         self.title = QLabel(f"<b>{escape(tool)}</b> <span>· {escape(server or 'unknown server')}</span>")
         self.title.setObjectName("toolCardTitle")
         header.addWidget(self.title, 1)
@@ -106,7 +128,15 @@ class ToolCard(QFrame):
         self.status.setObjectName("toolCardStatus")
         self.status.setAccessibleName("Tool call status")
         header.addWidget(self.status)
+        self.duration = QLabel("")
+        self.duration.setObjectName("toolCardDuration")
+        self.duration.setAccessibleName("How long the tool call took")
+        self.duration.setStyleSheet("QLabel { color: palette(placeholder-text); }")
+        self.duration.hide()
+        header.addWidget(self.duration)
         layout.addLayout(header)
+        self._started = time.monotonic()
+        self.expanded = True
 
         self.args = ArgumentsPanel(arguments)
         self.args.validity_changed.connect(self._on_validity_changed)
@@ -251,6 +281,7 @@ class ToolCard(QFrame):
     ) -> None:
         self.pending = False
         self.state = "approved" if approved else "denied"
+        self._started = time.monotonic()  # the duration shown is the call's own, not the wait for approval
         self._hide_controls()
         self.args.show_final(edited_arguments if approved else None)
         self._set_status(describe_decision(approved, reason, source, scope), OK_COLOR if approved else ERROR_COLOR)
@@ -296,6 +327,10 @@ class ToolCard(QFrame):
             self.progress_label.hide()
 
     def show_result(self, text: str, *, is_error: bool) -> None:
+        edited = EDITED_NOTE.match(text)
+        if edited is not None:  # the run loop tells the model the user edited the arguments: a card note
+            text = text[edited.end() :]
+            self.show_note("You edited the arguments before approving; the tool ran with the edited ones.")
         self.hide_progress()
         self._hide_controls()
         self.pending = False
@@ -308,12 +343,50 @@ class ToolCard(QFrame):
         self.result_caption.setText("Error" if is_error else "Result")
         self.result_caption.show()
         self.result.show()
+        self.has_result = True
         if is_error and self.state in ("running", "approved"):
             self.state = "failed"
             self._set_status("Failed", ERROR_COLOR)
         elif self.state == "running":
             self.state = "done"
             self._set_status("Done", OK_COLOR)
+        self.duration.setText(f"· {format_duration(time.monotonic() - self._started)}")
+        self.duration.show()
+        self.collapse()
+
+    has_result = False
+    note: QLabel | None = None
+
+    def show_note(self, text: str) -> None:
+        if self.note is None:
+            self.note = QLabel()
+            self.note.setObjectName("toolCardNote")
+            self.note.setWordWrap(True)
+            self.note.setStyleSheet("QLabel { color: palette(placeholder-text); font-style: italic; }")
+            box = self.layout()
+            assert isinstance(box, QVBoxLayout)
+            box.insertWidget(box.indexOf(self.result_caption), self.note)
+        self.note.setText("✎ " + text)
+
+    def collapse(self) -> None:
+        """The call is over: fold the card to its summary line (tool, server, status, duration)."""
+        self.toggle.show()
+        self.set_expanded(False)
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
+        for part in (self.args, self.result_caption, self.result):
+            part.setVisible(expanded and (part is self.args or self.has_result))
+        self.setAccessibleName(f"Tool call {self.tool}{'' if expanded else ' (collapsed)'}")
+
+    def mouseReleaseEvent(self, event: Any) -> None:
+        """A click on a collapsed card's summary line expands it (and on an expanded one's, folds it)."""
+        if self.toggle.isVisible() and event.position().y() <= self.title.geometry().bottom() + 4:
+            self.set_expanded(not self.expanded)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
 
     def show_hook_notices(self, notices: list[Any]) -> None:
         """Chips for what hooks changed, blocked or failed on this call (see ``hook_notice.py``)."""

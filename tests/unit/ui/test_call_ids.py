@@ -49,7 +49,7 @@ def test_reused_call_ids_get_their_own_cards_live_and_after_reopening(qtbot, qlo
         for prompt, expected in (("one", 1), ("two and three", 3)):
             win.composer.edit.setPlainText(prompt)
             win.composer.button.click()
-            for _ in range(expected - len([c for c in win.view.cards.values() if c.result.isVisible()])):
+            for _ in range(expected - len([c for c in win.view.cards.values() if c.has_result])):
                 qtbot.waitUntil(lambda: any(c.pending for c in win.view.cards.values()))
                 next(c for c in win.view.cards.values() if c.pending).approve_button.click()
             qtbot.waitUntil(lambda: not win.controller.busy)
