@@ -128,6 +128,8 @@ class ChatView(QScrollArea):
         if self.footer is not None and self._layout.indexOf(self.footer) >= 0:
             index = self._layout.indexOf(self.footer)
         self._layout.insertWidget(index, widget)
+        if self.isVisible() and not widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
+            widget.show()  # now, not on a later turn of the event loop (Qt's default for a shown parent)
 
     def add_block(self, widget: QWidget) -> QWidget:
         """Add a widget made elsewhere (e.g. the store-failure notice) at the end of the transcript."""
