@@ -86,10 +86,18 @@ class ProviderHTTPError(ProviderError):
         self.body = body
         self.headers = dict(headers or {})
         self.retryable = status in {429, 500, 502, 503, 504, 529}
+        self.provider: str | None = None
         super().__init__(self._describe())
 
+    def name_provider(self, provider: str) -> None:
+        """Say who answered ("DeepSeek") in the message."""
+        self.provider = provider
+        self.args = (self._describe(),)
+
     def _describe(self) -> str:
-        head = self.body.strip()[:500]
+        from desktop_app.runtime.providers.error_text import error_message  # lazy: error_text imports settings
+
+        head = error_message(self.body) or ""
         hint = {
             400: "the request was rejected; check the model name and the conversation",
             401: "the API key was refused; set it again in the provider settings",
@@ -97,7 +105,7 @@ class ProviderHTTPError(ProviderError):
             404: "the endpoint or model was not found; check the base URL and the model name",
             429: "rate limited; wait a moment and try again",
         }.get(self.status, "the provider had a problem; try again later" if self.status >= 500 else "")
-        text = f"HTTP {self.status} from the model provider"
+        text = f"HTTP {self.status} from {self.provider or 'the model provider'}"
         if hint:
             text += f" — {hint}"
         if head:

@@ -199,6 +199,8 @@ class Error(_Event):
     code: str
     message: str
     retryable: bool = False
+    details: str | None = None
+    """The provider's answer as it came (an HTTP error body's head, redacted), for a details view."""
 
 
 class StoreFailed(_Event):

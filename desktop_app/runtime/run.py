@@ -42,7 +42,7 @@ from desktop_app.runtime.conversation import (
     internal_call_id,
     wire_messages,
 )
-from desktop_app.runtime.errors import ProviderError, SwitchboardError
+from desktop_app.runtime.errors import ProviderError, ProviderHTTPError, SwitchboardError
 from desktop_app.runtime.hooks.context import ToolCallContext, current_tool_call
 from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.hooks.notices import HookNotice
@@ -63,6 +63,7 @@ from desktop_app.runtime.providers.base import (
     RetryChunk,
     UsageChunk,
 )
+from desktop_app.runtime.providers.error_text import raw_details
 
 Emit = Callable[[ev.Event], None]
 CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
@@ -188,7 +189,8 @@ class RunLoop:
         except SwitchboardError as exc:
             partial = self.keep_partial()
             retryable = bool(getattr(exc, "retryable", False))
-            self._emit(ev.Error(**self._ids, code=exc.code, message=str(exc), retryable=retryable))
+            details = raw_details(exc.body) if isinstance(exc, ProviderHTTPError) else None
+            self._emit(ev.Error(**self._ids, code=exc.code, message=str(exc), retryable=retryable, details=details))
             return RunOutcome(self._run_id, "failed", partial, str(exc))
         except Exception as exc:
             # A bug, not a refusal: it still propagates (to the caller's error report), but the run ends

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from desktop_app.runtime.errors import MissingKeyError
+from desktop_app.runtime.errors import MissingKeyError, ProviderHTTPError
 from desktop_app.runtime.providers._retry import Retrier, RetryPolicy, Sleep, stream_with_retry
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT
 from desktop_app.runtime.providers.base import ProviderEvent
@@ -84,6 +84,9 @@ class StreamingHttpProvider:
         try:
             async for event in events:
                 yield event
+        except ProviderHTTPError as exc:
+            exc.name_provider(provider_name(self.base_url))  # "HTTP 401 from DeepSeek — …"
+            raise
         finally:
             await events.aclose()
 

@@ -47,13 +47,28 @@ def _find_message(value: Any) -> str | None:
     return None
 
 
+def _error_type(document: Any) -> str | None:
+    """``error.type`` or ``error.code`` (``invalid_request_error``, ``rate_limit_exceeded``) when it is a word."""
+    error = document.get("error") if isinstance(document, dict) else None
+    if isinstance(error, dict):
+        for key in ("type", "code"):
+            value = error.get(key)
+            if isinstance(value, str) and value.strip() and " " not in value.strip():
+                return value.strip()
+    return None
+
+
 def error_message(body: str) -> str | None:
     """The provider's own one-line message in ``body``, redacted, or ``None``."""
     text = body.strip()
     if not text:
         return None
     try:
-        found = _find_message(json.loads(text))
+        document = json.loads(text)
+        found = _find_message(document)
+        kind = _error_type(document)
+        if found and kind and kind not in found:
+            found = f"{found} ({kind})"
     except ValueError:
         if text.lstrip().startswith("<"):  # an HTML error page: nothing worth quoting
             return None

@@ -429,6 +429,10 @@ class ChatView(QScrollArea):
         if event.retryable:
             text += " You can send the message again."
         self.show_error(text)
+        if getattr(event, "details", None):  # the raw answer, one click away
+            from desktop_app.ui.chat.error_details import ErrorDetails
+
+            self._add(ErrorDetails(event.details))
 
     # -- following the stream ----------------------------------------------------------------------------
 

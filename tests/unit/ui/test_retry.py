@@ -199,3 +199,31 @@ def test_the_retry_counters_agree_with_the_requests_made(qtbot, qloop, llm_serve
     finally:
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
+
+
+@pytest.mark.integration
+def test_a_refused_request_is_a_sentence_with_the_raw_answer_behind_details(qtbot, qloop, llm_server) -> None:
+    body = {"error": {"message": "Authentication Fails (no such user)", "type": "authentication_error"}}
+    llm_server.enqueue(error_reply(401, body))
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="test-model"))
+    runtime = Runtime(settings=settings, host=FakeHost(), api_key_override="k")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    try:
+        win.composer.edit.setPlainText("hello?")
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=10_000)
+        [notice] = [b for b in win.view.blocks() if b.objectName() == "errorNotice"]
+        assert notice.text() == (
+            "⚠ HTTP 401 from 127.0.0.1 — the API key was refused; set it again in the provider settings: "
+            "Authentication Fails (no such user) (authentication_error)"
+        )
+        [details] = [b for b in win.view.blocks() if b.objectName() == "errorDetails"]
+        assert details.text.isHidden()
+        qtbot.mouseClick(details.button, Qt.MouseButton.LeftButton)
+        assert not details.text.isHidden() and json.loads(details.text.text()) == body
+    finally:
+        task = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(task.done)

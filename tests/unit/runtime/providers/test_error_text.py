@@ -13,7 +13,9 @@ def test_provider_names() -> None:
 
 
 def test_messages_from_the_common_error_shapes() -> None:
-    assert error_message('{"error": {"message": "Rate limit reached", "type": "rate_limit"}}') == "Rate limit reached"
+    assert error_message('{"error": {"message": "Rate limit reached", "type": "rate_limit"}}') == (
+        "Rate limit reached (rate_limit)"
+    )
     assert error_message('{"error": "Service busy"}') == "Service busy"
     assert error_message('{"detail": [{"msg": "field required"}]}') == "field required"
     assert error_message("upstream connect error\nmore") == "upstream connect error"
