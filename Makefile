@@ -2,7 +2,7 @@
 VENV := .venv/bin
 TEST_TIMEOUT ?= 840
 
-.PHONY: run test bootstrap test-servers lint typecheck contracts pytest smoke bench bench-tiny clean
+.PHONY: run test bootstrap test-servers lint typecheck contracts pytest smoke bench bench-tiny package clean
 
 bootstrap:
 	@scripts/bootstrap.sh
@@ -41,5 +41,9 @@ bench-tiny:
 
 test: bootstrap test-servers lint contracts typecheck pytest bench-tiny
 
+# The frozen app, the .deb, the .tar.gz and the NSIS stand-in, then the checks on each (packaging/build.sh).
+package: bootstrap
+	packaging/build.sh
+
 clean:
-	rm -rf .venv .mypy_cache .ruff_cache .pytest_cache .import_linter_cache
+	rm -rf build dist .package-tools .venv .mypy_cache .ruff_cache .pytest_cache .import_linter_cache

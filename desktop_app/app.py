@@ -228,6 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
     window = MainWindow()
+    window.detect_local_on_welcome = not args.smoke_test  # first run: look for Ollama/LM Studio on loopback
     if not args.smoke_test:
         window.restore_state(paths.config_dir / "window.ini")  # geometry, maximised, docks, splitters
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)

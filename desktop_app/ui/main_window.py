@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from desktop_app.runtime.errors import SwitchboardError
+from desktop_app.ui.about import install_help_menu
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.controller import ChatController, RuntimeLike
@@ -129,6 +130,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self._on_stop_requested)
         self._set_tab_order()
+        self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
         self.composer.edit.setFocus()
 
     def _set_tab_order(self) -> None:
@@ -241,7 +243,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self._show_provider()
         if not runtime.provider_settings.configured:
             self.set_status("Choose a model provider to start (Settings → Provider…)")
-            self.open_provider_dialog(first_run=True)
+            self.open_welcome()
         else:
             self.set_status("Ready")
             self.key_banner.check_start()

@@ -32,6 +32,9 @@ class WindowDialogs:
     approvals_dialog: ApprovalsDialog | None
     resources_dialog: ResourcesDialog | None
     roots_dialog: RootsDialog | None
+    # The welcome screen probes loopback for Ollama/LM Studio as it opens; the app turns this on (app.py), so a
+    # test window never probes the machine's real ports.
+    detect_local_on_welcome: bool = False
     settings_window: SettingsWindow | None
 
     def open_settings_window(self, page: str | None = None) -> SettingsWindow | None:
@@ -128,6 +131,25 @@ class WindowDialogs:
         dialog.configured.connect(self._on_provider_configured)
         self.provider_dialog = dialog
         dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
+        return dialog
+
+    def open_welcome(self) -> ProviderDialog | None:
+        """First run: the welcome screen (provider, key, optional Claude Desktop import), as the provider dialog."""
+        if self.runtime is None:
+            return None
+        if self.provider_dialog is not None and self.provider_dialog.isVisible():
+            self.provider_dialog.raise_()
+            return self.provider_dialog
+        from desktop_app.ui.welcome import WelcomeDialog
+
+        dialog = WelcomeDialog(
+            self.runtime, self, mcp_config=lambda: self.mcp_config_path, detect_on_open=self.detect_local_on_welcome
+        )
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.configured.connect(self._on_provider_configured)
+        dialog.servers_imported.connect(self._on_servers_imported)
+        self.provider_dialog = dialog
+        dialog.open()
         return dialog
 
     def open_approvals_dialog(self) -> ApprovalsDialog | None:

@@ -1,0 +1,92 @@
+"""The frozen folder: what is in it (and what is not), its metadata, and the size budget."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pkgcheck import DIST, project
+from PyInstaller.archive.readers import pkg_archive_contents
+
+REQUIRED_QT = [
+    "libQt6Core.so.6",
+    "libQt6Gui.so.6",
+    "libQt6Widgets.so.6",
+    "libQt6Svg.so.6",
+    "plugins/platforms/libqxcb.so",
+    "plugins/platforms/libqwayland.so",
+    "plugins/platforms/libqoffscreen.so",
+    "plugins/imageformats/libqsvg.so",
+    "plugins/iconengines/libqsvgicon.so",
+]
+
+
+def bundle_files(bundle: Path) -> list[str]:
+    return sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def test_bundle_has_no_webengine_3d_qml_quick_or_multimedia(bundle: Path) -> None:
+    files = bundle_files(bundle)
+    qt = [f for f in files if "Qt6" in f or "/plugins/" in f or "PySide6" in f]
+    forbidden = [f for f in qt if project.FORBIDDEN_QT.search(f.rsplit("/", 1)[-1])]
+    assert not forbidden, f"trimmed Qt parts in the bundle: {forbidden}"
+    for needle in ("WebEngine", "Qt3D", "Quick", "Qml", "Multimedia"):
+        assert not [f for f in files if needle.lower() in f.lower()], needle
+    for required in REQUIRED_QT:
+        assert any(f.endswith(required) for f in files), f"{required} is missing from the bundle"
+    assert not [f for f in files if f.endswith(".qm")], "Qt translations are trimmed (the UI is English)"
+    assert not [f for f in files if "libqgtk3" in f or "libgtk-3" in f], "the GTK 3 theme drags in the system GTK"
+
+
+def test_bundle_python_modules_include_keyring_backends_and_the_mcp_sdk(frozen: Path) -> None:
+    names = set(pkg_archive_contents(str(frozen)))
+    for module in (
+        "keyring.backends.SecretService",
+        "keyring.backends.kwallet",
+        "keyring.backends.libsecret",
+        "keyring.backends.chainer",
+        "keyring.backends.fail",
+        "secretstorage",
+        "jeepney",
+        "mcp.client.stdio",
+        "mcp.client.streamable_http",
+        "mcp_types",
+        "desktop_app.runtime.service",
+        "desktop_app.ui.provider_dialog",
+    ):
+        assert module in names, f"{module} is not in the frozen app"
+    for absent in ("pytest", "tkinter", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtWebEngineCore"):
+        assert absent not in names, f"{absent} should not be bundled"
+
+
+def test_bundle_carries_resources_and_version_metadata(bundle: Path, version: str) -> None:
+    internal = bundle / "_internal"
+    assert (internal / "resources" / "switchboard.svg").is_file()
+    assert (internal / f"switchboard-{version}.dist-info" / "METADATA").is_file()
+    keyring = next(internal.glob("keyring-*.dist-info"))
+    entry_points = (keyring / "entry_points.txt").read_text(encoding="utf-8")
+    assert "[keyring.backends]" in entry_points and "SecretService" in entry_points
+    for dist in ("mcp", "mcp_types", "httpx2"):
+        assert list(internal.glob(f"{dist}-*.dist-info")), f"{dist} metadata is missing"
+
+
+def folder_mib(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink()) / 2**20
+
+
+def test_sizes_are_within_the_recorded_budget(bundle: Path, deb: Path, tarball: Path) -> None:
+    sizes = {"folder": folder_mib(bundle), "deb": deb.stat().st_size / 2**20, "tar.gz": tarball.stat().st_size / 2**20}
+    over = {k: f"{v:.1f} MiB > {project.BUDGET_MIB[k]} MiB" for k, v in sizes.items() if v > project.BUDGET_MIB[k]}
+    assert not over, f"over the bundle-size budget (packaging/project.py BUDGET_MIB): {over}"
+    assert deb.stat().st_size <= 100 * 10**6, "the issue's bound: the .deb is at most 100 MB"
+
+
+def test_trim_rules_keep_what_the_app_needs() -> None:
+    assert project.is_trimmed("PySide6/Qt/lib/libQt6WebEngineCore.so.6")
+    assert project.is_trimmed("PySide6/Qt/lib/libQt6Quick.so.6")
+    assert project.is_trimmed("PySide6/Qt/plugins/platformthemes/libqgtk3.so")
+    assert project.is_trimmed("PySide6/Qt/translations/qtbase_de.qm")
+    assert not project.is_trimmed("PySide6/Qt/lib/libQt6Widgets.so.6")
+    assert not project.is_trimmed("PySide6/Qt/plugins/platforms/libqxcb.so")
+    assert re.search(r"\d+\.\d+\.\d+", project.version())
+    assert DIST.name == "dist"

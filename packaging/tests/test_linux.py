@@ -1,0 +1,79 @@
+"""The .deb as a Debian packager checks it: its layout, lintian, desktop-file-validate and appstreamcli; and
+what dpkg -i leaves on the system."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from pkgcheck import INSTALLED, linux, project, run
+
+APP_ID = project.APP_ID
+
+
+@pytest.fixture(scope="module")
+def extracted(deb: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("deb")
+    subprocess.run(["dpkg-deb", "-x", str(deb), str(root)], check=True)
+    return root
+
+
+def test_deb_layout(deb: Path, version: str) -> None:
+    listing = subprocess.run(["dpkg-deb", "--contents", str(deb)], capture_output=True, text=True, check=True).stdout
+    paths = {line.split()[5] for line in listing.splitlines()}
+    expected = {
+        "./opt/switchboard/switchboard",
+        "./opt/switchboard/_internal/resources/switchboard.svg",
+        f"./usr/share/applications/{APP_ID}.desktop",
+        f"./usr/share/metainfo/{APP_ID}.metainfo.xml",
+        f"./usr/share/icons/hicolor/scalable/apps/{APP_ID}.svg",
+        "./usr/share/doc/switchboard/copyright",
+        "./usr/share/doc/switchboard/changelog.gz",
+    } | {f"./usr/share/icons/hicolor/{s}x{s}/apps/{APP_ID}.png" for s in (16, 24, 32, 48, 64, 128, 256, 512)}
+    assert expected <= paths, sorted(expected - paths)
+    link = next(line for line in listing.splitlines() if " ./usr/bin/switchboard " in line)
+    assert link.startswith("l") and link.endswith("-> /opt/switchboard/switchboard"), link
+    fields = {name: run(["dpkg-deb", "-f", deb, name]).stdout.strip() for name in ("Package", "Version", "Depends")}
+    assert fields["Package"] == "switchboard" and fields["Version"] == version
+    for dep in ("libxcb-cursor0", "libxkbcommon-x11-0", "libegl1", "libfontconfig1", "libdbus-1-3"):
+        assert dep in fields["Depends"], fields["Depends"]
+
+
+def test_lintian_reports_no_errors(deb: Path) -> None:
+    result = subprocess.run(
+        ["lintian", "--fail-on", "error", "--tag-display-limit", "0", str(deb)],
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    errors = [line for line in result.stdout.splitlines() if line.startswith("E:")]
+    assert result.returncode == 0 and not errors, result.stdout + result.stderr
+
+
+def test_desktop_entry_validates(extracted: Path) -> None:
+    entry = extracted / "usr" / "share" / "applications" / f"{APP_ID}.desktop"
+    result = run(["desktop-file-validate", entry])
+    assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
+    text = entry.read_text(encoding="utf-8")
+    assert "Exec=switchboard\n" in text and f"Icon={APP_ID}\n" in text
+
+
+def test_appstream_metainfo_validates(extracted: Path, version: str) -> None:
+    metainfo = extracted / "usr" / "share" / "metainfo" / f"{APP_ID}.metainfo.xml"
+    result = run(["appstreamcli", "validate", "--no-net", metainfo])  # no network here: URLs are not fetched
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f'<release version="{version}"' in metainfo.read_text(encoding="utf-8")
+
+
+def test_installed_package_puts_files_in_place(installed: Path) -> None:
+    assert installed.resolve() == Path("/opt/switchboard/switchboard")
+    owned = subprocess.run(["dpkg", "-L", "switchboard"], capture_output=True, text=True, check=True).stdout.split()
+    assert str(INSTALLED) in owned
+    assert f"/usr/share/applications/{APP_ID}.desktop" in owned
+    assert Path(f"/usr/share/icons/hicolor/256x256/apps/{APP_ID}.png").is_file()
+
+
+def test_runtime_packages_are_the_first_alternatives() -> None:
+    packages = linux.runtime_packages()
+    assert "fonts-dejavu-core" in packages and not [p for p in packages if "|" in p or "(" in p]
