@@ -53,14 +53,18 @@ step "PyInstaller one-folder build"
 rm -rf dist/switchboard
 "$VENV/pyinstaller" --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/switchboard.spec
 
-step "Linux .deb and .tar.gz"
-"$VENV/python" packaging/linux.py --dist dist --build build
-
-step "NSIS installer (stand-in payload: the Linux frozen folder)"
+step "Linux .deb and .tar.gz, NSIS installer (stand-in payload: the Linux frozen folder), in parallel"
 mkdir -p build/nsis-standin
-makensis -V2 -DVERSION="$VERSION" -DVERSION4="$("$VENV/python" -c "import sys; sys.path.insert(0, 'packaging'); import project; print('.'.join(map(str, project.numeric_version())))")" \
-    -DPAYLOAD="$ROOT/dist/switchboard" -DEXE=switchboard -DICON="$ROOT/build/icons/switchboard.ico" -DCOMPRESSOR=off \
+version4=$("$VENV/python" -c "import sys; sys.path.insert(0, 'packaging'); import project; print('.'.join(map(str, project.numeric_version())))")
+"$VENV/python" packaging/linux.py --dist dist --build build --only deb &
+deb_pid=$!
+"$VENV/python" packaging/linux.py --dist dist --build build --only tar &
+tar_pid=$!
+makensis -V2 -DVERSION="$VERSION" -DVERSION4="$version4" -DPAYLOAD="$ROOT/dist/switchboard" -DEXE=switchboard \
+    -DICON="$ROOT/build/icons/switchboard.ico" -DCOMPRESSOR=off \
     -DOUTFILE="$ROOT/build/nsis-standin/Switchboard-$VERSION-windows-setup-STANDIN.exe" installer/switchboard.nsi
+wait "$deb_pid"
+wait "$tar_pid"
 
 if [ -n "${SKIP_CHECKS:-}" ]; then
     step "built (checks skipped)"

@@ -38,7 +38,6 @@ EXCLUDED_MODULES = [
     "PySide6.Qt3DRender",
     "PySide6.QtMultimedia",
     "PySide6.QtMultimediaWidgets",
-    "PySide6.QtNetwork",
     "PySide6.QtSql",
     "PySide6.QtTest",
     "PySide6.QtUiTools",
@@ -59,9 +58,10 @@ FORBIDDEN_QT = re.compile(
     re.IGNORECASE,
 )
 # Plugins the app does not need: QML tooling, designer, SQL drivers, TLS backends (the app's HTTP goes through
-# httpx, not QtNetwork), the GTK 3 theme (it would drag the system's GTK into the bundle), embedded-device
-# platforms (EGLFS, linuxfb, VNC, evdev input) and Wayland server-side integrations. Kept: xcb, wayland,
-# offscreen and minimal platforms, the XDG portal theme, SVG icons and the common image formats.
+# httpx; QtNetwork is only the single-instance QLocalServer), the GTK 3 theme (it would drag the system's GTK
+# into the bundle), embedded-device platforms (EGLFS, linuxfb, VNC, evdev input) and Wayland server-side
+# integrations. Kept: xcb, wayland, offscreen and minimal platforms, the XDG portal theme, SVG icons and the
+# common image formats.
 EXCLUDED_PLUGIN = re.compile(
     r"plugins/(qmltooling|qmllint|designer|sqldrivers|tls|networkinformation|printsupport|generic|"
     r"egldeviceintegrations|wayland-graphics-integration-server|platformthemes/libqgtk3|"

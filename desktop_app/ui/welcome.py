@@ -26,17 +26,17 @@ from desktop_app import __version__
 from desktop_app.runtime.providers.discovery import detect_local_servers
 from desktop_app.ui.asyncqt import async_slot
 from desktop_app.ui.chat.controller import RuntimeLike
-from desktop_app.ui.import_dialog import default_directory
 from desktop_app.ui.provider_dialog import ProviderDialog
 
 log = logging.getLogger(__name__)
 
-CLAUDE_CONFIG = "claude_desktop_config.json"
-
 
 def claude_desktop_config() -> Path:
     """Where Claude Desktop keeps its MCP configuration on this platform (it may not exist)."""
-    return default_directory() / CLAUDE_CONFIG
+    from desktop_app.runtime.host.import_preview import known_locations
+    from desktop_app.runtime.host.importers import CLAUDE
+
+    return next(source.path for source in known_locations() if source.app == CLAUDE)
 
 
 def _icon_path() -> Path:
@@ -67,6 +67,7 @@ class WelcomeDialog(ProviderDialog):
         super().__init__(runtime, parent, first_run=True)
         self.setObjectName("welcomeDialog")
         self.setWindowTitle("Welcome to Switchboard")
+        self.setMinimumWidth(620)
         self.mcp_config = mcp_config
         self.claude_config = claude_config or claude_desktop_config()
         self.imported_report: Any = None

@@ -15,6 +15,36 @@ from pathlib import Path
 import pytest
 from pkgcheck import DIST, INSTALLED, linux, need, project
 
+_lintian: subprocess.Popen[str] | None = None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start lintian (about a minute on the .deb) as soon as it is known to be needed, so it runs while the
+    frozen-app checks run; the ``lintian`` fixture collects its result."""
+    global _lintian
+    deb = DIST / linux.deb_name(project.version())
+    if deb.exists() and any("lintian" in getattr(item, "fixturenames", ()) for item in session.items):
+        _lintian = subprocess.Popen(
+            ["lintian", "--fail-on", "error", "--tag-display-limit", "0", str(deb)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _lintian is not None and _lintian.poll() is None:
+        _lintian.kill()
+        _lintian.wait()
+
+
+@pytest.fixture(scope="session")
+def lintian(deb: Path) -> tuple[int, str]:
+    """lintian's exit code and output on the .deb (started at collection time)."""
+    assert _lintian is not None, f"lintian was not started for {deb}"
+    output, _ = _lintian.communicate(timeout=600)
+    return _lintian.returncode, output
+
 
 @pytest.fixture(scope="session")
 def version() -> str:

@@ -59,6 +59,18 @@ def test_bundle_python_modules_include_keyring_backends_and_the_mcp_sdk(frozen: 
         assert absent not in names, f"{absent} should not be bundled"
 
 
+def test_every_qt_module_the_app_imports_is_bundled(bundle: Path) -> None:
+    """A Qt module excluded by mistake only fails where it is imported (e.g. the single-instance server, which
+    --smoke-test never starts): compare the app's imports with the bundle instead."""
+    used = set()
+    for source in (project.ROOT / "desktop_app").rglob("*.py"):
+        used.update(re.findall(r"^\s*from PySide6\.(Qt\w+) import", source.read_text(encoding="utf-8"), re.M))
+    assert {"QtCore", "QtGui", "QtWidgets", "QtNetwork"} <= used
+    bundled = {p.name.split(".")[0] for p in (bundle / "_internal" / "PySide6").glob("Qt*.so")}
+    assert used <= bundled, f"imported by desktop_app but not bundled: {sorted(used - bundled)}"
+    assert not set(project.EXCLUDED_MODULES) & {f"PySide6.{name}" for name in used}
+
+
 def test_bundle_carries_resources_and_version_metadata(bundle: Path, version: str) -> None:
     internal = bundle / "_internal"
     assert (internal / "resources" / "switchboard.svg").is_file()

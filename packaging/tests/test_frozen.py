@@ -14,6 +14,8 @@ from pkgcheck import events, run, unexpected_stderr
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 TARGETS = ["frozen", "unpacked", "installed"]
+# Real processes on a shared 2-core box: more than pytest's default 120 s per test when the machine is busy.
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(params=TARGETS)

@@ -10,6 +10,8 @@ import pytest
 from pkgcheck import INSTALLED, linux, project, run
 
 APP_ID = project.APP_ID
+# Real processes on a shared 2-core box: more than pytest's default 120 s per test when the machine is busy.
+pytestmark = pytest.mark.timeout(600)
 
 
 @pytest.fixture(scope="module")
@@ -40,15 +42,11 @@ def test_deb_layout(deb: Path, version: str) -> None:
         assert dep in fields["Depends"], fields["Depends"]
 
 
-def test_lintian_reports_no_errors(deb: Path) -> None:
-    result = subprocess.run(
-        ["lintian", "--fail-on", "error", "--tag-display-limit", "0", str(deb)],
-        capture_output=True,
-        text=True,
-        timeout=400,
-    )
-    errors = [line for line in result.stdout.splitlines() if line.startswith("E:")]
-    assert result.returncode == 0 and not errors, result.stdout + result.stderr
+def test_lintian_reports_no_errors(lintian: tuple[int, str]) -> None:
+    returncode, output = lintian  # lintian --fail-on error (the overrides the package ships are explained in it)
+    errors = [line for line in output.splitlines() if line.startswith("E:")]
+    assert returncode == 0 and not errors, output
+    assert "switchboard" in output or returncode == 0
 
 
 def test_desktop_entry_validates(extracted: Path) -> None:
