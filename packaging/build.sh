@@ -74,7 +74,7 @@ step "checks"
 QT_QPA_PLATFORM=offscreen timeout --signal=KILL 600 "$VENV/pytest" -q -p no:cacheprovider packaging/tests
 
 step "start-up: frozen vs source"
-QT_QPA_PLATFORM=offscreen "$VENV/python" benchmarks/frozen_startup.py --report dist/package-report.json
+QT_QPA_PLATFORM=offscreen "$VENV/python" benchmarks/frozen_startup.py --runs 3 --report dist/package-report.json
 
-step "done"
+step "done: make package took $(($(date +%s) - t_start)) s"
 du -h dist/*.deb dist/*.tar.gz; du -sh dist/switchboard
