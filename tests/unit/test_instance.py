@@ -27,6 +27,7 @@ class FakeInstance:
         self.address = address
         self.answer = answer
         self.requests: list[dict[str, object]] = []
+        self.stopping = False
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.bind(address)
         self.sock.listen(4)
@@ -40,6 +41,9 @@ class FakeInstance:
                 conn, _ = self.sock.accept()
             except OSError:
                 return
+            if self.stopping:
+                conn.close()
+                return
             with conn:
                 data = b""
                 while b"\n" not in data:
@@ -51,6 +55,11 @@ class FakeInstance:
                 conn.sendall(b'{"ok": true, "pid": 1}\n')
 
     def close(self) -> None:
+        if self.thread.is_alive():  # wake the blocked accept() and let the thread end
+            self.stopping = True
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as waker:
+                waker.connect(self.address)
+            self.thread.join(timeout=5)
         self.sock.close()
         Path(self.address).unlink(missing_ok=True)
 

@@ -199,3 +199,22 @@ def test_background_start_with_a_tray_keeps_the_window_hidden(qtbot, qloop, monk
             app.request_quit()
             qtbot.waitUntil(run.done, timeout=30_000)
         QApplication.instance().lastWindowClosed.disconnect(app.request_quit)
+
+
+def test_a_click_on_the_tray_icon_opens_the_quick_prompt(qtbot, tmp_path):
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    from desktop_app.ui.desktop import DesktopShell
+
+    window = MainWindow()
+    qtbot.addWidget(window)
+    shell = DesktopShell(window, RESOURCES, tmp_path, quit_app=lambda: None, tray_available=True)
+    qtbot.addWidget(shell.quick)
+    shell.tray.icon.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)
+    assert shell.quick.isVisible() and not window.isVisible()
+    shell.quick.dismiss()
+    shell.tray.quick_action.trigger()  # the menu's Quick prompt
+    assert shell.quick.isVisible()
+    shell.tray.open_action.trigger()  # Open Switchboard
+    assert window.isVisible()
+    shell.close()
