@@ -4,6 +4,7 @@ shipped PII redactor as an in-process server, real Store, a real shell hook)."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import json
 from pathlib import Path
@@ -80,6 +81,12 @@ def _wait(qtbot, loop, coro) -> None:
     task.result()
 
 
+def _settle(qtbot) -> None:
+    """Collect what the run left (hook subprocess transports, MCP sessions) while this test's loop exists."""
+    gc.collect()
+    qtbot.wait(50)
+
+
 def _chips(win: MainWindow, call_id: str) -> list[HookNoticeChip]:
     row = card_for(win.view, call_id).hook_notices
     return list(row.chips) if row is not None else []
@@ -90,7 +97,6 @@ def _check_cards(qtbot, win: MainWindow) -> None:
     assert redacted.text() == f"Changed by pii/redact · {REASON}"
     qtbot.waitUntil(redacted.isVisible)
     dialog = redacted.open_details()
-    qtbot.addWidget(dialog)
     assert isinstance(dialog, HookNoticeDialog) and dialog.isVisible()
     [before], [after] = dialog.befores, dialog.afters
     assert "ada@example.com" in before.toPlainText() and "ada@example.com" not in after.toPlainText()
@@ -102,7 +108,6 @@ def _check_cards(qtbot, win: MainWindow) -> None:
     assert blocked.text().startswith("Blocked by block rm -rf · refusing a recursive forced delete")
     assert blocked.property("kind") == "blocked"
     block_dialog = blocked.open_details()
-    qtbot.addWidget(block_dialog)
     assert '"rm -rf /"' in block_dialog.befores[0].toPlainText()
     assert "not run" in block_dialog.afters[0].toPlainText()
     block_dialog.close()
@@ -150,6 +155,7 @@ def test_chip_opens_before_after_and_survives_a_restart(qtbot, qloop, tmp_path):
         _wait(qtbot, qloop, runtime2.aclose())
         recorder2.close()
         store2.close()
+        _settle(qtbot)
 
 
 def test_prompt_rewritten_or_blocked_by_a_hook_is_shown_and_stored(qtbot, qloop, tmp_path):
@@ -208,10 +214,10 @@ def test_prompt_rewritten_or_blocked_by_a_hook_is_shown_and_stored(qtbot, qloop,
             "Blocked by prompt guard · not this topic",
         ]
         dialog = lines[0].chip.open_details()
-        qtbot.addWidget(dialog)
         assert "ada@example.com" in dialog.befores[0].toPlainText()
         assert dialog.afters[0].toPlainText() == "my mail is [email]"
     finally:
         _wait(qtbot, qloop, runtime.aclose())
         recorder.close()
         store.close()
+        _settle(qtbot)
