@@ -219,8 +219,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from desktop_app.ui.single_instance import InstanceServer
 
         instance = InstanceServer(server_address(str(args.home) if args.home else None), lambda _m: {"ok": False})
-        if not instance.claim():  # another instance started first (a race): hand it this launch
+        claimed = instance.claim()
+        if claimed == "taken":  # another instance started first (a race): hand it this launch
             return forward_main(list(sys.argv[1:] if argv is None else argv)) or EXIT_OK
+        if claimed == "failed":  # run anyway; a second launch then starts a second app
+            log.warning("single instance is off for this session (see the error above)")
+            instance = None
 
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)

@@ -2,7 +2,8 @@
 
 The address and the protocol are ``desktop_app.instance``'s (the stdlib client a second launch uses). A
 socket file left by a crashed instance is detected (nobody answers on it) and replaced; a live instance
-that won the race is left alone (``claim`` returns ``False`` and the caller forwards to it instead).
+that won the race is left alone (``claim`` returns ``"taken"`` and the caller forwards to it instead); an
+address that cannot be listened on (``"failed"``) leaves the app running without single-instance.
 """
 
 from __future__ import annotations
@@ -37,20 +38,21 @@ class InstanceServer(QObject):
         self._buffers: dict[QLocalSocket, bytes] = {}
         self.replaced_stale = False
 
-    def claim(self) -> bool:
-        """Become the instance for this address. ``False`` if another live instance already answers there."""
+    def claim(self) -> str:
+        """Become the instance for this address: ``"claimed"``; ``"taken"`` when another live instance
+        answers there; ``"failed"`` when the address cannot be listened on (the reason is logged)."""
         try:
             if request({"action": "query"}, self.address, timeout=CONNECT_TIMEOUT_S) is not None:
-                return False
+                return "taken"
         except Exception:  # busy, hung or garbled: it is alive, do not steal its address
-            return False
+            return "taken"
         if os.path.exists(self.address):
             log.warning("replacing a stale single-instance socket left by a crash: %s", self.address)
             self.replaced_stale = True
         QLocalServer.removeServer(self.address)
         if not self.server.listen(self.address):
             log.error("cannot listen on %s: %s", self.address, self.server.errorString())
-            return False
+            return "failed"
         pid_path = pid_file(self.address)
         if pid_path is not None:
             try:
@@ -58,7 +60,7 @@ class InstanceServer(QObject):
             except OSError:
                 log.warning("cannot write %s", pid_path)
         log.info("single instance: listening on %s", self.address)
-        return True
+        return "claimed"
 
     def close(self) -> None:
         if self.server.isListening():
