@@ -172,10 +172,24 @@ def redact_event(event: E) -> E:
     updates: dict[str, Any] = {}
     for name, value in event:
         if isinstance(value, str) and value:
-            cleaned = redact(value) if full and name in _ERROR_FIELDS else redact_known(value)
-            if cleaned != value:
-                updates[name] = cleaned
+            cleaned: Any = redact(value) if full and name in _ERROR_FIELDS else redact_known(value)
+        elif isinstance(value, dict | list):  # tool arguments, structured results, a server log's data
+            cleaned = _clean(value, full=full and name == "data")
+        else:
+            continue
+        if cleaned != value:
+            updates[name] = cleaned
     return event.model_copy(update=updates) if updates else event
+
+
+def _clean(value: Any, *, full: bool) -> Any:
+    if isinstance(value, str):
+        return redact(value) if full else redact_known(value)
+    if isinstance(value, dict):
+        return {key: _clean(item, full=full) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clean(item, full=full) for item in value]
+    return value
 
 
 __all__ = ["MASK", "forget_all", "redact", "redact_event", "redact_known", "redact_shapes", "remember"]

@@ -120,3 +120,13 @@ async def test_fetching_models_with_a_typed_key_masks_it_in_the_error() -> None:
         with pytest.raises(ModelListError) as caught:
             await list_models("https://api.example.com/v1", f" {typed}\n", "openai", client=client)
     assert typed not in str(caught.value) and "401" in str(caught.value)
+
+
+def test_nested_event_data_is_redacted_too() -> None:
+    remember(PLAIN)
+    call = ev.ToolCall(
+        conversation_id="c", run_id="r", tool_call_id="t", name="x", server="s", tool="x", arguments={"k": [PLAIN]}
+    )
+    assert redact_event(call).arguments == {"k": [MASK]}
+    log = ev.ServerLog(server="s", level="error", data={"message": "auth failed", "token": "Bearer abcdefgh1234"})
+    assert redact_event(log).data == {"message": "auth failed", "token": f"Bearer {MASK}"}
