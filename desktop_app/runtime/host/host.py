@@ -267,7 +267,7 @@ class Host(HostFeatures):
     async def ensure_connected(self, server: str) -> ServerStatus:
         """Connect ``server`` if it is not yet (this is "first use" for a built-in); report its state."""
         self._require_known(server)
-        if server in self._builtins or not self._configs[server].disabled:
+        if server in self._builtins or not (self._configs[server].disabled or self.paused):
             await self._ensure(server)
         return self._status(server)
 
@@ -640,6 +640,8 @@ class Host(HostFeatures):
         config = self._configs.get(server)
         if config is not None and config.disabled:
             raise ServerRequestError(f"MCP server '{server}' is disabled in mcp.json. Enable it first.")
+        if config is not None and self.paused:
+            raise ServerRequestError(f"MCP server '{server}' is paused. Resume the servers (tray menu) first.")
         return await self._ensure(server)
 
     def _live_connections(self) -> list[ServerConnection]:
