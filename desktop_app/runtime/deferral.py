@@ -225,6 +225,8 @@ class ConversationTools:
         self.conversation_id = conversation_id
         self._promoted: list[str] = []
         self._restore_pending = deferral.store is not None
+        self._restore_tried: str | None = None
+        """The catalog hash the saved promotions were last checked against (checked again when it changes)."""
         self.listener: PromotionListener | None = None
         """Told about each promotion (the runtime emits ``ToolsPromoted`` with the running run's id)."""
 
@@ -237,7 +239,7 @@ class ConversationTools:
 
     def plan(self) -> ToolPlan:
         plan = self._deferral.plan()
-        if self._restore_pending and plan.catalog:
+        if self._restore_pending and plan.catalog and plan.catalog.hash != self._restore_tried:
             self._restore(plan)
         return plan
 
@@ -312,7 +314,8 @@ class ConversationTools:
             return
         catalog_hash, names = saved
         if catalog_hash != plan.catalog.hash:
-            return  # maybe a server is still starting: try again with the next request
+            self._restore_tried = plan.catalog.hash
+            return  # maybe a server is still starting: try again once the catalog changes
         self._restore_pending = False
         restored = [n for n in names if n in plan.catalog and n not in self._promoted]
         if restored:

@@ -155,3 +155,16 @@ def test_unreadable_promotion_file_is_ignored(tmp_path: Path) -> None:
     assert store.load("../etc/passwd") is None
     view = make(fifty(), store=store).view("conv")
     assert [s.name for s in view.tool_specs()] == ["current_time", "tool_search"]
+
+
+def test_promotions_restore_once_a_late_server_completes_the_catalog(tmp_path: Path) -> None:
+    tools = fifty()
+    full = make(tools, store=PromotionStore(tmp_path))
+    full.view("conv").promote(["mcp__s4__t49"], "search")
+    late = make(tools[:45], store=PromotionStore(tmp_path))  # some tools are not listed yet (a server still starting)
+    view = late.view("conv")
+    assert view.promoted == [] and [s.name for s in view.tool_specs()] == ["current_time", "tool_search"]
+    source = late.host
+    assert isinstance(source, FakeSource)
+    source.list.extend(tools[45:])  # now they are: the catalog hash matches the saved one
+    assert [s.name for s in view.tool_specs()] == ["current_time", "tool_search", "mcp__s4__t49"]
