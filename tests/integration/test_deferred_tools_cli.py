@@ -68,7 +68,8 @@ def test_ask_events_name_promoted_tools_and_why(llm_server: ScriptedLLMServer, t
     loaded = [t["function"]["name"] for t in first["tools"]]
     assert set(loaded) == {*BUILTIN_TOOLS, "mcp__many__tool_059", "tool_search"}  # not the 59 deferred ones
     assert [t["function"]["name"] for t in third["tools"]] == [*loaded, *expected_search, "mcp__many__tool_042"]
-    result = next(e for e in events if e["kind"] == "tool_result" and e["tool_call_id"] == "d1")
+    call = next(e for e in events if e["kind"] == "tool_call" and e["model_call_id"] == "d1")
+    result = next(e for e in events if e["kind"] == "tool_result" and e["tool_call_id"] == call["tool_call_id"])
     assert result["text"] == "many.tool_042(hi)" and not result["is_error"]
 
 
