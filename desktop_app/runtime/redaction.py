@@ -120,7 +120,8 @@ def _keyword_sub(match: re.Match[str]) -> str:
     value = match.group(2)
     if value == MASK or value.startswith("[redacted]"):
         return match.group(0)
-    if value.isalpha() and _PROSE.match(match.string, match.start(2)):
+    header = match.re is _KEYWORD_PATTERNS[0]  # "Authorization: <value>" always holds a credential
+    if not header and value.isalpha() and _PROSE.match(match.string, match.start(2)):
         return match.group(0)  # prose, not a key-value pair
     return match.group(1) + MASK
 

@@ -67,6 +67,8 @@ def test_log_redaction_keeps_ordinary_words(tmp_path: Path) -> None:
     assert "abc123def" not in text
     assert redact("Credentials: No usable keyring") == "Credentials: No usable keyring"
     assert redact("client_secret: abcdef") == f"client_secret: {MASK}"
+    assert redact("Basic authentication failed") == "Basic authentication failed"
+    assert redact("Authorization: Bearer abcdefghijkl was refused") == f"Authorization: Bearer {MASK} was refused"
 
 
 def test_log_records_mask_known_secrets(tmp_path: Path) -> None:
