@@ -119,6 +119,8 @@ def assemble(
         PromotionStore(paths.data_dir / PROMOTED_TOOLS_FOLDER) if persist else None,
     )
     runtime.attach_deferral(deferral)
+    if store is not None and deferral.store is not None:  # promotions of purged conversations go too
+        deferral.store.prune({c.id for c in store.list_conversations(include_deleted=True)})
     # The built-in servers (switchboard.system, .history, .artifacts, .tools): registered only, created on first use.
     from desktop_app.runtime.builtins import register_builtins
 

@@ -368,6 +368,22 @@ class PromotionStore:
         if path is not None:
             path.unlink(missing_ok=True)
 
+    def prune(self, existing: set[str]) -> int:
+        """Delete the files of conversations that no longer exist (purged); returns how many went."""
+        removed = 0
+        try:
+            files = list(self.folder.glob("*.json"))
+        except OSError:
+            return 0
+        for path in files:
+            if path.stem not in existing:
+                try:
+                    path.unlink()
+                    removed += 1
+                except OSError as exc:
+                    log.warning("could not remove %s: %s", path, exc)
+        return removed
+
 
 __all__ = [
     "ConversationTools",

@@ -168,3 +168,11 @@ def test_promotions_restore_once_a_late_server_completes_the_catalog(tmp_path: P
     assert isinstance(source, FakeSource)
     source.list.extend(tools[45:])  # now they are: the catalog hash matches the saved one
     assert [s.name for s in view.tool_specs()] == ["current_time", "tool_search", "mcp__s4__t49"]
+
+
+def test_prune_removes_the_promotions_of_purged_conversations(tmp_path: Path) -> None:
+    store = PromotionStore(tmp_path)
+    store.save("kept", "h", ["a"])
+    store.save("purged", "h", ["b"])
+    assert store.prune({"kept"}) == 1
+    assert store.load("kept") == ("h", ["a"]) and store.load("purged") is None
