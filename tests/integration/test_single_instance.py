@@ -166,6 +166,17 @@ def test_second_launch_forwards_quick_and_a_stale_socket_is_replaced(home):
         missing = _second(home, "no-such-file.txt", cwd=home.parent)
         assert missing.returncode == 1 and "no such file" in missing.stderr
 
+        # A hung first instance (stopped): the second launch says so after the short timeout, exit 1.
+        os.kill(first.pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            hung = _second(home, "--quick")
+            waited = time.monotonic() - started
+        finally:
+            os.kill(first.pid, signal.SIGCONT)
+        assert hung.returncode == 1 and "busy or hung" in hung.stderr and f"process {first.pid}" in hung.stderr
+        assert waited < 10
+
         # A crash: SIGKILL leaves the socket file behind (and orphans the server, which exits on EOF).
         first.kill()
         first.wait()
