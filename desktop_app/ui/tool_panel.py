@@ -52,6 +52,12 @@ STATE_LABELS = {
 PLACEHOLDER = "Search tools: words, +server extra words, select:a,b or a regex"
 REFRESH_DELAY_MS = 60
 DOCK_WIDTH = 560
+TOGGLE_STYLE = (
+    "QTreeView::indicator { width: 11px; height: 11px; border: 1px solid palette(placeholder-text);"
+    " border-radius: 3px; background: palette(base); }"
+    " QTreeView::indicator:checked { background: palette(highlight); border-color: palette(highlight); }"
+)
+"""Pin/Exclude boxes drawn from the palette: visible in the light and the dark theme alike."""
 NO_TOOLS = (
     "No tools yet. Add MCP servers (File → Import MCP servers…, or mcp.json); the built-in tools appear once a "
     "conversation has started."
@@ -141,6 +147,7 @@ class ToolPanel(QWidget):
         self.tree.setHeaderLabels(list(HEADERS))
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
+        self.tree.setStyleSheet(TOGGLE_STYLE)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Stretch)
