@@ -469,3 +469,10 @@ async def test_a_200_that_is_not_an_event_stream_is_reported_at_once(
     assert f"answered HTTP 200 with {content_type.split(';')[0]}, not an event stream" in message
     assert message.endswith(f"First line of the body: {first_line}")
     assert out.error.retryable is False
+
+
+@pytest.mark.asyncio
+async def test_an_event_stream_labelled_text_plain_by_a_proxy_is_still_read(llm_server: ScriptedLLMServer) -> None:
+    reply = text_reply("through the proxy")
+    out = await run(llm_server, Reply(steps=reply.steps, content_type="text/plain; charset=utf-8"))
+    assert out.completion.content == "through the proxy"

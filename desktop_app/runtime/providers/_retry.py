@@ -272,6 +272,8 @@ async def _body_head(response: httpx.Response, *, limit: int = BODY_HEAD_LIMIT) 
 
 
 FIRST_LINE_LIMIT = 4096
+AMBIGUOUS_MEDIA_TYPES = frozenset({"text/plain", "application/octet-stream"})
+"""Content types some proxies put on a real event stream: read as one (the SSE reader judges the body)."""
 
 
 def unexpected_response(status: int, content_type: str, body: str) -> UnexpectedResponseError:
@@ -309,7 +311,8 @@ async def send_once(send: Callable[[], Awaitable[httpx.Response]]) -> httpx.Resp
         ) from exc
     if response.is_success:
         content_type = response.headers.get("content-type", "")
-        if not content_type or "event-stream" in content_type.lower():
+        media = content_type.split(";")[0].strip().lower()
+        if not media or "event-stream" in media or media in AMBIGUOUS_MEDIA_TYPES:
             return response
         try:
             head = await _body_head(response, limit=FIRST_LINE_LIMIT)
