@@ -59,6 +59,7 @@ def assemble(
     """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
     in ``problems``, defaults are used, and the broken file is never written (settings are then not saved)."""
     from desktop_app.runtime.host import Host, load_mcp_config
+    from desktop_app.runtime.host.config import unknown_field_warnings
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Store, StoreError, attach_store, store_path
 
@@ -76,6 +77,7 @@ def assemble(
     mcp_path = mcp_config or paths.mcp_config_file
     try:
         servers = load_mcp_config(mcp_path)
+        problems.extend(unknown_field_warnings(servers, mcp_path))  # a typo must not pass silently
     except ConfigError as exc:
         if strict:
             raise
@@ -87,7 +89,12 @@ def assemble(
         problems.append(f"{exc}. Remembered approvals are off until it is fixed or removed.")
         grants = GrantStore()
     credentials = Credentials()
-    host = Host(servers, credentials=credentials, transport_cache=paths.data_dir / TRANSPORTS_FILENAME)
+    host = Host(
+        servers,
+        credentials=credentials,
+        transport_cache=paths.data_dir / TRANSPORTS_FILENAME,
+        max_output_chars=settings.tool_output_limit,
+    )
     problems.extend(host.refused.values())  # a user server named like a built-in (switchboard.*)
     if settings.roots:  # the folders granted earlier, before any server connects and asks for them
         host.client_features.set_roots(settings.roots)

@@ -195,6 +195,40 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return INCOMPLETE_EXIT.get(end.reason or "", EXIT_OK)
 
 
+def _unwritable_home(home: Path | None) -> str | None:
+    """Why Switchboard's folders cannot be used (read-only, not a folder, no permission), or ``None``."""
+    paths = app_paths(home)
+    try:
+        paths.ensure()
+    except OSError as exc:
+        where = exc.filename or paths.config_dir
+        return (
+            f"{where}: cannot create Switchboard's folder ({exc.strerror or exc}); make it writable, or pass --home DIR"
+        )
+    for folder in (paths.config_dir, paths.data_dir, paths.log_dir):
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return f"{folder}: the folder is read-only for Switchboard; make it writable, or pass --home DIR"
+    return None
+
+
+def _bad_attachment(files: Sequence[Path]) -> str | None:
+    """Why an ``--attach`` path cannot be attached before anything runs (missing, a FIFO, a device, a folder)."""
+    import stat
+
+    from desktop_app.runtime.files import file_kind
+
+    for file in files:
+        try:
+            mode = file.stat().st_mode
+        except FileNotFoundError:
+            return f"{file}: no such file to attach; check the path"
+        except OSError as exc:
+            return f"{file}: cannot attach it ({exc.strerror or exc})"
+        if not stat.S_ISREG(mode):
+            return f"{file}: cannot attach it: it is {file_kind(mode)}; attach a regular file"
+    return None
+
+
 async def _stoppable(command: Coroutine[Any, Any, int]) -> int:
     with _stop_on_signals():  # SIGTERM/SIGHUP: stop the run and close the servers, as Ctrl+C does
         return await command
@@ -267,7 +301,16 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
         os.environ[HOME_ENV] = str(ns.home)
     from desktop_app.log import setup_logging
 
+    unwritable = _unwritable_home(ns.home)
+    if unwritable is not None:
+        err.write(f"switchboard: {unwritable}\n")
+        return EXIT_USAGE
     setup_logging(app_paths(ns.home).log_dir)
+    if ns.command == "ask":
+        bad = _bad_attachment(ns.attach)
+        if bad is not None:
+            err.write(f"switchboard: {bad}\n")
+            return EXIT_USAGE
     if ns.command == "import-config":
         return import_config_command(ns, out, err)
     if ns.command == "hooks":

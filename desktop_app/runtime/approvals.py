@@ -113,7 +113,9 @@ class GrantStore:
         self._grants: list[Grant] = []
         if path is not None and path.exists():
             try:
-                data = _GrantFile.model_validate_json(path.read_text(encoding="utf-8"))
+                from desktop_app.runtime.files import read_config_text
+
+                data = _GrantFile.model_validate_json(read_config_text(path))
                 self._grants = list(data.grants)
             except (ValidationError, ValueError) as exc:
                 self._path = None  # never overwrite a file we could not read

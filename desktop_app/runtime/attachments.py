@@ -22,14 +22,16 @@ from __future__ import annotations
 import base64
 import mimetypes
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop_app.runtime.context import human_size
-from desktop_app.runtime.errors import ProviderError, SwitchboardError
+from desktop_app.runtime.errors import ConfigError, ProviderError, SwitchboardError
 from desktop_app.runtime.events import RetryInfo
+from desktop_app.runtime.files import file_kind, open_regular
 from desktop_app.runtime.messages import Attachment, SystemMessage, UserMessage
 from desktop_app.runtime.providers.base import ChatRequest, Provider, final_completion
 
@@ -203,7 +205,10 @@ def load_attachment(path: str | os.PathLike[str], limits: AttachmentLimits = Att
         size = file.stat().st_size
         if file.is_dir():
             raise AttachmentError(f"{file} is a folder; attach files one by one.")
-        with file.open("rb") as handle:
+        mode = file.stat().st_mode
+        if not stat.S_ISREG(mode):  # a FIFO would block the read, a device (/dev/zero) never ends
+            raise AttachmentError(f"{file} is {file_kind(mode)}, not a regular file; attach a regular file.")
+        with os.fdopen(open_regular(file), "rb") as handle:
             head = handle.read(16)
             image = sniff_image(head) is not None
             limit = limits.max_image_bytes if image else limits.max_text_bytes
@@ -211,6 +216,8 @@ def load_attachment(path: str | os.PathLike[str], limits: AttachmentLimits = Att
             rest = b"" if image and size > limit else handle.read(max(limit - len(head), 0))
     except FileNotFoundError:
         raise AttachmentError(f"{file}: no such file.") from None
+    except ConfigError as exc:  # it changed into a FIFO or a device since it was looked at
+        raise AttachmentError(f"{file}: {exc.problem}.") from None
     except PermissionError:
         raise AttachmentError(f"{file}: permission denied.") from None
     except OSError as exc:

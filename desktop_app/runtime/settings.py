@@ -6,7 +6,6 @@ gets a ``ConfigError`` and decides to run on defaults.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -248,6 +247,12 @@ class Settings(BaseModel):
         description="Start Switchboard when you log in, without showing the window (XDG autostart, Run key, "
         "LaunchAgent)",
     )
+    tool_output_limit: int | None = Field(
+        100_000,
+        ge=1000,
+        title="Longest tool result (characters)",
+        description="Tool results longer than this are cut, with a marker naming this setting (null: no limit)",
+    )
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 
@@ -262,16 +267,13 @@ def _validation_problem(exc: ValidationError) -> str:
 
 def load_settings(path: Path) -> Settings:
     """Read settings; a missing file gives defaults, a broken one raises ``ConfigError`` (file untouched)."""
+    from desktop_app.runtime.files import loads_json, read_config_text
+
     try:
-        raw = path.read_text(encoding="utf-8-sig")
+        raw = read_config_text(path)  # a regular file, size-capped, valid UTF-8
     except FileNotFoundError:
         return Settings()
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read the settings file: {exc.strerror}") from exc
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from exc
+    data = loads_json(raw, path)
     if not isinstance(data, dict):
         raise ConfigError(path, "the settings file must hold a JSON object")
     version = data.get("version", SETTINGS_VERSION)

@@ -168,11 +168,11 @@ def test_failed_run_exits_1_with_the_error(llm_server: ScriptedLLMServer, tmp_pa
 
 def test_bad_config_exits_2_naming_the_file(tmp_path: Path) -> None:
     bad = tmp_path / "mcp.json"
-    bad.write_text('{"mcpServers": {"x": {"command": "a",}}}')
+    bad.write_text('{"mcpServers": {"x": {"command": "a" "args": []}}}')
     proc = run_ask("--base-url", "http://127.0.0.1:9/v1", "--mcp-config", str(bad), "q", home=tmp_path / "h")
     assert proc.returncode == 2
     assert str(bad) in proc.stderr and ":1:" in proc.stderr
-    assert bad.read_text() == '{"mcpServers": {"x": {"command": "a",}}}'
+    assert bad.read_text() == '{"mcpServers": {"x": {"command": "a" "args": []}}}'
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ as text naming the file and the field; a broken entry is skipped, never guessed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,16 +104,18 @@ def _lifecycle(event: str, value: Any, source: HookSource, where: str, problems:
 
 def read_hooks_file(path: Path, source: HookSource) -> HookSet:
     """Hooks from a JSON file holding ``{"hooks": {...}}`` (a missing file holds none)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.files import read_config_text
+    from desktop_app.runtime.host.jsonfiles import parse_json
+
+    try:  # read as mcp.json and settings.json are: a regular file, size-capped, the one JSON reader
+        text = read_config_text(path)
+        document = parse_json(text, path) if text.strip() else {}
     except FileNotFoundError:
         return HookSet()
-    except OSError as exc:
-        return HookSet(problems=[f"{path}: cannot read the hooks file: {exc.strerror or exc}"])
-    try:
-        document = json.loads(text) if text.strip() else {}
-    except json.JSONDecodeError as exc:
-        return HookSet(problems=[f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"])
+    except ConfigError as exc:
+        where = f" at line {exc.line}, column {exc.column}" if exc.line is not None else ""
+        return HookSet(problems=[f"{path}: {exc.problem}{where}"])
     if not isinstance(document, dict):
         return HookSet(problems=[f"{path}: the top level must be a JSON object"])
     return read_config_hooks(document, source)

@@ -17,7 +17,6 @@ keyring, in ``env`` values and ``headers``.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -127,6 +126,10 @@ class ServerConfig(BaseModel):
         has_url = bool(self.url and self.url.strip())
         if not has_command and not has_url:
             raise ValueError("requires either command or url")
+        if has_command and has_url:
+            raise ValueError(
+                "has both command and url; keep command for a server started here, or url for a remote one"
+            )
         if self.declared_type is not None or self.declared_transport is not None:
             if self.transport == "stdio" and not has_command:
                 raise ValueError("a stdio server requires a command")
@@ -224,10 +227,9 @@ def parse_mcp_config(text: str, path: Path, *, environ: Mapping[str, str] | None
     text = text.removeprefix("\ufeff")
     if not text.strip():
         return {}
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    from desktop_app.runtime.host.jsonfiles import parse_json
+
+    document = parse_json(text, path)  # as import-config reads files: JSON, else JSON with comments
     if not isinstance(document, dict):
         raise ConfigError(path, f"the top level must be a JSON object, got {type(document).__name__}")
     raw_servers = document.get("mcpServers", {})
@@ -263,18 +265,24 @@ def parse_mcp_config(text: str, path: Path, *, environ: Mapping[str, str] | None
     return servers
 
 
+def unknown_field_warnings(servers: Mapping[str, ServerConfig], path: Path) -> list[str]:
+    """One warning per field of a server entry that Switchboard does not know (kept, but ignored): a typo
+    such as ``"comand"`` or ``"arg"`` must not pass silently. Each names the file and the field's path."""
+    warnings = []
+    for name, config in servers.items():
+        for field in sorted(config.model_extra or {}):
+            warnings.append(f"{path}: mcpServers.{name}.{field}: unknown field, ignored; check its spelling")
+    return warnings
+
+
 def load_mcp_config(path: Path, *, environ: Mapping[str, str] | None = None) -> dict[str, ServerConfig]:
     """Read ``mcp.json`` at ``path``. A missing file is an empty config; a broken one raises ConfigError."""
+    from desktop_app.runtime.files import read_config_text
+
     try:
-        data = path.read_bytes()
+        text = read_config_text(path)  # a regular file (never a FIFO or /dev/zero), size-capped, UTF-8
     except FileNotFoundError:
         return {}
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"the file is not valid UTF-8 (byte {exc.start})") from None
     return parse_mcp_config(text, path, environ=environ)
 
 
@@ -291,4 +299,5 @@ __all__ = [
     "load_mcp_config",
     "normalize_transport",
     "parse_mcp_config",
+    "unknown_field_warnings",
 ]

@@ -101,12 +101,12 @@ def _line_indent(text: str, position: int) -> str:
 
 
 def _read(path: Path) -> tuple[str, dict[str, Any]]:
+    from desktop_app.runtime.files import read_config_text
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_config_text(path)
     except FileNotFoundError:
         return "", {}
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read the MCP config file: {exc.strerror}") from exc
     if not text.strip():
         return "", {}
     document = parse_json(text, path)

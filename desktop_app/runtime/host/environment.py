@@ -1,7 +1,7 @@
 """What a server process is started with: a safe environment, expanded secrets and a usable PATH.
 
-* **Unsafe variables.** ``LD_PRELOAD``, ``LD_LIBRARY_PATH``, any ``DYLD_*``, ``NODE_OPTIONS`` and
-  ``PYTHONPATH`` change what code a process loads; setting them through a server's ``env`` is
+* **Unsafe variables.** ``LD_PRELOAD``, ``LD_LIBRARY_PATH``, any ``DYLD_*``, ``NODE_OPTIONS``,
+  ``PYTHONPATH`` and ``PYTHONHOME`` change what code a process loads; setting them through a server's ``env`` is
   refused unless the server says ``"allowUnsafeEnv": true`` (:func:`check_env_safety`).
 * **Expansion at start-up.** ``${NAME}`` comes from the process environment and ``${keyring:NAME}``
   from :class:`~desktop_app.runtime.credentials.Credentials`, in ``env`` and ``headers``
@@ -35,7 +35,7 @@ _KEYRING_REFERENCE = re.compile(r"\$\{\s*keyring:[^}]*\}")
 
 log = logging.getLogger(__name__)
 
-UNSAFE_ENV_VARS = frozenset({"LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS", "PYTHONPATH"})
+UNSAFE_ENV_VARS = frozenset({"LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS", "PYTHONPATH", "PYTHONHOME"})
 UNSAFE_ENV_PREFIXES = ("DYLD_",)
 LOGIN_SHELL_TIMEOUT = 5.0
 _MARKER = "__SWITCHBOARD_PATH__"

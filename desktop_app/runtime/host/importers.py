@@ -23,7 +23,6 @@ source or target raises :class:`~desktop_app.runtime.errors.ConfigError` and not
 from __future__ import annotations
 
 import copy
-import json
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from pydantic import ValidationError
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, CredentialError
+from desktop_app.runtime.files import read_config_text
 from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config, normalize_transport
 from desktop_app.runtime.host.config_edit import put_server, remove_server
 from desktop_app.runtime.host.jsonfiles import parse_json, parse_yaml, write_json_atomically
@@ -105,6 +105,8 @@ def detect_format(path: Path, document: Any) -> str:
         raise ConfigError(path, f"the top level must be an object, got {type(document).__name__}")
     parts = {part.lower() for part in path.parts}
     name = path.name.lower()
+    if name == "claude_desktop_config.json" and isinstance(document.get("mcpServers", {}), dict):
+        return CLAUDE  # Claude Desktop's own file, whatever its entries look like (remote ones too)
     if name.startswith("mcp-servers.") or (
         "mcpServers" in document and (path.suffix.lower() in {".yaml", ".yml"} or _NANOBOT_KEYS & document.keys())
     ):
@@ -119,7 +121,8 @@ def detect_format(path: Path, document: Any) -> str:
         return VSCODE
     if "mcpServers" in document:
         has_url = any(isinstance(e, dict) and "url" in e for e in entries)
-        return CURSOR if ".cursor" in parts or has_url else CLAUDE
+        claude_keys = {"globalShortcut", "preferences"} & document.keys()  # settings only Claude Desktop writes
+        return CURSOR if ".cursor" in parts or (has_url and not claude_keys) else CLAUDE
     if document and _is_server_map(document):
         return NANOBOT
     raise ConfigError(path, "not an MCP configuration: expected 'mcpServers' or 'servers' (or a nanobot server map)")
@@ -138,13 +141,9 @@ def read_source(source: Path) -> tuple[str, dict[str, dict[str, Any]], list[str]
     """Read and convert ``source``: (format, servers in our shape, notes, the file actually read)."""
     path = _source_file(source)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_config_text(path)  # as ask reads mcp.json: a regular file, size-capped, UTF-8
     except FileNotFoundError:
         raise ConfigError(path, "no such file") from None
-    except OSError as exc:
-        raise ConfigError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"the file is not valid UTF-8 (byte {exc.start})") from None
     document = parse_yaml(text, path) if path.suffix.lower() in {".yaml", ".yml"} else parse_json(text, path)
     if document is None:
         document = {}
@@ -275,10 +274,10 @@ def _problem(name: str, entry: dict[str, Any]) -> str | None:
 def _read_target(target: Path) -> dict[str, Any]:
     load_mcp_config(target)  # raises ConfigError for a broken file, which is then never touched
     try:
-        text = target.read_bytes().decode("utf-8-sig")
+        text = read_config_text(target)
     except FileNotFoundError:
         return {}
-    document = json.loads(text) if text.strip() else {}
+    document = parse_json(text, target) if text.strip() else {}
     assert isinstance(document, dict)
     return document
 

@@ -53,14 +53,17 @@ def strip_jsonc(text: str) -> str:
 
 
 def parse_json(text: str, path: Path) -> Any:
+    """The one JSON reader of config files (``mcp.json``, imports): JSON, else JSON with comments and
+    trailing commas; errors carry line and column, and nesting too deep for the parser is an error."""
+    from desktop_app.runtime.files import loads_json
+
     try:
         return json.loads(text)
     except json.JSONDecodeError:
         pass
-    try:
-        return json.loads(strip_jsonc(text))
-    except json.JSONDecodeError as exc:
-        raise ConfigError(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
+    except RecursionError:
+        raise ConfigError(path, "the JSON is nested too deeply to be a config file; check the file") from None
+    return loads_json(strip_jsonc(text), path)
 
 
 def parse_yaml(text: str, path: Path) -> Any:

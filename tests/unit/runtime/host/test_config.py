@@ -55,7 +55,7 @@ def test_empty_file_and_no_servers_key_are_empty(tmp_path: Path) -> None:
 
 def test_json_syntax_error_has_path_line_and_column(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
-    path.write_text('{\n  "mcpServers": {\n    "time": {"command": "x",}\n  }\n}\n', encoding="utf-8")
+    path.write_text('{\n  "mcpServers": {\n    "time": {"command": "x" "args": []}\n  }\n}\n', encoding="utf-8")
     before = path.read_bytes()
     with pytest.raises(ConfigError) as info:
         load_mcp_config(path)
@@ -140,13 +140,12 @@ def test_malformed_reference_is_reported_when_read(tmp_path: Path, value: str, p
     [
         ({"command": "x"}, "stdio"),
         ({"url": "https://x"}, "http"),
-        ({"command": "x", "url": "https://x"}, "stdio"),
         ({"type": "stdio", "command": "x"}, "stdio"),
         ({"type": "HTTP", "url": "https://x"}, "http"),
         ({"type": "streamable-http", "url": "https://x"}, "http"),
         ({"transport": "Streamable_HTTP", "url": "https://x"}, "http"),
         ({"type": "sse", "transport": "sse", "url": "https://x"}, "sse"),
-        ({"type": "http", "transport": "streamablehttp", "url": "https://x", "command": "y"}, "http"),
+        ({"type": "http", "transport": "streamablehttp", "url": "https://x"}, "http"),
     ],
 )
 def test_transport_comes_from_type_transport_or_the_fields(entry: dict[str, object], transport: str) -> None:
@@ -220,3 +219,33 @@ def test_normalize_transport() -> None:
     assert [normalize_transport(v) for v in ("stdio", " SSE ", "streamable_http")] == ["stdio", "sse", "http"]
     with pytest.raises(ValueError, match="unknown transport"):
         normalize_transport("ws")
+
+
+def test_a_server_with_both_command_and_url_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"both": {"command": "x", "url": "https://x"}}}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"mcpServers\.both: has both command and url"):
+        load_mcp_config(path)
+
+
+def test_unknown_fields_are_warned_about_with_their_path(tmp_path: Path) -> None:
+    from desktop_app.runtime.host.config import unknown_field_warnings
+
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"fs": {"command": "x", "arg": ["-v"], "enviroment": {}}}}))
+    servers = load_mcp_config(path)
+    assert unknown_field_warnings(servers, path) == [
+        f"{path}: mcpServers.fs.arg: unknown field, ignored; check its spelling",
+        f"{path}: mcpServers.fs.enviroment: unknown field, ignored; check its spelling",
+    ]
+
+
+def test_mcp_json_is_read_as_import_config_reads_files(tmp_path: Path) -> None:
+    """Comments and trailing commas (VS Code's style): ``ask`` and the app accept what ``import-config`` does."""
+    from desktop_app.runtime.host.importers import read_source
+
+    path = tmp_path / "mcp.json"
+    path.write_text('{\n  // my servers\n  "mcpServers": {"time": {"command": "x", "args": ["a",],},},\n}\n')
+    assert load_mcp_config(path)["time"].args == ["a"]
+    _format, servers, _notes, _read = read_source(path)
+    assert servers["time"]["args"] == ["a"]

@@ -57,6 +57,8 @@ def make_tool(folder: Path, name: str) -> Path:
         ("DYLD_FALLBACK_LIBRARY_PATH", True),
         ("NODE_OPTIONS", True),
         ("PYTHONPATH", True),
+        ("PYTHONHOME", True),
+        ("pythonhome", True),
         ("PATH", False),
         ("NODE_ENV", False),
         ("GITHUB_TOKEN", False),
@@ -64,6 +66,18 @@ def make_tool(folder: Path, name: str) -> Path:
 )
 def test_unsafe_variable_names(key: str, unsafe: bool) -> None:
     assert is_unsafe_env_var(key) is unsafe
+
+
+def test_pythonhome_is_refused_and_the_deny_list_is_documented() -> None:
+    from desktop_app.runtime.host.environment import UNSAFE_ENV_PREFIXES, UNSAFE_ENV_VARS
+
+    config = ServerConfig(command="x", env={"PYTHONHOME": "/tmp/evil-python"})
+    with pytest.raises(ServerStartError, match="refusing to set PYTHONHOME"):
+        check_env_safety("evil", config)
+    readme = (Path(__file__).resolve().parents[4] / "README.md").read_text(encoding="utf-8")
+    deny_list = readme.split("The deny list:", 1)[1].split(". A GUI launch", 1)[0]
+    for name in sorted(UNSAFE_ENV_VARS) + [f"{prefix}*" for prefix in UNSAFE_ENV_PREFIXES]:
+        assert f"`{name}`" in deny_list, name
 
 
 def test_unsafe_env_is_refused_with_a_clear_error() -> None:
