@@ -6,7 +6,7 @@ like a token (``sk-…``, ``ghp_…``, ``github_pat_…``, ``xoxb-…``, ``glpat
 ``Bearer …``, or a long high-entropy string), and an ``Authorization`` header always is. Values
 that are empty, flags (``true``, ``0``) or contain a ``${…}`` reference are left alone: they hold
 no literal secret. Keyring names are ``mcp:<server>:<VAR>`` and ``mcp:<server>:header:<Name>``.
-Literal secrets in ``args`` (``--token=…``, ``--api-key …``, a bare token) move the same way, to
+Literal secrets in ``args`` (``--token=…``, ``--api-key …``, ``NAME_TOKEN=…``, a bare token) move the same way, to
 ``mcp:<server>:arg:<N>``; the launch expands ``${keyring:…}`` references in ``args``.
 """
 
@@ -98,6 +98,7 @@ def move_secrets(server: str, entry: dict[str, Any], store: Callable[[str, str],
 
 
 _FLAG_VALUE = re.compile(r"^(--?[A-Za-z][A-Za-z0-9_.-]*=)(.+)$", re.S)
+_NAME_VALUE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*=)(.+)$", re.S)
 _SECRET_FLAG = re.compile(r"^--?[A-Za-z0-9_.-]*(?:token|secret|key|password|passwd|credential|auth|pat)$", re.I)
 
 
@@ -116,6 +117,9 @@ def _arg_secret(args: list[Any], index: int) -> tuple[str, str] | None:
         return None
     if arg.startswith("-"):
         return None
+    assignment = _NAME_VALUE.match(arg)  # docker-style "-e GITHUB_TOKEN=ghp_…"
+    if assignment and assignment.group(2).strip() and is_secret(assignment.group(1)[:-1], assignment.group(2)):
+        return assignment.group(1), assignment.group(2)
     previous = args[index - 1] if index > 0 else None
     if isinstance(previous, str) and "=" not in previous and _SECRET_FLAG.match(previous):
         return "", arg

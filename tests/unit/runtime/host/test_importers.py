@@ -438,6 +438,16 @@ def test_tokens_in_args_move_to_the_keyring_like_env_values(tmp_path: Path) -> N
     assert not any("'args' seem to contain a token" in note for note in report.notes)
 
 
+def test_docker_style_env_assignments_in_args_keep_their_name(tmp_path: Path) -> None:
+    args = ["run", "-e", "API_PASSWORD=hunter22x", "-e", "LOG_LEVEL=debug", "image"]
+    source = write(tmp_path / "s.json", {"mcpServers": {"d": {"command": "docker", "args": args}}})
+    credentials = Credentials()
+    import_config(source, tmp_path / "mcp.json", credentials)
+    saved = json.loads((tmp_path / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]["d"]["args"]
+    assert saved == ["run", "-e", "API_PASSWORD=${keyring:mcp:d:arg:2}", "-e", "LOG_LEVEL=debug", "image"]
+    assert credentials.get("mcp:d:arg:2") == "hunter22x"
+
+
 def test_args_keyring_references_are_expanded_at_launch(tmp_path: Path) -> None:
     from desktop_app.runtime.host import ServerConfig
     from desktop_app.runtime.host.host import stdio_parameters
