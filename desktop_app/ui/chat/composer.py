@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, Signal
+from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontInfo, QGuiApplication, QIcon, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
@@ -193,6 +193,10 @@ class Composer(QWidget):
         self._keys = itertools.count(1)
         self._attachments: dict[str, Attachment] = {}
         self._context: dict[str, ContextItem] = {}
+        self._clock = QTimer(self)
+        self._clock.setInterval(30_000)
+        self._clock.timeout.connect(self.refresh_time_chip)
+        self._clock.start()
         self._outgoing: tuple[list[Attachment], list[ContextItem]] = ([], [])
         self._pasted = itertools.count(1)
         self.limits: AttachmentLimits | None = None
@@ -230,7 +234,7 @@ class Composer(QWidget):
         if not prompt:
             return
         self.edit.clear()
-        self._outgoing = (self.attachments, self.context_items)
+        self._outgoing = (self.attachments, self._context_at_sending())
         self.chips.clear()
         self._attachments.clear()
         self._context.clear()
@@ -252,6 +256,29 @@ class Composer(QWidget):
             self.add_attachment(attachment)
 
     # -- context -----------------------------------------------------------------------------------------
+
+    def _context_at_sending(self) -> list[ContextItem]:
+        """The chips' context, with the date and time taken now (the chip was made when the window opened
+        or the last prompt left, which may be hours ago)."""
+        items = self.context_items
+        if not any(item.kind == "datetime" for item in items) or self.default_context is None:
+            return items
+        fresh = [item for item in self.default_context() if item.kind == "datetime"]
+        if not fresh:
+            return items
+        return [fresh[0] if item.kind == "datetime" else item for item in items]
+
+    def refresh_time_chip(self) -> None:
+        """Show the current time on the date-and-time chip (called every minute while the window is open)."""
+        if self.default_context is None:
+            return
+        fresh = [item for item in self.default_context() if item.kind == "datetime"]
+        for key, item in list(self._context.items()):
+            if item.kind == "datetime" and fresh and fresh[0] != item:
+                self._context[key] = fresh[0]
+                chip = self.chips.chip(key)
+                chip.label.setText(fresh[0].label)
+                chip.setToolTip(fresh[0].text)
 
     @property
     def context_items(self) -> list[ContextItem]:

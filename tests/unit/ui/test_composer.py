@@ -66,3 +66,24 @@ def test_button_is_stop_while_busy(qtbot):
     composer.set_busy(False)
     assert composer.button.text() == "Send"
     assert composer.edit.objectName() == "composer" and composer.button.objectName() == "sendButton"
+
+
+def test_the_date_and_time_chip_is_taken_at_sending(qtbot):
+    from desktop_app.runtime.context import ContextItem
+
+    now = {"label": "Mon 09:00"}
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.default_context = lambda: [ContextItem("datetime", now["label"], f"It is {now['label']}.")]
+    composer.reset_context()  # the window opened at 09:00
+    now["label"] = "Mon 17:30"  # ... and the prompt leaves hours later
+    sent: list[str] = []
+    composer.submitted.connect(sent.append)
+    composer.set_text("what time is it?")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    [(_attachments, context)] = [composer.outgoing()]
+    assert [item.text for item in context] == ["It is Mon 17:30."]
+    now["label"] = "Mon 17:31"
+    composer.refresh_time_chip()  # the chip shows the time too, not the window's opening time
+    [chip] = composer.chips.chips()
+    assert chip.label.text() == "Mon 17:31"
