@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.approvals import (
@@ -33,7 +33,7 @@ from desktop_app.runtime.conversation import Conversation, RunOptions, RunOutcom
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, ConversationBusyError, RunError
 from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
-from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage
+from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, ToolMessage, UserMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.providers.base import Provider
 from desktop_app.runtime.redaction import redact_event
@@ -321,6 +321,23 @@ class Runtime:
         elif conv.active_run is None:
             conv.messages = history
         return conv
+
+    def forget(self, conversation_id: str, user_turn: int, *, what: Literal["answer", "turn"]) -> tuple[int, int]:
+        """Drop part of the history: the answer to the ``user_turn``-th user message (0-based; everything up
+        to the next user message), or the whole turn (that message too). Regenerating an answer or retrying
+        a failed run is ``forget(..., what="answer")`` on the last turn, then ``continue_run``, which asks the
+        model again. Refused while a run is active. Returns the (start, end) indexes removed; the store is the
+        caller's to change the same way (``Store.delete_message_range``)."""
+        conv = self.conversation(conversation_id)
+        if conv.active_run is not None:
+            raise ConversationBusyError("Stop the run first: its conversation cannot change while it runs.")
+        prompts = [i for i, m in enumerate(conv.messages) if isinstance(m, UserMessage)]
+        if not 0 <= user_turn < len(prompts):
+            raise RunError(f"The conversation has no user message {user_turn + 1}.")
+        start = prompts[user_turn] + (1 if what == "answer" else 0)
+        end = prompts[user_turn + 1] if user_turn + 1 < len(prompts) else len(conv.messages)
+        conv.messages = conv.messages[:start] + conv.messages[end:]
+        return start, end
 
     def pending_tool_calls(self, conversation_id: str) -> list[ToolCallRequest]:
         """Tool calls of a paused turn that have no result yet (they wait for ``continue_run``)."""

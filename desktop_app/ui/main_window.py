@@ -230,6 +230,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.view.retry_now_requested.connect(self._on_retry_now_requested)
         self.view.stop_requested.connect(self._on_stop_requested)
         self.view.continue_requested.connect(self._on_continue_requested)
+        self.view.regenerate_requested.connect(self.regenerate_last_answer)
+        self.view.retry_run_requested.connect(self.retry_last_run)
+        self.view.delete_turn_requested.connect(self.delete_turn)
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         self._attach_composer(runtime, controller)
@@ -576,6 +579,21 @@ class MainWindow(WindowDialogs, QMainWindow):
         QGuiApplication.clipboard().setText(answers[-1].text)
         self.set_status("Copied the last answer (Markdown)")
         return True
+
+    def regenerate_last_answer(self) -> bool:
+        from desktop_app.ui.chat import turn_actions
+
+        return turn_actions.regenerate(self)
+
+    def retry_last_run(self) -> bool:
+        from desktop_app.ui.chat import turn_actions
+
+        return turn_actions.retry(self)
+
+    def delete_turn(self, from_end: int) -> bool:
+        from desktop_app.ui.chat import turn_actions
+
+        return turn_actions.delete_turn(self, from_end)
 
     def show_title(self, title: str | None) -> None:
         """The window title names the open conversation."""

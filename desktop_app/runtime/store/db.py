@@ -290,6 +290,16 @@ class Store:
         with self.transaction() as c:
             c.execute("DELETE FROM messages WHERE id = ?", (message_id,))
 
+    def delete_message_range(self, conversation_id: str, start: int, end: int | None = None) -> int:
+        """Delete the conversation's messages at positions ``start`` up to ``end`` (exclusive; None: to the
+        end), with their parts and index entries (regenerate, retry, delete a turn). Returns how many went."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND position >= ? AND position < ?",
+                (conversation_id, start, end if end is not None else 2**62),
+            )
+        return int(cur.rowcount)
+
     def add_part(
         self,
         message_id: int,

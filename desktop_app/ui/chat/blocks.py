@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontInfo, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -57,7 +57,7 @@ class UserMessageBlock(QWidget):
         widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
         self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
-        self.actions_row = MessageActions(self.label.text, self.label.text)
+        self.actions_row = MessageActions(self.label.text, self.label.text, role="user")
         outer.addWidget(self.actions_row, 0, Qt.AlignmentFlag.AlignRight)
 
     @property
@@ -66,9 +66,24 @@ class UserMessageBlock(QWidget):
 
 
 class MessageActions(QWidget):
-    """A message's actions under it: Copy (Markdown or plain text)."""
+    """A message's actions under it: Copy (Markdown or plain text); on answers Regenerate (shown on the last
+    one), on your messages Delete (the message and its answer).
 
-    def __init__(self, markdown: Callable[[], str], plain: Callable[[], str], parent: QWidget | None = None) -> None:
+    Signals:
+        regenerate_clicked(), delete_clicked()
+    """
+
+    regenerate_clicked = Signal()
+    delete_clicked = Signal()
+
+    def __init__(
+        self,
+        markdown: Callable[[], str],
+        plain: Callable[[], str],
+        parent: QWidget | None = None,
+        *,
+        role: str = "assistant",
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("messageActions")
         row = QHBoxLayout(self)
@@ -92,6 +107,25 @@ class MessageActions(QWidget):
         self.copy_markdown_action.triggered.connect(lambda: self._copy(markdown()))
         self.copy_plain_action.triggered.connect(lambda: self._copy(plain()))
         row.addWidget(self.copy_button)
+        self.regenerate_button = QToolButton()
+        self.regenerate_button.setObjectName("regenerateButton")
+        self.regenerate_button.setAccessibleName("Regenerate this answer")
+        self.regenerate_button.setToolTip("Ask the model again for this answer (it replaces this one)")
+        self.regenerate_button.setText("Regenerate")
+        self.regenerate_button.setAutoRaise(True)
+        self.regenerate_button.clicked.connect(self.regenerate_clicked)
+        self.regenerate_button.hide()  # the view shows it on the last answer
+        row.addWidget(self.regenerate_button)
+        self.delete_button = QToolButton()
+        self.delete_button.setObjectName("deleteTurnButton")
+        self.delete_button.setAccessibleName("Delete this message and its answer")
+        self.delete_button.setToolTip("Delete this message and its answer")
+        self.delete_button.setText("Delete")
+        self.delete_button.setAutoRaise(True)
+        self.delete_button.clicked.connect(self.delete_clicked)
+        if role != "user":
+            self.delete_button.hide()
+        row.addWidget(self.delete_button)
         row.addStretch(1)
 
     def _copy(self, text: str) -> None:

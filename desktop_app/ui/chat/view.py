@@ -20,9 +20,25 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFontInfo
-from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
-from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UsageFooter, UserMessageBlock
+from desktop_app.ui.chat.blocks import (
+    AnswerBlock,
+    MessageActions,
+    NoticeLine,
+    ReasoningBlock,
+    UsageFooter,
+    UserMessageBlock,
+)
 from desktop_app.ui.chat.earlier import EarlierLine
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.retry import Clock, RetryLine
@@ -54,6 +70,9 @@ class ChatView(QScrollArea):
     """
 
     decided = Signal(str, object)
+    regenerate_requested = Signal()
+    retry_run_requested = Signal()
+    delete_turn_requested = Signal(int)  # the user turn, counted from the end (0: the last)
     retry_now_requested = Signal()
     stop_requested = Signal()
     continue_requested = Signal()
@@ -123,7 +142,45 @@ class ChatView(QScrollArea):
             self._insert(label)
         self._insert(widget)
 
+    def _connect_actions(self, widget: QWidget) -> None:
+        actions = getattr(widget, "actions_row", None)
+        if isinstance(actions, MessageActions):
+            actions.regenerate_clicked.connect(self.regenerate_requested)
+            actions.delete_clicked.connect(lambda: self.delete_turn_requested.emit(self._turn_from_end(widget)))
+
+    def _turn_from_end(self, block: QWidget) -> int:
+        users = [b for b in self.blocks() if isinstance(b, UserMessageBlock)]
+        return len(users) - 1 - users.index(block) if block in users else 0
+
+    def refresh_actions(self) -> None:
+        """Regenerate only on the last answer, and only when nothing runs."""
+        answers = [b for b in self.blocks() if isinstance(b, AnswerBlock)]
+        for answer in answers:
+            answer.actions_row.regenerate_button.setVisible(answer is answers[-1] and not self._running)
+
+    _running = False
+
+    def add_retry_run(self) -> QWidget:
+        """A Retry button under a failed or stopped run."""
+        row = QWidget()
+        row.setObjectName("retryRunRow")
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        button = QPushButton("Retry")
+        button.setObjectName("retryRunButton")
+        button.setAccessibleName("Retry the last message")
+        button.setToolTip("Send the last message again (what this run produced goes)")
+        button.clicked.connect(self.retry_run_requested)
+        layout.addWidget(button)
+        layout.addStretch(1)
+        self.retry_run_row = row
+        self._add(row)
+        return row
+
+    retry_run_row: QWidget | None = None
+
     def _insert(self, widget: QWidget) -> None:
+        self._connect_actions(widget)
         index = self._layout.count() - 1  # before the trailing stretch
         if self.footer is not None and self._layout.indexOf(self.footer) >= 0:
             index = self._layout.indexOf(self.footer)
@@ -155,6 +212,9 @@ class ChatView(QScrollArea):
         self.retry_line = self.last_answer = None
         self.paused_line = None
         self.earlier_line = None
+        self.retry_run_row = None
+        self._assistant_labelled = False
+        self._running = False
         self._stick = True
 
     def add_user_message(self, text: str) -> UserMessageBlock:
@@ -284,6 +344,7 @@ class ChatView(QScrollArea):
             self._add(self.earlier_line)
         replay_transcript(self, transcript)
         self._stick = True
+        self.refresh_actions()
 
     def _show_earlier(self, transcript: Transcript, shown: int) -> None:
         """Show a larger window of the conversation, keeping the message that was on top in view."""
@@ -299,6 +360,10 @@ class ChatView(QScrollArea):
     # -- controller signals ------------------------------------------------------------------------------
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
+        self._running = True
+        if self.retry_run_row is not None:
+            self.retry_run_row.hide()
+        self.refresh_actions()
         self.end_segment()
         self._turn_answered = False
         self.last_answer = None
@@ -391,6 +456,13 @@ class ChatView(QScrollArea):
         self.add_usage(event.usage)
 
     def _on_run_finished(self, event: ev.RunFinished) -> None:
+        self._running = False
+        try:
+            self._finish_run(event)
+        finally:
+            self.refresh_actions()
+
+    def _finish_run(self, event: ev.RunFinished) -> None:
         if not self._turn_answered and event.content:  # an answer that arrived without deltas
             self._on_content_appended(event.content)
         self.end_segment()
@@ -420,6 +492,7 @@ class ChatView(QScrollArea):
             self.add_notice("Stopped — the partial answer above is kept. Send a new message to go on.", "stopped")
         elif not waiting:
             self.add_notice("Stopped before the answer started.", "stopped")
+        self.add_retry_run()
 
     def _on_run_failed(self, event: ev.Error) -> None:
         self.settle_retry()
@@ -427,12 +500,15 @@ class ChatView(QScrollArea):
             card.disarm("Not answered — the run failed")
         text = event.message
         if event.retryable:
-            text += " You can send the message again."
+            text += " Retry sends the message again."
         self.show_error(text)
         if getattr(event, "details", None):  # the raw answer, one click away
             from desktop_app.ui.chat.error_details import ErrorDetails
 
             self._add(ErrorDetails(event.details))
+        self._running = False
+        self.add_retry_run()
+        self.refresh_actions()
 
     # -- following the stream ----------------------------------------------------------------------------
 

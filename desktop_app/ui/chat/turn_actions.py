@@ -1,0 +1,94 @@
+"""Regenerate the last answer, Retry a failed or stopped run, delete a message pair: changes to a stored
+conversation, made in the store and then shown from it.
+
+Each action deletes a range of stored messages (``Store.delete_message_range``), reloads the conversation
+from the store into the runtime and the view (``replay.reopen``), and for regenerate and retry asks the
+model again (``continue_run`` with no pending calls runs one more model turn on the history, which now ends
+with the user's message). Because the view is rebuilt from the store, what it shows is what a restart
+shows. Turns are counted from the end (``from_end`` 0 is the last user message), so a windowed transcript
+("Show earlier") and the store agree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+
+def _user_positions(window: MainWindow, conversation_id: str) -> list[int]:
+    assert window.store is not None
+    return [m.position for m in window.store.messages(conversation_id) if m.role == "user"]
+
+
+def _usable(window: MainWindow) -> str | None:
+    """The current stored conversation, when nothing runs in it; else None (and a status line says why)."""
+    controller = window.controller
+    if controller is None or window.store is None or window.runtime is None:
+        return None
+    if controller.busy:
+        window.set_status("Stop the run first")
+        return None
+    cid = controller.conversation_id
+    if cid is None or window.store.get_conversation(cid) is None:
+        window.set_status("This conversation is not stored yet")
+        return None
+    return cid
+
+
+def _reload(window: MainWindow, conversation_id: str) -> list[str]:
+    from desktop_app.ui.chat.replay import reopen
+
+    assert window.store is not None and window.controller is not None
+    window.controller.conversation_id = conversation_id
+    return reopen(window.store, cast("Any", window.runtime), window.view, conversation_id)
+
+
+def delete_range(window: MainWindow, from_end: int, *, keep_prompt: bool) -> str | None:
+    """Delete the answer to (``keep_prompt``) or the whole of the ``from_end``-th last user turn."""
+    cid = _usable(window)
+    if cid is None:
+        return None
+    positions = _user_positions(window, cid)
+    if not 0 <= from_end < len(positions):
+        window.set_status("That message is no longer stored")
+        return None
+    index = len(positions) - 1 - from_end
+    start = positions[index] + (1 if keep_prompt else 0)
+    end = positions[index + 1] if index + 1 < len(positions) else None
+    assert window.store is not None
+    window.store.delete_message_range(cid, start, end)
+    _reload(window, cid)
+    return cid
+
+
+def regenerate(window: MainWindow) -> bool:
+    """Ask the model again for the last answer (the old one is replaced)."""
+    cid = delete_range(window, 0, keep_prompt=True)
+    if cid is None:
+        return False
+    window.set_status("Regenerating…")
+    window._continue_run()
+    return True
+
+
+def retry(window: MainWindow) -> bool:
+    """Run the last prompt again after a failed or stopped run (its partial output goes)."""
+    cid = delete_range(window, 0, keep_prompt=True)
+    if cid is None:
+        return False
+    window.set_status("Retrying…")
+    window._continue_run()
+    return True
+
+
+def delete_turn(window: MainWindow, from_end: int) -> bool:
+    """Delete a user message and its answer."""
+    cid = delete_range(window, from_end, keep_prompt=False)
+    if cid is not None:
+        window.set_status("Deleted the message and its answer")
+    return cid is not None
+
+
+__all__ = ["delete_range", "delete_turn", "regenerate", "retry"]
