@@ -104,6 +104,7 @@ def test_structure_shows_mid_stream_and_no_raw_syntax_ever(qtbot, monkeypatch):
     seen = set()
     for token in _tokens(ANSWER):
         view.append(token)
+        qtbot.waitUntil(lambda: not view.pending)  # a slow machine may spread a step over two turns of the loop
         fed += token
         visible = view.toPlainText()
         assert not RAW.search(visible), f"raw Markdown visible after {fed!r}: {visible!r}"
@@ -125,6 +126,7 @@ def test_structure_shows_mid_stream_and_no_raw_syntax_ever(qtbot, monkeypatch):
     assert seen == {"heading", "list", "table", "code"}
     before = (view.toPlainText(), [type(s).__name__ for s in view.segments()], _structure(view))
     view.finish()
+    qtbot.waitUntil(lambda: not view.pending)
     after = (view.toPlainText(), [type(s).__name__ for s in view.segments()], _structure(view))
     assert after == before  # no jump at the end
     assert [type(s).__name__ for s in view.segments()] == ["ProseView", "CodeBlock", "ProseView"]
