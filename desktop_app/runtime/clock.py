@@ -23,6 +23,8 @@ class RetrySleeper:
         self._waiters: defaultdict[str | None, set[asyncio.Event]] = defaultdict(set)
 
     async def sleep(self, delay: float) -> None:
+        if delay <= 0:
+            return  # nothing to wait for: no waiter is registered, so "retry now" has nothing to wake
         key = current_conversation.get()
         event = asyncio.Event()
         self._waiters[key].add(event)

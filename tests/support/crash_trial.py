@@ -1,11 +1,13 @@
-"""One crash trial: stream a long answer into the store driver, SIGKILL it mid-stream, check the database.
+"""One crash trial: the real ``switchboard ask`` streams a long answer into the store and is SIGKILLed.
 
-The loopback server paces a long answer (``Pause`` steps between chunks, one longer silence) and records when
-it sent each chunk. At a random point of the stream the driver process is killed with SIGKILL. The database
-is then reopened and checked: integrity ``ok``; the finished exchange and the second prompt complete; the
-partial answer a chunk-aligned prefix of what was sent, marked ``interrupted`` by ``mark_interrupted_runs``;
-and every chunk sent more than ``FLUSH_INTERVAL_S`` (+ ``tolerance``) before the kill stored.
-Used by ``tests/integration/test_crash_recovery.py`` (3 trials) and ``benchmarks/crash_stress.py`` (many).
+A first ``switchboard ask`` in the same home finishes a short exchange. A second one gets a long answer that
+the loopback server paces (``Pause`` steps between chunks, one longer silence) while recording when it sent
+each chunk; at a chosen point (a random chunk, or inside the silence: before or after the recorder's flush
+timer fires) the process is killed with SIGKILL. The database is then reopened and checked: integrity ``ok``;
+the finished exchange complete; the second prompt complete; the partial answer a chunk-aligned prefix of what
+was sent, marked ``interrupted`` by ``mark_interrupted_runs`` (its owner is gone); and every chunk sent more
+than ``LAG_BOUND_S`` (250 ms, + ``tolerance``) before the kill stored.
+Used by ``tests/integration/test_crash_recovery.py`` and ``benchmarks/crash_stress.py`` (many trials).
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_app.runtime.messages import AssistantMessage
-from desktop_app.runtime.store import DB_FILENAME, FLUSH_INTERVAL_S, Store
+from desktop_app.runtime.store import DB_FILENAME, Store
 from tests.support.llm_server import DONE, Pause, Reply, ScriptedLLMServer, Step, Write, chunk, text_reply
 
-ROOT = Path(__file__).resolve().parents[2]
+SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
+LAG_BOUND_S = 0.25
+"""Stored text is never more than this much of the stream behind (the recorder flushes every FLUSH_INTERVAL_S)."""
 FIRST_PROMPT, SECOND_PROMPT = "Say hello briefly.", "Now tell me a long story about lighthouses."
 SHORT_ANSWER = "Hello! Short and complete."
 _VOCABULARY = (
@@ -86,14 +90,20 @@ def run_trial(
     piece: int = 24,
     pause: float = 0.015,
     long_pause: float = 0.45,
-    tolerance: float = 0.1,
+    tolerance: float = 0.0,
+    in_silence: float | None = None,
 ) -> TrialResult:
+    """``in_silence``: kill this many seconds into the long silence (e.g. inside the flush timer's window, or
+    just after it); ``None``: at a random chunk, a random fraction of a pause after it."""
     result = TrialResult()
     text = long_answer(rng)
     n_chunks = -(-len(text) // piece)
     long_after = n_chunks // 2
-    kill_chunk = rng.randrange(1, n_chunks - 1)
-    kill_delay = rng.uniform(0, long_pause if kill_chunk == long_after else pause)
+    if in_silence is not None:
+        kill_chunk, kill_delay = long_after, in_silence
+    else:
+        kill_chunk = rng.randrange(1, n_chunks - 1)
+        kill_delay = rng.uniform(0, long_pause if kill_chunk == long_after else pause)
     killed_at: list[float] = []
     proc_box: list[subprocess.Popen[str]] = []
     timers: list[threading.Timer] = []
@@ -116,13 +126,16 @@ def run_trial(
         text_reply(SHORT_ANSWER, piece=8),
         paced_reply(text, piece=piece, pause=pause, long_pause_after=long_after, long_pause=long_pause),
     ]
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
     with ScriptedLLMServer(replies, on_write=on_write) as llm:
-        cmd = [sys.executable, "-m", "tests.support.store_driver", "--home", str(home), "--base-url", llm.url]
+        cmd = [SWITCHBOARD, "ask", "--home", str(home), "--base-url", llm.url, "--model", "m"]
+        first = subprocess.run([*cmd, FIRST_PROMPT], env=env, capture_output=True, text=True, timeout=60)
+        if first.returncode != 0:
+            result.problems.append(f"the first ask failed (exit {first.returncode}): {first.stderr[-2000:]}")
+            return result
         with subprocess.Popen(
-            [*cmd, FIRST_PROMPT, SECOND_PROMPT], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True,
-        ) as proc:  # fmt: skip
+            [*cmd, SECOND_PROMPT], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as proc:
             proc_box.append(proc)
             try:
                 _, stderr = proc.communicate(timeout=60)
@@ -150,13 +163,19 @@ def _check_database(
     with Store(path) as store:
         if (check := store.integrity_check()) != "ok":
             problems.append(f"integrity_check: {check}")
-        (conversation,) = store.list_conversations()
+        by_title = {c.title: c for c in store.list_conversations()}
+        done, conversation = by_title.get(FIRST_PROMPT), by_title.get(SECOND_PROMPT)
+        if done is None or conversation is None:
+            problems.append(f"conversations missing: {sorted(by_title)}")
+            return
+        finished = [(m.role, m.status, m.text_of("text")) for m in store.messages(done.id)]
+        if finished != [("user", "complete", FIRST_PROMPT), ("assistant", "complete", SHORT_ANSWER)]:
+            problems.append(f"the finished exchange is wrong: {finished}")
         messages = store.messages(conversation.id)
-        head = [(m.role, m.status, m.text_of("text")) for m in messages[:3]]
-        if head != [("user", "complete", FIRST_PROMPT), ("assistant", "complete", SHORT_ANSWER),
-                    ("user", "complete", SECOND_PROMPT)]:  # fmt: skip
-            problems.append(f"completed messages wrong: {head}")
-        partial = messages[3] if len(messages) > 3 else None
+        head = [(m.role, m.status, m.text_of("text")) for m in messages[:1]]
+        if head != [("user", "complete", SECOND_PROMPT)]:
+            problems.append(f"the second prompt is wrong: {head}")
+        partial = messages[1] if len(messages) > 1 else None
         stored = partial.text_of("text") if partial else ""
         result.stored_chars = len(stored)
         if partial is not None and partial.status != "streaming":
@@ -171,16 +190,16 @@ def _check_database(
             covered += 1
         if covered < len(sent):
             result.lag_s = kill - sent[covered][0]
-            if result.lag_s > FLUSH_INTERVAL_S + tolerance:
+            if result.lag_s > LAG_BOUND_S + tolerance:
                 problems.append(f"stored text is {result.lag_s * 1000:.0f} ms behind the kill")
         if store.mark_interrupted_runs() != 1:
             problems.append("mark_interrupted_runs did not find exactly one live run")
-        statuses = [r.status for r in store.runs(conversation.id).values()]
+        statuses = [r.status for c in (done, conversation) for r in store.runs(c.id).values()]
         if statuses != ["finished", "interrupted"]:
             problems.append(f"run statuses after recovery: {statuses}")
         after = store.messages(conversation.id)
         if partial is not None:
-            if after[3].status != "interrupted" or after[3].text_of("text") != stored:
+            if after[1].status != "interrupted" or after[1].text_of("text") != stored:
                 problems.append("the partial message was not kept as interrupted")
             model = store.load_messages(conversation.id)
             if model[-1] != AssistantMessage(content=stored):

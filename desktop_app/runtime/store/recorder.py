@@ -2,7 +2,7 @@
 
 Subscribe it with ``runtime.subscribe(recorder)`` (``attach_store`` does). Streaming text and reasoning are
 buffered and written in small transactions: the first delta of a part at once, later ones when at least
-``interval`` (250 ms) has passed since the run's last flush, when the part ends, and on every other event.
+``interval`` (200 ms) has passed since the run's last flush, when the part ends, and on every other event.
 A delta that arrives after the deadline triggers the flush itself; when an event loop is running, a
 one-shot ``call_later`` also flushes a buffer that no further delta would come to collect (a stream that
 pauses), so no stored text is ever more than ``interval`` behind the stream.
@@ -27,7 +27,9 @@ from desktop_app.runtime.store.db import Store
 
 log = logging.getLogger(__name__)
 
-FLUSH_INTERVAL_S = 0.25
+FLUSH_INTERVAL_S = 0.2
+"""How often buffered text is written: stored text is never more than 250 ms of stream behind (the rest of
+the bound is for delivery and scheduling)."""
 
 
 @dataclass

@@ -32,5 +32,14 @@ async def test_wake_ends_only_that_conversations_wait() -> None:
 
 
 @pytest.mark.asyncio
-async def test_zero_delay_returns_at_once() -> None:
-    await RetrySleeper().sleep(0)
+async def test_zero_and_negative_delays_return_at_once_and_leave_no_waiter() -> None:
+    sleeper = RetrySleeper()
+    current_conversation.set("c")
+    for delay in (0.0, -1.0):
+        task = asyncio.ensure_future(sleeper.sleep(delay))
+        for _ in range(3):  # a few loop turns, never the clock: a real wait would still be pending
+            if task.done():
+                break
+            await asyncio.sleep(0)
+        assert task.done() and task.exception() is None, delay
+        assert not sleeper.waiting("c") and sleeper.wake("c") is False  # nothing left behind to wake

@@ -154,7 +154,8 @@ def test_rate_limited_countdown_then_retry_now_streams_the_answer(qtbot, qloop, 
         assert line.details.isHidden() and not line.details_button.isHidden()
         qtbot.mouseClick(line.details_button, Qt.MouseButton.LeftButton)  # the raw body behind a toggle
         assert not line.details.isHidden() and json.loads(line.details.text()) == {"error": {"message": "slow down"}}
-        assert line.timer.isActive() and line.retry_button.isVisible()
+        # Qt shows a widget added to a shown layout on its next layout pass: wait for that, do not assume it
+        qtbot.waitUntil(lambda: line.timer.isActive() and line.retry_button.isVisible(), timeout=5000)
         conv = win.controller.conversation_id
         qtbot.waitUntil(lambda: runtime.sleeper.waiting(conv), timeout=5000)
 

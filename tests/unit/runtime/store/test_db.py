@@ -151,13 +151,20 @@ def test_search_finds_text_and_reasoning_across_conversations_with_snippets(stor
 
 
 @pytest.mark.parametrize(
-    "query",
-    ['"', '""', "'", 'a"b', "(", ")", "*", "-", "NEAR(", "AND", "OR NOT", "^", ":=", "c++", "x:y", "{a b}", "\\", "%"],
-)
-def test_punctuation_heavy_queries_never_raise(store: Store, query: str) -> None:
+    ("query", "finds"),
+    [
+        ('"', False), ('""', False), ("'", False), ("(", False), (")", False), ("*", False), ("-", False),
+        ("^", False), (":=", False), ("\\", False), ("%", False),  # no word in them: nothing to look for
+        ('a"b', True), ("AND", True), ("OR NOT", True), ("c++", True), ("x:y", True), ("{a b}", True),
+        ("NEAR(", False),  # a word that is not in the text (and no FTS5 operator either)
+    ],
+)  # fmt: skip
+def test_punctuation_heavy_queries_search_their_words_and_never_raise(store: Store, query: str, finds: bool) -> None:
     add_exchange(store, "c1", 'c++ and x:y and a"b AND OR NOT', "ok := 1", run_id="r1")
-    store.search(query)
-    store.search(query + " c")
+    add_exchange(store, "c2", "nothing to see", "here", run_id="r2")
+    assert [h.conversation_id for h in store.search(query)] == (["c1"] if finds else [])
+    # with a word that is in c1 ("c" from "c++"): found, unless the query's own word is missing
+    assert [h.conversation_id for h in store.search(query + " c")] == ([] if query == "NEAR(" else ["c1"])
 
 
 def test_a_failed_commit_rolls_back_and_the_store_stays_usable(store: Store) -> None:

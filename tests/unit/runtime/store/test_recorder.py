@@ -115,7 +115,7 @@ def stored_text(store: Store, kind: str = "text") -> str:
 def test_deltas_flush_at_once_for_a_new_part_then_every_250_ms_and_on_other_events(
     store: Store, clock: FakeClock
 ) -> None:
-    recorder = Recorder(store, clock=clock, use_timer=False)
+    recorder = Recorder(store, clock=clock, use_timer=False, interval=0.25)
     started(recorder)
     recorder(ev.ContentDelta(**IDS, text="a"))
     assert stored_text(store) == "a"  # the first delta of a part is written at once
