@@ -100,11 +100,16 @@ class ServerActions(QObject):
 
     # -- add and edit --------------------------------------------------------------------------------
 
-    def open_dialog(self, name: str | None = None) -> ServerDialog:
+    def open_dialog(self, name: str | None = None) -> ServerDialog | None:
         """The add form (``name`` None) or the edit form of ``name``; saving applies it at once."""
+        from desktop_app.runtime.errors import ConfigError
         from desktop_app.ui.server_dialog import ServerDialog
 
-        entry = self.manager.entries().get(name) if name is not None else None
+        try:
+            entry = self.manager.entries().get(name) if name is not None else None
+        except ConfigError as exc:
+            self.notice.emit(f"mcp.json cannot be read: {exc}. Fix the file first; it is not changed.")
+            return None
         if self.dialog is not None:
             self.dialog.close()
         dialog = ServerDialog(self._parent, name=name, entry=entry)

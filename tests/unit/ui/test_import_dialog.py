@@ -168,11 +168,15 @@ def test_preview_searches_the_known_locations_and_imports_only_the_ticked_server
         },
     )
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"web": {"url": "https://example.com/mcp"}}})
+    vscode = write(
+        home / ".config" / "Code" / "User" / "mcp.json", {"servers": {"fetch": {"type": "stdio", "command": "uvx"}}}
+    )
     write(mcp_json, {"mcpServers": {"time": {"command": "old-time"}}})
 
     preview = importer.choose()
     assert [preview.sources.itemText(i) for i in range(preview.sources.count())] == [
         f"Claude Desktop — {claude}",
+        f"VS Code — {vscode}",
         f"Cursor — {home / '.cursor' / 'mcp.json'}",
     ]
     rows = {

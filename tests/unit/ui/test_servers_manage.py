@@ -117,6 +117,14 @@ def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, me
     qtbot.waitUntil(call.done, timeout=10_000)
     assert call.result().text == TOKEN[-4:]  # the keyring reference was expanded at launch
 
+    qtbot.mouseClick(inspector.edit_button, Qt.MouseButton.LeftButton)  # the form, filled from mcp.json
+    editor = panel.actions.dialog
+    assert editor is not None and editor.name.text() == "demo" and editor.command.text() == sys.executable
+    assert editor.args.toPlainText() == str(script)
+    [stored] = editor.env.rows
+    assert stored.key.text() == "API_TOKEN" and stored.value.text() == "" and stored.secret.isChecked()
+    editor.reject()
+
     qtbot.mouseClick(inspector.toggle_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "'demo' disabled" in win.statusBar().currentMessage(), timeout=10_000)
     assert panel.row_text("demo") == "Disabled"
