@@ -36,6 +36,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.conversation_groups import (
+    DATE_ROLE,
+    HEADER_ROLE,
+    MARKS,
+    SNIPPET_ROLE,
+    ConversationDelegate,
+    group_of,
+    short_date,
+)
 from desktop_app.ui.menus import view_menu
 
 if TYPE_CHECKING:
@@ -124,7 +133,8 @@ class ConversationList(QWidget):
         self.list.setAccessibleName("Conversations")
         self.list.setEditTriggers(QListWidget.EditTrigger.EditKeyPressed)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.list.setUniformItemSizes(True)
+        self.list.setUniformItemSizes(False)  # group headers, and rows with a search snippet, differ
+        self.list.setItemDelegate(ConversationDelegate(self.list))
         self.list.setSpacing(3)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -185,7 +195,8 @@ class ConversationList(QWidget):
 
     def conversation_ids(self) -> list[str]:
         """The ids shown, top to bottom."""
-        return [self.list.item(i).data(ID_ROLE) for i in range(self.list.count())]
+        ids = (self.list.item(i).data(ID_ROLE) for i in range(self.list.count()))
+        return [cid for cid in ids if cid]  # not the group headers
 
     def item_for(self, conversation_id: str) -> QListWidgetItem | None:
         items = (self.list.item(i) for i in range(self.list.count()))
@@ -212,7 +223,7 @@ class ConversationList(QWidget):
         folded = text.casefold()
         snippets: dict[str, str] = {}
         try:
-            for hit in self.store.search(text, SEARCH_LIMIT):
+            for hit in self.store.search(text, SEARCH_LIMIT, marks=MARKS):
                 snippets.setdefault(hit.conversation_id, hit.snippet)
         except Exception as exc:  # a search must never break the list
             log.warning("conversation search failed: %s", exc)
@@ -225,11 +236,25 @@ class ConversationList(QWidget):
         self.list.blockSignals(True)
         try:
             self.list.clear()
+            now = time.time()
+            group = None
             for info in shown:
+                if group_of(info.updated_at, now) != group:  # Today, Yesterday, Previous 7 days, months
+                    group = group_of(info.updated_at, now)
+                    header = QListWidgetItem(group)
+                    header.setFlags(Qt.ItemFlag.NoItemFlags)
+                    header.setData(HEADER_ROLE, True)
+                    header.setData(Qt.ItemDataRole.AccessibleTextRole, f"{group}:")
+                    self.list.addItem(header)
                 item = QListWidgetItem(info.title or UNTITLED)
                 item.setData(ID_ROLE, info.id)
                 item.setData(TITLE_ROLE, info.title)
-                item.setToolTip(conversation_tooltip(info, self.snippets.get(info.id)))
+                item.setData(DATE_ROLE, short_date(info.updated_at, now))
+                snippet = self.snippets.get(info.id)
+                if snippet:
+                    item.setData(SNIPPET_ROLE, snippet)
+                plain = snippet.replace(MARKS[0], "[").replace(MARKS[1], "]") if snippet else None
+                item.setToolTip(conversation_tooltip(info, plain))
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 if info.quick:  # started in the quick prompt: a bolt and a word in the tooltip
                     from desktop_app.ui.quick_prompt import quick_icon

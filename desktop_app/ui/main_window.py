@@ -290,7 +290,7 @@ class MainWindow(WindowDialogs, QMainWindow):
 
     def _build_conversations(self) -> None:
         self.conversations_dock, self.conversations = install_conversations_dock(self)
-        self.conversations.conversation_selected.connect(self.open_conversation)
+        self.conversations.conversation_selected.connect(self._open_from_list)
         self.conversations.new_chat_requested.connect(self._on_new_chat_triggered)
         self.conversations.conversation_deleted.connect(self._on_conversation_deleted)
         self.conversations.status_message.connect(self.set_status)
@@ -307,6 +307,15 @@ class MainWindow(WindowDialogs, QMainWindow):
         if cid is None or self.store is None or self.store.get_conversation(cid) is None:
             return None
         return cid
+
+    def _open_from_list(self, conversation_id: str) -> None:
+        """Open a conversation from the list; opened from a search hit, at the matching message."""
+        self.open_conversation(conversation_id)
+        query = self.conversations.search.text().strip()
+        if query and conversation_id in self.conversations.snippets:
+            self.find_bar.open()
+            self.find_bar.query.setText(query)  # highlights every match and scrolls to the first
+            self.conversations.list.setFocus()
 
     def open_conversation(self, conversation_id: str) -> None:
         """Show a stored conversation and let the runtime continue it; resume tool calls that still wait."""

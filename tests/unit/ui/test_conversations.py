@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, UserMessageBlock
-from desktop_app.ui.conversations import UNTITLED, ConversationList
+from desktop_app.ui.conversations import ID_ROLE, UNTITLED, ConversationList
 from desktop_app.ui.main_window import MainWindow
 from tests.support.fake_runtime import Content, FakeRuntime
 
@@ -52,7 +52,14 @@ def _panel(qtbot, store: Store) -> ConversationList:
 
 
 def _texts(panel: ConversationList) -> list[str]:
-    return [panel.list.item(i).text() for i in range(panel.list.count())]
+    """The conversations' titles, top to bottom (not the group headers)."""
+    items = (panel.list.item(i) for i in range(panel.list.count()))
+    return [item.text() for item in items if item.data(ID_ROLE)]
+
+
+def _groups(panel: ConversationList) -> list[str]:
+    items = (panel.list.item(i) for i in range(panel.list.count()))
+    return [item.text() for item in items if not item.data(ID_ROLE)]
 
 
 def test_newest_first_with_titles_and_provider_tooltips(qtbot, store, three):
@@ -60,7 +67,7 @@ def test_newest_first_with_titles_and_provider_tooltips(qtbot, store, three):
     panel = _panel(qtbot, store)
     assert panel.conversation_ids() == [c, b, a]
     assert _texts(panel) == [UNTITLED, "Sourdough", "Paris trip"]
-    assert panel.list.item(0).font().italic()
+    assert panel.item_for(c).font().italic()
     tip = panel.item_for(a).toolTip()
     assert tip.startswith("Paris trip\nold-model at http://old.example/v1\nLast activity ")
     assert panel.empty_label.isHidden()
@@ -263,3 +270,46 @@ def test_a_new_chat_appears_in_the_list_titled_by_its_first_prompt(qtbot, qloop,
     assert "fake-model at http://127.0.0.1:9/v1" in item.toolTip()
     win.open_conversation(cid)  # already shown: nothing is rebuilt
     assert _of(win, AnswerBlock)[-1].text == "Hello!"
+
+
+def test_the_list_is_grouped_by_day_with_dates(qtbot, tmp_path):
+    import time as _time
+
+    from desktop_app.ui.conversation_groups import DATE_ROLE, group_of
+
+    now = _time.time()
+    day = 86_400
+    stamps = iter([now - 40 * day, now - 4 * day, now - day, now - 60])
+    db = Store.open(tmp_path / "grouped.db", clock=lambda: next(stamps))
+    try:
+        for title in ("Old", "Last week", "Yesterday's", "Today's"):
+            db.create_conversation(title=title)
+        panel = _panel(qtbot, db)
+        assert _texts(panel) == ["Today's", "Yesterday's", "Last week", "Old"]
+        old_group = group_of(now - 40 * day, now)
+        assert _groups(panel) == ["Today", "Yesterday", "Previous 7 days", old_group]
+        items = [panel.list.item(i) for i in range(panel.list.count())]
+        assert all(not item.flags() & Qt.ItemFlag.ItemIsSelectable for item in items if not item.data(ID_ROLE))
+        dates = [item.data(DATE_ROLE) for item in items if item.data(ID_ROLE)]
+        assert dates[1] == "Yesterday" and ":" in dates[0] and dates[3][:2].isdigit()
+    finally:
+        db.close()
+
+
+def test_a_search_hit_shows_its_snippet_and_opens_at_the_match(qtbot, qloop, store, three):
+    from desktop_app.ui.conversation_groups import MARKS, SNIPPET_ROLE
+
+    a, _b, _c = three
+    win = _window(qtbot, FakeRuntime(), store)
+    win.conversations.search.setText("walk")
+    item = win.conversations.item_for(a)
+    snippet = item.data(SNIPPET_ROLE)
+    assert f"{MARKS[0]}walk{MARKS[1]}" in snippet  # drawn on a second line, the match in bold
+    rect = win.conversations.list.visualItemRect(item)
+    assert rect.height() > win.conversations.list.visualItemRect(win.conversations.list.item(0)).height()
+    win.conversations.list.itemClicked.emit(item)
+    assert win.controller.conversation_id == a
+    bar = win.find_bar
+    assert bar.isVisible() and bar.query.text() == "walk"
+    assert bar.current_match is not None and bar.current_match.widget.objectName() == "markdownProse"
+    assert "walk" in bar.current_match.widget.toPlainText()
