@@ -96,7 +96,22 @@ class ServerActions(QObject):
         self.confirm: QMessageBox | None = None
         self.watcher = McpFileWatcher(manager.path, self)
         self.watcher.changed.connect(self._on_file_changed)
-        manager.on_written = self.watcher.note_written
+        manager.on_written = self.note_own_write
+        self.known: set[str] = self._names()
+        """The servers in mcp.json as last applied (to name the ones an outside edit removed)."""
+
+    def _names(self) -> set[str]:
+        from desktop_app.runtime.errors import ConfigError
+
+        try:
+            return set(self.manager.entries())
+        except ConfigError:
+            return set()
+
+    def note_own_write(self) -> None:
+        """The app wrote mcp.json itself (a save here, an import, pinned tools): not an outside edit."""
+        self.watcher.note_written()
+        self.known = self._names()
 
     # -- add and edit --------------------------------------------------------------------------------
 
@@ -204,7 +219,7 @@ class ServerActions(QObject):
         from desktop_app.runtime.errors import ConfigError
 
         try:
-            count = len(self.manager.entries())
+            names = set(self.manager.entries())
             started = await self._apply(self.manager.reload())
         except ConfigError as exc:
             self.notice.emit(
@@ -212,8 +227,12 @@ class ServerActions(QObject):
                 "and save it again."
             )
             return []
-        what = f"started or restarted {', '.join(started)}" if started else "no server needed a restart"
-        self.notice.emit(f"mcp.json changed on disk ({count} server{'' if count == 1 else 's'}): {what}.")
+        removed = sorted(self.known - names)
+        self.known = names
+        parts = [f"started or restarted {', '.join(started)}"] if started else []
+        parts += [f"removed {', '.join(removed)}"] if removed else []
+        if parts:  # a change that needs no restart (e.g. pinned tools) is not worth a notice
+            self.notice.emit(f"mcp.json changed on disk: {'; '.join(parts)}.")
         return started
 
     async def _apply(self, work: Any) -> Any:

@@ -94,7 +94,7 @@ class WindowDialogs:
         """Start the imported servers at once (the host applies the re-read mcp.json while running)."""
         actions = getattr(getattr(self, "servers_dock", None), "panel", None)
         if getattr(actions, "actions", None) is not None:  # our own write, not an outside edit
-            actions.actions.watcher.note_written()
+            actions.actions.note_own_write()
         if getattr(self.mcp_host, "apply_servers", None) is None or self.mcp_config_path is None:
             self.statusBar().showMessage(
                 f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000

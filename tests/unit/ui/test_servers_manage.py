@@ -162,7 +162,7 @@ def test_an_outside_edit_of_mcp_json_is_picked_up_and_a_broken_one_reported(qtbo
 
     mcp_json.write_text(KEEP, encoding="utf-8")  # removed outside the app
     qtbot.waitUntil(lambda: "outside" not in panel.rows, timeout=10_000)
-    qtbot.waitUntil(lambda: "mcp.json changed on disk" in win.statusBar().currentMessage(), timeout=10_000)
+    qtbot.waitUntil(lambda: "removed outside" in win.statusBar().currentMessage(), timeout=10_000)
     assert "outside" not in host.states()
 
 
