@@ -204,3 +204,13 @@ class ApprovalBroker:
 
 def describe_arguments(arguments: dict[str, Any]) -> str:
     return json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+
+
+def denied_text(reason: str | None) -> str:
+    """The result a denied call gives the model (and the card): the denial, with the reason when there is one."""
+    return "The user denied this tool call." + (f" Reason: {reason}" if reason else "")
+
+
+def edited_note(arguments: dict[str, Any]) -> str:
+    """The loop's remark in front of the result of a call whose arguments the user edited."""
+    return f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"

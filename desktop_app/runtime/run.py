@@ -20,7 +20,8 @@ from desktop_app.runtime.approvals import (
     Decision,
     Grant,
     GrantStore,
-    describe_arguments,
+    denied_text,
+    edited_note,
 )
 from desktop_app.runtime.attachments import (
     PathOrAttachment,
@@ -337,18 +338,13 @@ class RunLoop:
             return
         decision = await self._decide(call.id, target, arguments)
         if not decision.approved:
-            text = "The user denied this tool call."
-            if decision.reason:
-                text += f" Reason: {decision.reason}"
-            self._finish_tool(call, server, tool, text, True)
+            self._finish_tool(call, server, tool, denied_text(decision.reason), True)
             return
         note = ""
         if decision.arguments is not None and decision.arguments != arguments:
             arguments = decision.arguments
             self._replace_call_arguments(call, arguments)
-            note = (
-                f"[The user edited the arguments before approving; the tool ran with {describe_arguments(arguments)}]\n"
-            )
+            note = edited_note(arguments)
         outcome = await self._call_tool(call, server, tool, arguments)
         notices = list(getattr(outcome, "hooks", None) or [])
         for notice in notices:

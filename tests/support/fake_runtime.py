@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import Grant, GrantStore, Scope
+from desktop_app.runtime.approvals import ApprovalPolicy, Grant, GrantStore, Scope, denied_text, edited_note
 from desktop_app.runtime.conversation import RunOutcome
 from desktop_app.runtime.errors import ConversationBusyError, UnknownToolCallError
 from desktop_app.runtime.settings import ProviderSettings, Settings
@@ -348,8 +348,10 @@ class FakeRuntime:
         call = {"tool_call_id": step.tool_call_id, **ids}
         self._emit(ev.ToolCall(**call, name=step.tool, server=step.server, tool=step.tool, arguments=step.arguments))
         grant = self.grants.find(ids["conversation_id"], step.server, step.tool)
-        if step.policy is not None:
-            reason = "approved by policy" if step.policy else "denied by policy"
+        if step.policy is not None:  # as the real policy decides (--approve always / never)
+            decided = ApprovalPolicy("always" if step.policy else "never").decide_without_asking()
+            assert decided is not None
+            reason = decided.reason
             self._emit(ev.ApprovalDecided(**call, approved=step.policy, reason=reason, source="policy"))
             approved = step.policy
         elif grant is not None:
@@ -357,14 +359,16 @@ class FakeRuntime:
             self._emit(ev.ApprovalDecided(**call, approved=True, reason=reason, source="grant", scope=grant.scope))
             approved = True
         else:
-            approved = await self._ask(ids["conversation_id"], call, step)
+            approved, reason = await self._ask(ids["conversation_id"], call, step)
+        edited = self.ran_with.get(step.tool_call_id)
         if approved:
-            text, is_error = step.result, step.is_error
+            note = edited_note(edited) if edited is not None and edited != step.arguments else ""
+            text, is_error = note + step.result, step.is_error
         else:
-            text, is_error = "The user denied this tool call.", True
+            text, is_error = denied_text(reason), True
         self._emit(ev.ToolResult(**call, server=step.server, tool=step.tool, text=text, is_error=is_error))
 
-    async def _ask(self, conv: str, call: dict[str, str], step: Tool) -> bool:
+    async def _ask(self, conv: str, call: dict[str, str], step: Tool) -> tuple[bool, str | None]:
         future: asyncio.Future[_Answer] = asyncio.get_running_loop().create_future()
         self._pending[step.tool_call_id] = (conv, future)
         self._emit(ev.ApprovalRequired(**call, server=step.server, tool=step.tool, arguments=step.arguments))
@@ -393,4 +397,4 @@ class FakeRuntime:
             )
         )
         self.ran_with[step.tool_call_id] = edited if edited is not None else step.arguments
-        return answer.approved
+        return answer.approved, answer.reason

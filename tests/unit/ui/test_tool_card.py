@@ -87,7 +87,7 @@ def test_deny_asks_for_an_optional_reason_and_enter_confirms(qtbot, window, fake
     qtbot.waitUntil(lambda: not window.controller.busy)
     assert card.deny_row.isHidden() and card.buttons.isHidden()
     assert card.status.text() == "Denied: never touch /"
-    assert card.result.text() == "The user denied this tool call."
+    assert card.result.text() == "The user denied this tool call. Reason: never touch /"  # as the model sees it
     assert card.is_error
     assert card.result.property("error") is True
 
