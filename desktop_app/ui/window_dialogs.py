@@ -41,6 +41,11 @@ class WindowDialogs:
         """Settings… (Ctrl+,): the generated settings pages, non-modal; ``page`` picks one by key."""
         if self.runtime is None:
             return None
+        if self.settings_window is not None and not self.settings_window.isVisible():
+            # closed: build it again from the settings in force now (the provider dialog, the tray menu or
+            # a reloaded file may have changed them), so Save never writes back stale values
+            self.settings_window.deleteLater()
+            self.settings_window = None
         if self.settings_window is None:
             from desktop_app.ui.settings.window import SettingsWindow  # pydantic forms: not before first paint
 

@@ -110,6 +110,22 @@ def test_ctrl_comma_opens_settings_and_save_stores_the_key_in_the_keyring_and_th
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 128
 
 
+def test_reopened_settings_show_what_changed_elsewhere_and_save_does_not_revert_it(qtbot, qloop, switchboard_home):
+    path = switchboard_home / "settings.json"
+    runtime = _runtime(path)
+    win = _window(qtbot, runtime)
+    first = win.open_settings_window()
+    first.close()
+    runtime.configure_provider(runtime.provider_settings.model_copy(update={"model": "m2"}), None)  # the dialog
+    again = win.open_settings_window("general")
+    assert again is not first
+    assert again.pages["providers"].findChild(QLineEdit, "providerModel").text() == "m2"
+    again.pages["general"].findChild(QSpinBox, "settingsMaxToolRounds").setValue(9)
+    assert again.save() is True
+    saved = load_settings(path)
+    assert (saved.provider.model, saved.max_tool_rounds) == ("m2", 9)
+
+
 def test_a_changed_shortcut_is_in_force_after_save(qtbot, qloop, switchboard_home):
     path = switchboard_home / "settings.json"
     win = _window(qtbot, _runtime(path))
