@@ -194,7 +194,7 @@ INSTALL_DESKTOP_ENTRY = """\
 #!/bin/sh
 # Add Switchboard to the application menu of the current user, pointing at this unpacked folder.
 set -eu
-here=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
+here=$(cd -- "$(dirname -- "$0")" && pwd)
 data=${XDG_DATA_HOME:-$HOME/.local/share}
 mkdir -p "$data/applications" "$data/icons/hicolor/scalable/apps"
 cp "$here/share/icons/hicolor/scalable/apps/@APP_ID@.svg" "$data/icons/hicolor/scalable/apps/"

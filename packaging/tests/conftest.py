@@ -58,7 +58,9 @@ def bundle() -> Path:
 
 @pytest.fixture(scope="session")
 def frozen(bundle: Path) -> Path:
-    return need(bundle / project.EXE_NAME)
+    """The built app; SWITCHBOARD_FROZEN_EXE names another one (switchboard-cli.exe, the .app's program)."""
+    override = os.environ.get("SWITCHBOARD_FROZEN_EXE")
+    return need(Path(override).resolve() if override else bundle / project.EXE_NAME)
 
 
 @pytest.fixture(scope="session")

@@ -43,7 +43,7 @@ class Run:
     stderr: str
 
 
-def run(cmd: Sequence[str | Path], *, env: dict[str, str] | None = None, timeout: float = 90) -> Run:
+def run(cmd: Sequence[str | Path], *, env: dict[str, str] | None = None, timeout: float = 240) -> Run:
     proc = subprocess.run(
         [str(c) for c in cmd],
         capture_output=True,

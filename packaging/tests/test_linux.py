@@ -75,3 +75,14 @@ def test_installed_package_puts_files_in_place(installed: Path) -> None:
 def test_runtime_packages_are_the_first_alternatives() -> None:
     packages = linux.runtime_packages()
     assert "fonts-dejavu-core" in packages and not [p for p in packages if "|" in p or "(" in p]
+
+
+def test_tarball_desktop_entry_script_points_at_the_unpacked_folder(unpacked: Path, tmp_path: Path) -> None:
+    script = unpacked.parent / "install-desktop-entry.sh"
+    assert run(["shellcheck", "--shell=sh", script]).returncode == 0
+    result = run([script], env={"XDG_DATA_HOME": str(tmp_path), "HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    entry = tmp_path / "applications" / f"{APP_ID}.desktop"
+    assert run(["desktop-file-validate", entry]).returncode == 0
+    assert f'Exec="{unpacked}"' in entry.read_text(encoding="utf-8")
+    assert (tmp_path / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
