@@ -81,7 +81,7 @@ class WelcomeDialog(ProviderDialog):
                 "on this machine; for a hosted one, enter its key: it is stored in the system keyring, never in "
                 "a file. You can change this later in Settings → Provider…"
             )
-        layout.insertWidget(layout.indexOf(self.note), self._import_box())
+        layout.insertWidget(layout.indexOf(self.problem), self._import_box())
         self.buttons.button(self.buttons.StandardButton.Ok).setText("&Start using Switchboard")
         self.buttons.button(self.buttons.StandardButton.Cancel).setText("&Later")
         self._touched = False
