@@ -103,6 +103,8 @@ class ImportPreviewDialog(QDialog):
         header = self.tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.itemChanged.connect(self._update_button)
         layout.addWidget(self.tree, 1)
         self.notes = QLabel("")

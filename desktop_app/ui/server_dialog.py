@@ -204,6 +204,20 @@ class ServerDialog(QDialog):
         layout.addWidget(self.buttons)
         if entry:
             self._load(self.original)
+        self._align_labels()
+
+    def _align_labels(self) -> None:
+        """One label column for the outer form and the stdio/HTTP pages below it."""
+        forms = [f for f in self.findChildren(QFormLayout) if f.parent() is not self.oauth_box]
+        labels = [
+            item.widget()
+            for form in forms
+            for row in range(form.rowCount())
+            if (item := form.itemAt(row, QFormLayout.ItemRole.LabelRole)) is not None and item.widget() is not None
+        ]
+        width = max((label.sizeHint().width() for label in labels), default=0)
+        for label in labels:
+            label.setMinimumWidth(width)
 
     def _stdio_page(self) -> QWidget:
         page = QWidget()
