@@ -13,6 +13,7 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
 from desktop_app.ui.naming import name_buttons
 
@@ -131,6 +133,8 @@ class ApprovalsDialog(QDialog):
                 item.setToolTip(
                     (grant.conversation_id or "") if column == 3 else STALE_TIP if stale and column == 6 else text
                 )
+                if stale and column == 6:
+                    item.setForeground(QColor(ERROR_COLOR))  # it no longer applies: say so in colour too
                 self.table.setItem(row, column, item)
             self.table.setCellWidget(row, len(COLUMNS) - 1, self._actions(grant, stale))
         self.table.setVisible(bool(self.grants))
