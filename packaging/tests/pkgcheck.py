@@ -27,7 +27,7 @@ INSTALLED = Path("/usr/bin") / project.EXE_NAME
 # stderr lines a healthy frozen run may print: Qt's offscreen platform notes what it cannot do, and a CI box
 # has no keyring daemon (the app says so and keeps secrets in memory; it proves the keyring backends loaded).
 ALLOWED_STDERR = [
-    re.compile(r"^This plugin does not support propagateSizeHints\(\)$"),
+    re.compile(r"^This plugin does not support (propagateSizeHints|raise)\(\)$"),
     re.compile(r"^WARNING desktop_app\.runtime\.credentials: No usable system keyring \(NoKeyringError\): "),
 ]
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -68,3 +71,28 @@ def test_scripted_ask_calls_a_real_stdio_mcp_server(app: Path, tmp_path: Path) -
     # The model's second request carried the real tool output back.
     tool_messages = [m for m in requests[1].json["messages"] if m["role"] == "tool"]
     assert tool_messages and '"timezone": "UTC"' in tool_messages[0]["content"], tool_messages
+
+
+def test_full_start_serves_a_second_launch(app: Path, tmp_path: Path) -> None:
+    """A real start (not --smoke-test): the window, the tray shell and the single-instance server (QtNetwork)
+    come up, and a second launch on the same home hands over to it and exits 0."""
+    home = tmp_path / "home"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    first = subprocess.Popen(
+        [str(app), "--home", str(home)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    assert first.stdout is not None
+    threading.Thread(target=lambda: [lines.put(line) for line in first.stdout], daemon=True).start()  # type: ignore[union-attr]
+    try:
+        line = lines.get(timeout=120)
+        assert line.startswith("startup:"), line
+        second = run([app, "--home", home])
+        assert second.returncode == 0, second.stderr
+        assert not unexpected_stderr(second.stderr), second.stderr
+        assert first.poll() is None, "the first instance must keep running"
+    finally:
+        first.terminate()
+        _out, err = first.communicate(timeout=60)
+    assert not unexpected_stderr(err), err
+    assert "does not support raise()" in err, "the first instance raised its window for the second launch"
