@@ -137,6 +137,9 @@ class ToolResult(_ToolEvent):
     """What hooks changed, blocked or failed on this call (stored with the call, shown on its card)."""
     meta: dict[str, Any] | None = None
     """The result's ``_meta``, e.g. ``{"ai.nanobot.hooks/mutations": {"response": {"mutated": true, …}}}``."""
+    media: list[dict[str, Any]] = Field(default_factory=list)
+    """Image and embedded-resource content blocks (MCP shape: ``{"type": "image", "mimeType", "data"}``,
+    ``{"type": "resource", "resource": {...}}``), for the UI to show inline; ``text`` summarizes them."""
 
 
 class HookNoticeEvent(_Event):

@@ -359,6 +359,7 @@ class RunLoop:
             note=note,
             hooks=notices,
             meta=getattr(outcome, "meta", None),
+            media=_media_blocks(getattr(outcome, "content", None) or []),
         )
 
     async def _call_tool(self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
@@ -457,9 +458,11 @@ class RunLoop:
         note: str = "",
         hooks: Sequence[HookNotice] = (),
         meta: dict[str, Any] | None = None,
+        media: Sequence[dict[str, Any]] = (),
     ) -> None:
         """Record a tool's result (event + message for the model); ``note`` is the loop's own remark;
-        ``hooks`` are the hook notices of the call (stored with it)."""
+        ``hooks`` are the hook notices of the call (stored with it); ``media`` its image and embedded
+        resource blocks, for the UI to show (the model reads their one-line summaries in ``text``)."""
         self._emit(
             ev.ToolResult(
                 **self._ids,
@@ -471,6 +474,7 @@ class RunLoop:
                 structured=structured,
                 hooks=list(hooks),
                 meta=meta,
+                media=list(media),
             )
         )
         body = text if text or structured is None else json.dumps(structured)  # structured-only: JSON for the model
@@ -508,3 +512,8 @@ class RunLoop:
 
 def _join(first: str, second: str) -> str:
     return f"{first}\n{second}" if first else second
+
+
+def _media_blocks(content: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The image and embedded-resource blocks of a tool result (MCP content, as dumped by the host)."""
+    return [dict(block) for block in content if block.get("type") in ("image", "resource")]

@@ -16,6 +16,8 @@ the same card. Esc is left alone: it stops the run.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 import time
 from dataclasses import dataclass
@@ -63,6 +65,8 @@ class ApprovalAnswer:
     arguments: dict[str, Any] | None = None
 
 
+MEDIA_SUMMARY = re.compile(r"^\[(image image|resource \S+ image)/[\w.+-]+, [\d,]+ bytes\]$")
+MAX_IMAGE_WIDTH = 480
 EDITED_NOTE = re.compile(r"\[The user edited the arguments before approving;[^\n]*\]\n")
 
 
@@ -326,7 +330,10 @@ class ToolCard(QFrame):
             self.progress_bar.hide()
             self.progress_label.hide()
 
-    def show_result(self, text: str, *, is_error: bool) -> None:
+    def show_result(self, text: str, *, is_error: bool, media: list[dict[str, Any]] | None = None) -> None:
+        shown = self.show_media(media or [])
+        if shown:  # the images are on the card: their "[image image/png, 4033 bytes]" lines are not needed
+            text = "\n".join(line for line in text.split("\n") if not MEDIA_SUMMARY.match(line)).strip()
         edited = EDITED_NOTE.match(text)
         if edited is not None:  # the run loop tells the model the user edited the arguments: a card note
             text = text[edited.end() :]
@@ -356,6 +363,44 @@ class ToolCard(QFrame):
 
     has_result = False
     note: QLabel | None = None
+    images: list[QLabel] = []  # noqa: RUF012 - replaced per card in show_media
+
+    def show_media(self, media: list[dict[str, Any]]) -> int:
+        """Images (MCP image content, or an embedded image resource) inline on the card; returns how many."""
+        from PySide6.QtGui import QImage, QPixmap
+
+        shown = []
+        for block in media:
+            data, mime = block.get("data"), block.get("mimeType", "")
+            resource = block.get("resource")
+            if block.get("type") == "resource" and isinstance(resource, dict):
+                data, mime = resource.get("blob"), resource.get("mimeType", "")
+            if not isinstance(data, str) or not str(mime).startswith("image/"):
+                continue
+            try:
+                raw = base64.b64decode(data, validate=False)
+            except (binascii.Error, ValueError):
+                continue
+            image = QImage()
+            if not image.loadFromData(raw):
+                continue
+            label = QLabel()
+            label.setObjectName("toolCardImage")
+            label.setAccessibleName(f"Image from {self.tool} ({mime}, {image.width()}×{image.height()})")
+            ratio = self.devicePixelRatioF() or 1.0
+            pixmap = QPixmap.fromImage(image)
+            if image.width() > MAX_IMAGE_WIDTH * ratio:
+                pixmap = pixmap.scaledToWidth(int(MAX_IMAGE_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation)
+            pixmap.setDevicePixelRatio(ratio)
+            label.setPixmap(pixmap)
+            label.setToolTip(f"{mime}, {image.width()}×{image.height()}, {len(raw):,} bytes")
+            box = self.layout()
+            assert isinstance(box, QVBoxLayout)
+            box.insertWidget(box.indexOf(self.result) + 1, label)
+            label.show()
+            shown.append(label)
+        self.images = [*self.images, *shown]
+        return len(shown)
 
     def show_note(self, text: str) -> None:
         if self.note is None:
@@ -366,6 +411,7 @@ class ToolCard(QFrame):
             box = self.layout()
             assert isinstance(box, QVBoxLayout)
             box.insertWidget(box.indexOf(self.result_caption), self.note)
+            self.note.show()
         self.note.setText("✎ " + text)
 
     def collapse(self) -> None:
@@ -378,6 +424,7 @@ class ToolCard(QFrame):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         for part in (self.args, self.result_caption, self.result):
             part.setVisible(expanded and (part is self.args or self.has_result))
+        # the images stay: they are what the user came for, and the summary line says where they came from
         self.setAccessibleName(f"Tool call {self.tool}{'' if expanded else ' (collapsed)'}")
 
     def mouseReleaseEvent(self, event: Any) -> None:

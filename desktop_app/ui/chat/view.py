@@ -406,7 +406,7 @@ class ChatView(QScrollArea):
 
     def _on_tool_result(self, event: ev.ToolResult) -> None:
         card = self._card(event.tool_call_id, event.server, event.tool, {})
-        card.show_result(event.text, is_error=event.is_error)
+        card.show_result(event.text, is_error=event.is_error, media=list(getattr(event, "media", None) or []))
         if event.hooks:
             card.show_hook_notices(list(event.hooks))
 

@@ -38,3 +38,28 @@ def test_a_denied_card_collapses_too(qtbot):
     card.show_result("Denied by the user. Reason: not now", is_error=True)
     assert not card.expanded and card.status.text().startswith("Denied")
     assert card.note is None
+
+
+def test_an_image_in_a_tool_result_is_shown_inline(qtbot):
+    import base64
+
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    image = QImage(40, 30, QImage.Format.Format_RGB32)
+    image.fill(QColor("#2f6fde"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    png = base64.b64encode(bytes(data)).decode()
+    card = ToolCard("call-3", "shots", "screenshot", {})
+    qtbot.addWidget(card)
+    card.show()
+    text = f"Here it is.\n[image image/png, {len(bytes(data))} bytes]"
+    card.show_result(text, is_error=False, media=[{"type": "image", "mimeType": "image/png", "data": png}])
+    [label] = card.images
+    assert label.pixmap().width() == 40 and label.isVisible()  # shown, and still shown on the collapsed card
+    assert card.result.text() == "Here it is."  # no "[image image/png, … bytes]" line
+    card.set_expanded(True)
+    assert card.result.isVisible() and label.isVisible()
