@@ -90,6 +90,9 @@ class HooksPage(PageExtra):
         for column in range(len(COLUMNS)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(BODY_COLUMN, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((1, 190), (2, 150)):  # event keys and types can be long: the body gets the room
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            self.tree.setColumnWidth(column, width)
         self.tree.currentItemChanged.connect(lambda *_: self._on_selection())
         layout.addWidget(self.tree)
         self.details = QLabel("")
@@ -135,6 +138,8 @@ class HooksPage(PageExtra):
             row = QTreeWidgetItem([text, event, kind, entry.body, entry.source.short()])
             row.setForeground(0, QColor(color))
             row.setToolTip(BODY_COLUMN, entry.body)
+            row.setToolTip(1, event)
+            row.setToolTip(2, kind)
             row.setToolTip(BODY_COLUMN + 1, entry.source.describe())
             row.setData(0, Qt.ItemDataRole.UserRole, index)
             self.tree.addTopLevelItem(row)
