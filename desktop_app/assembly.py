@@ -17,6 +17,7 @@ from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.settings import Settings, load_settings
 
 if TYPE_CHECKING:
+    from desktop_app.runtime.agents import AgentRunner
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Recorder, Store
@@ -35,6 +36,7 @@ class Assembly:
     store: Store | None
     recorder: Recorder | None
     problems: list[str] = field(default_factory=list)
+    agent_runner: AgentRunner | None = None
 
     async def aclose(self) -> None:
         try:
@@ -55,9 +57,11 @@ def assemble(
     policy: ApprovalPolicy | None = None,
     persist: bool = True,
     project_dir: Path | None = None,
+    serve_default_agent: bool = False,
 ) -> Assembly:
     """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
-    in ``problems``, defaults are used, and the broken file is never written (settings are then not saved)."""
+    in ``problems``, defaults are used, and the broken file is never written (settings are then not saved).
+    ``serve_default_agent``: the built-in default agent gets its ``chat-with-`` server too (``switchboard serve``)."""
     from desktop_app.runtime.host import Host, load_mcp_config
     from desktop_app.runtime.host.config import unknown_field_warnings
     from desktop_app.runtime.service import Runtime
@@ -132,7 +136,15 @@ def assemble(
     from desktop_app.runtime.builtins import register_builtins
 
     problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
-    return Assembly(runtime, host, store, recorder, problems)
+    # Agents: definitions from the settings and agents/*.md; each one a lazy chat-with-<agent> server.
+    from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
+
+    catalog = AgentCatalog.load(settings, paths.config_dir)
+    problems.extend(catalog.problems)
+    runtime.attach_agents(catalog)
+    agent_runner = AgentRunner(runtime, catalog)
+    problems.extend(register_agents(host, agent_runner, include_implicit_default=serve_default_agent))
+    return Assembly(runtime, host, store, recorder, problems, agent_runner=agent_runner)
 
 
 def _wire_hooks(

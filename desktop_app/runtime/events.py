@@ -218,6 +218,30 @@ class StoreFailed(_Event):
     path: str = ""
 
 
+class SubagentStarted(_ToolEvent):
+    """A ``chat-with-<agent>`` call in this run started that agent's run in ``child_conversation_id``.
+
+    The child's own events carry ``child_conversation_id``; this event and ``SubagentFinished`` (both on the
+    parent's conversation, run and tool call) are how a view nests them under the parent's tool card."""
+
+    kind: Literal["subagent_started"] = "subagent_started"
+    agent: str
+    child_conversation_id: str
+    depth: int
+    """1 for an agent called by the conversation's own agent, 2 for one that agent called, …"""
+    prompt: str = ""
+
+
+class SubagentFinished(_ToolEvent):
+    """The agent's run in ``child_conversation_id`` ended (``status`` as in ``RunOutcome``)."""
+
+    kind: Literal["subagent_finished"] = "subagent_finished"
+    agent: str
+    child_conversation_id: str
+    status: str
+    content: str = ""
+
+
 Event = Annotated[
     RunStarted
     | ImagesDescribed
@@ -234,7 +258,9 @@ Event = Annotated[
     | RunFinished
     | ToolsPromoted
     | Error
-    | StoreFailed,
+    | StoreFailed
+    | SubagentStarted
+    | SubagentFinished,
     Field(discriminator="kind"),
 ]
 

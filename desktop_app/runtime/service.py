@@ -41,6 +41,7 @@ from desktop_app.runtime.run import RunLoop
 from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, save_settings
 
 if TYPE_CHECKING:
+    from desktop_app.runtime.agents.definitions import AgentCatalog
     from desktop_app.runtime.deferral import ToolDeferral
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.host.client_features import ClientFeatures
@@ -87,6 +88,8 @@ class Runtime:
         self._now = now
         self._features: ClientFeatures | None = self._wire_client_features()
         self._deferral: ToolDeferral | None = None
+        self._agents: AgentCatalog | None = None
+        self._conversation_agents: dict[str, str] = {}
 
     # -- settings --------------------------------------------------------------------------------------
 
@@ -199,7 +202,18 @@ class Runtime:
         self._deferral = deferral
 
     def _run_host(self, conversation_id: str, run_id: str) -> ToolHost:
-        """The host a run sees: the conversation's deferred-tool view (emitting ``ToolsPromoted``), or the host."""
+        """The host a run sees, restricted to the conversation's agent (see :mod:`.agents`)."""
+        if self._agents is None:
+            return self._unscoped_run_host(conversation_id, run_id)
+        from desktop_app.runtime.agents.scoped import ScopedToolHost
+
+        agent = self.conversation_agent(conversation_id)
+        # A restricted agent sees the host itself (tool_search would offer tools outside its scope).
+        inner = self._unscoped_run_host(conversation_id, run_id) if self._agents.unrestricted(agent) else self._host
+        return ScopedToolHost(inner, self._agents, agent)
+
+    def _unscoped_run_host(self, conversation_id: str, run_id: str) -> ToolHost:
+        """The conversation's deferred-tool view (emitting ``ToolsPromoted``), or the host."""
         if self._deferral is None:
             return self._host
         view = self._deferral.view(conversation_id)
@@ -221,9 +235,59 @@ class Runtime:
     # -- per-conversation providers ----------------------------------------------------------------------
 
     def conversation_provider(self, conversation_id: str) -> ProviderSettings:
-        """The provider a conversation talks to: the one it remembers, else the default."""
+        """The provider a conversation talks to: the one it remembers, else its agent's, else the default."""
         conv = self._conversations.get(conversation_id)
-        return conv.provider if conv is not None and conv.provider is not None else self._settings.provider
+        if conv is not None and conv.provider is not None:
+            return conv.provider
+        if self._agents is not None:
+            return self.agent_provider(self.conversation_agent(conversation_id))
+        return self._settings.provider
+
+    # -- agents ------------------------------------------------------------------------------------------
+
+    @property
+    def agents(self) -> AgentCatalog | None:
+        """The agents (``None``: no agents attached; every run sees the whole host)."""
+        return self._agents
+
+    def attach_agents(self, catalog: AgentCatalog) -> None:
+        self._agents = catalog
+
+    def conversation_agent(self, conversation_id: str) -> str:
+        """The agent a conversation talks to (the default agent unless the user picked another)."""
+        default = self._agents.default if self._agents is not None else ""
+        return self._conversation_agents.get(conversation_id, default)
+
+    def set_conversation_agent(self, conversation_id: str, agent: str) -> None:
+        """Make the conversation talk to ``agent`` from its next run; a conversation with no messages yet takes
+        the agent's instructions as its system prompt."""
+        if self._agents is None or self._agents.get(agent) is None:
+            raise RunError(f"There is no agent named {agent!r}.")
+        conv = self.conversation(conversation_id)
+        if conv.active_run is not None:
+            raise ConversationBusyError("Stop the run first: a conversation's agent cannot change while it runs.")
+        self._conversation_agents[conversation_id] = agent
+        if all(isinstance(m, SystemMessage) for m in conv.messages):
+            instructions = self._agents.agents[agent].instructions
+            conv.messages = [SystemMessage(content=instructions)] if instructions else []
+
+    def agent_provider(self, agent: str) -> ProviderSettings:
+        """The provider and model ``agent`` runs on (its own, else the default provider with its model)."""
+        definition = self._agents.get(agent) if self._agents is not None else None
+        if definition is None:
+            return self._settings.provider
+        provider = definition.provider or self._settings.provider
+        return provider.model_copy(update={"model": definition.model}) if definition.model else provider
+
+    def _run_policy(self, conversation_id: str) -> ApprovalPolicy:
+        """The app's approval policy, made stricter by the agent's own default (never looser)."""
+        definition = self._agents.get(self.conversation_agent(conversation_id)) if self._agents is not None else None
+        if definition is None or definition.approval is None:
+            return self._policy
+        strictness = {"always": 0, "ask": 1, "never": 2}
+        if strictness[definition.approval] <= strictness[self._policy.mode]:
+            return self._policy
+        return replace(self._policy, mode=definition.approval)
 
     def set_conversation_provider(self, conversation_id: str, settings: ProviderSettings | None) -> None:
         """Make a conversation keep ``settings`` (``None``: follow the default provider)."""
@@ -291,11 +355,14 @@ class Runtime:
 
     # -- conversations and runs ------------------------------------------------------------------------
 
-    def new_conversation(self) -> str:
+    def new_conversation(self, *, agent: str | None = None) -> str:
+        """A new empty conversation, talking to ``agent`` (default: the default agent)."""
         conv = Conversation(id=uuid.uuid4().hex)
         if self._settings.system_prompt:
             conv.messages.append(SystemMessage(content=self._settings.system_prompt))
         self._conversations[conv.id] = conv
+        if agent is not None:
+            self.set_conversation_agent(conv.id, agent)
         return conv.id
 
     def conversation(self, conversation_id: str) -> Conversation:
@@ -407,7 +474,7 @@ class Runtime:
             provider=provider,
             host=self._run_host(conv.id, run_id),
             broker=self._broker,
-            policy=self._policy,
+            policy=self._run_policy(conv.id),
             grants=self.grants,
             options=options,
             emit=self._publish,

@@ -159,6 +159,30 @@ class ShortcutSettings(BaseModel):
     )
 
 
+AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$"
+DEFAULT_AGENT = "assistant"
+
+
+class AgentSettings(BaseModel):
+    """One agent (see :mod:`desktop_app.runtime.agents`): also read from ``agents/*.md`` frontmatter."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=AGENT_NAME_PATTERN, description="The agent's name; its tool is chat-with-<name>")
+    description: str = Field("", description="What the agent is for (the description of its tool)")
+    instructions: str = Field("", description="The agent's system prompt")
+    provider: ProviderSettings | None = Field(None, description="Its own provider (null: the default provider)")
+    model: str = Field("", description="Its model on that provider (empty: the provider's model)")
+    servers: list[str] | None = Field(None, description="The MCP servers it may use (null: every server)")
+    tools: list[str] | None = Field(
+        None, description="Tool allowlist: 'server/tool', 'server/*' or a tool name, globs allowed (null: all)"
+    )
+    agents: list[str] = Field(default_factory=list, description="The agents it may call ('*': every agent)")
+    approval: Literal["ask", "always", "never"] | None = Field(
+        None, description="Its approval default, never looser than the app's (null: the app's)"
+    )
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -253,6 +277,8 @@ class Settings(BaseModel):
         title="Longest tool result (characters)",
         description="Tool results longer than this are cut, with a marker naming this setting (null: no limit)",
     )
+    agents: list[AgentSettings] = Field(default_factory=list, description="Agents defined in the settings")
+    default_agent: str = Field(DEFAULT_AGENT, title="Default agent", description="The agent new conversations talk to")
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 

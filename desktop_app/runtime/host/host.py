@@ -187,6 +187,7 @@ class Host(HostFeatures):
         self.max_output_chars = max_output_chars
         self._credentials = credentials
         self._builtins: dict[str, BuiltinFactory] = {}
+        self._builtin_timeouts: dict[str, float] = {}
         self._in_process: dict[str, BuiltinFactory] = {}
         self._connections: dict[str, ServerConnection] = {}
         self._last_tools: dict[str, list[Any]] = {}  # each server's tools when it was last ready
@@ -237,11 +238,14 @@ class Host(HostFeatures):
                 accepted[name] = config
         return accepted
 
-    def register_builtin(self, name: str, factory: BuiltinFactory) -> None:
-        """Register an in-process server; ``factory`` runs on first use, not now and not at ``start()``."""
+    def register_builtin(self, name: str, factory: BuiltinFactory, *, call_timeout: float | None = None) -> None:
+        """Register an in-process server; ``factory`` runs on first use, not now and not at ``start()``.
+        ``call_timeout`` replaces the host's for its calls (an agent's run can wait for approvals)."""
         if name in self._configs or name in self._builtins:
             raise ValueError(f"an MCP server named '{name}' is already registered")
         self._builtins[name] = factory
+        if call_timeout is not None:
+            self._builtin_timeouts[name] = call_timeout
 
     def add_in_process(self, name: str, factory: BuiltinFactory, config: ServerConfig | None = None) -> None:
         """Add an external-style server that runs in-process: named, pinned, excluded and deferred like an
@@ -389,7 +393,7 @@ class Host(HostFeatures):
                 instance = self._builtins[server]()
             except Exception as exc:  # a broken built-in must not take the host down
                 return ServerConnection.failed(server, f"the built-in server could not be created: {exc}")
-            return self._connection(server, instance, None, None)
+            return self._connection(server, instance, None, self._builtin_timeouts.get(server))
         config = self._configs[server]
         if server in self._in_process:
             try:

@@ -1,0 +1,161 @@
+"""Agent definitions: from the settings (``agents``) and from ``agents/*.md`` files, plus the default agent.
+
+An agent file is Markdown with a YAML frontmatter; the body is the agent's instructions::
+
+    ---
+    name: researcher            # default: the file name without .md
+    description: Looks things up in past conversations
+    servers: [switchboard.history, time]
+    tools: ["switchboard.history/*", "time/get_current_time"]
+    agents: []                  # the agents it may call ('*': all)
+    model: deepseek-chat        # optional; provider: {base_url: …, dialect: …} too
+    approval: ask               # ask | always | never (never looser than the app's policy)
+    ---
+    You research. Answer with sources.
+
+A definition in the settings wins over a file of the same name. A broken file is reported with its path and
+left out; it never stops the others. The default agent (``settings.default_agent``, "assistant" unless set)
+exists even when nothing defines it: every server and tool, may call every agent, the settings' system
+prompt as its instructions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.host.jsonfiles import parse_yaml
+from desktop_app.runtime.settings import AgentSettings, Settings
+
+FOLDER_NAME = "agents"
+MAX_FILE_BYTES = 256 * 1024
+
+
+class AgentFileError(ValueError):
+    """An agent file that cannot be read: the message names the file and the field at fault."""
+
+
+def parse_agent_file(path: Path) -> AgentSettings:
+    """One ``agents/<name>.md`` file as a definition; ``AgentFileError`` says what is wrong with it."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise AgentFileError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; an agent file is a short text")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AgentFileError(f"{path}: cannot read it ({exc})") from exc
+    meta: Any = {}
+    body = text
+    lines = text.splitlines(keepends=True)
+    if lines and lines[0].strip() == "---":
+        end = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)
+        if end is None:
+            raise AgentFileError(f"{path}: the frontmatter starts with '---' but has no closing '---' line")
+        try:
+            meta = parse_yaml("\n" + "".join(lines[1:end]), path) or {}  # a leading line: lines count from the file's
+        except ConfigError as exc:
+            raise AgentFileError(f"the frontmatter is not valid YAML: {exc}") from exc
+        body = "".join(lines[end + 1 :])
+    if not isinstance(meta, dict):
+        raise AgentFileError(f"{path}: the frontmatter must be a mapping of fields (name, description, …)")
+    data = {"name": path.stem, **meta}
+    if "instructions" in data:
+        raise AgentFileError(f"{path}: 'instructions' is the body of the file, not a frontmatter field")
+    data["instructions"] = body.strip()
+    try:
+        return AgentSettings.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
+        raise AgentFileError(f"{path}: {problems}") from exc
+
+
+def load_agent_files(folder: Path) -> tuple[list[AgentSettings], list[str]]:
+    """Every ``*.md`` in ``folder`` (sorted by name) and the problems of those that could not be read."""
+    agents: list[AgentSettings] = []
+    problems: list[str] = []
+    if not folder.is_dir():
+        return agents, problems
+    for path in sorted(folder.glob("*.md")):
+        try:
+            agents.append(parse_agent_file(path))
+        except AgentFileError as exc:
+            problems.append(f"An agent file was skipped: {exc}")
+    return agents, problems
+
+
+def default_agent(name: str, settings: Settings) -> AgentSettings:
+    """The default agent when nothing defines it: unrestricted, may call every agent."""
+    return AgentSettings(
+        name=name,
+        description="The default assistant: every server and tool",
+        instructions=settings.system_prompt,
+        agents=["*"],
+    )
+
+
+@dataclass
+class AgentCatalog:
+    """The agents by name, the default one, and who may call whom."""
+
+    agents: dict[str, AgentSettings]
+    default: str
+    problems: list[str] = field(default_factory=list)
+    implicit_default: bool = False
+    """The default agent is the built-in one (no definition): its runs are not restricted at all."""
+
+    @classmethod
+    def build(
+        cls, settings: Settings, files: Sequence[AgentSettings] = (), problems: Iterable[str] = ()
+    ) -> AgentCatalog:
+        agents: dict[str, AgentSettings] = {}
+        for agent in files:
+            agents[agent.name] = agent
+        for agent in settings.agents:  # the settings win over a file of the same name
+            agents[agent.name] = agent
+        name = settings.default_agent or "assistant"
+        implicit = name not in agents
+        if implicit:
+            agents[name] = default_agent(name, settings)
+        return cls(dict(sorted(agents.items())), name, list(problems), implicit)
+
+    @classmethod
+    def load(cls, settings: Settings, config_dir: Path) -> AgentCatalog:
+        files, problems = load_agent_files(config_dir / FOLDER_NAME)
+        return cls.build(settings, files, problems)
+
+    def get(self, name: str) -> AgentSettings | None:
+        return self.agents.get(name)
+
+    def names(self) -> list[str]:
+        return list(self.agents)
+
+    def unrestricted(self, name: str) -> bool:
+        """Whether ``name``'s runs see the host as it is (the built-in default agent)."""
+        return self.implicit_default and name == self.default
+
+    def may_call(self, caller: str, callee: str) -> bool:
+        agent = self.agents.get(caller)
+        if agent is None or callee not in self.agents or callee == caller:
+            return False
+        return any(fnmatchcase(callee, pattern) for pattern in agent.agents)
+
+
+def tool_allowed(agent: AgentSettings, server: str, tool: str, model_name: str) -> bool:
+    """Whether ``agent`` may use ``server``'s ``tool`` (``model_name``: how the model sees it)."""
+    if agent.servers is not None and not any(fnmatchcase(server, pattern) for pattern in agent.servers):
+        return False
+    if agent.tools is None:
+        return True
+    for pattern in agent.tools:
+        if "/" in pattern:
+            server_pattern, _, tool_pattern = pattern.rpartition("/")
+            if fnmatchcase(server, server_pattern) and fnmatchcase(tool, tool_pattern):
+                return True
+        elif fnmatchcase(model_name, pattern) or fnmatchcase(tool, pattern):
+            return True
+    return False
