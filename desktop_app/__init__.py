@@ -2,7 +2,9 @@
 
 ``__version__`` is the one version set in ``pyproject.toml``: read from the installed distribution's
 metadata (an editable install, a wheel, or the frozen app, which bundles that metadata), else from the
-``pyproject.toml`` of a checkout that was never installed.
+``pyproject.toml`` of a checkout that was never installed. It is read on first use, not when the package is
+imported: ``importlib.metadata`` costs ~35 ms, which the first paint and a forwarded second launch (both
+import this package first) must not pay.
 """
 
 
@@ -23,4 +25,9 @@ def _version() -> str:
             return "0+unknown"
 
 
-__version__ = _version()
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        value = _version()
+        globals()["__version__"] = value  # later lookups find it without coming here
+        return value
+    raise AttributeError(f"module 'desktop_app' has no attribute {name!r}")

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_app import __version__
 from desktop_app.paths import HOME_ENV, AppPaths, app_paths
 
 if TYPE_CHECKING:
@@ -39,6 +38,19 @@ EXIT_OK, EXIT_FAILED = 0, 1
 FIRST_PAINT_TIMEOUT_S = 30.0
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version is read only when asked for (see ``desktop_app.__version__``)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
+        from desktop_app import __version__
+
+        print(f"switchboard {__version__}")  # on stdout, as argparse's own "version" action does
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="switchboard", description="Switchboard desktop AI assistant.")
     parser.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
@@ -46,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--smoke-test", action="store_true", help="start, report the time to first paint, shut down, exit"
     )
-    parser.add_argument("--version", action="version", version=f"switchboard {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
     parser.add_argument("--quick", action="store_true", help="open the quick prompt (in the running instance if any)")
     parser.add_argument("--background", action="store_true", help="start in the tray without showing the window")
     parser.add_argument(
@@ -54,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="files to attach to the next prompt")
     return parser
+
+
+def _version() -> str:
+    from desktop_app import __version__
+
+    return __version__
 
 
 def resource_path(name: str) -> Path:
@@ -206,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     qapp = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Switchboard")
-    qapp.setApplicationVersion(__version__)
+    qapp.setApplicationVersion(_version())
     qapp.setDesktopFileName("switchboard")
     icon = resource_path("switchboard.svg")
     if icon.exists():

@@ -12,10 +12,9 @@ from PySide6.QtCore import qVersion
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
 
-from desktop_app import __version__
-
 
 def about_html() -> str:
+    from desktop_app import __version__  # read when the box opens (importlib.metadata: not before the first paint)
     from desktop_app.paths import app_paths
 
     paths = app_paths()

@@ -29,9 +29,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from markdown_it import MarkdownIt
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A line that is, so far, only markup: it may become a rule, a setext underline, a heading, a list item, a
@@ -50,6 +51,8 @@ CUT_MARGIN = 40
 
 def make_parser() -> MarkdownIt:
     """CommonMark with GitHub tables and strikethrough; raw HTML is shown as text, never interpreted."""
+    from markdown_it import MarkdownIt  # ~30 ms: loaded with the first answer, not before the first paint
+
     return MarkdownIt("commonmark", {"html": False, "breaks": False}).enable(["table", "strikethrough"])
 
 

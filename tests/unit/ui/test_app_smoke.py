@@ -36,7 +36,8 @@ def test_smoke_test_paints_and_exits_zero(tmp_path):
 def test_mcp_is_not_imported_before_the_window_exists():
     code = (
         "import sys, desktop_app.app, desktop_app.ui.main_window, desktop_app.ui.chat.view;"
-        "bad = [m for m in ('mcp', 'desktop_app.runtime.service', 'desktop_app.runtime.events', 'pydantic')"
+        "bad = [m for m in ('mcp', 'desktop_app.runtime.service', 'desktop_app.runtime.events', 'pydantic',"
+        " 'markdown_it', 'importlib.metadata', 'jsonschema')"
         " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run(
