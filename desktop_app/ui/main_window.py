@@ -233,6 +233,8 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.view.regenerate_requested.connect(self.regenerate_last_answer)
         self.view.retry_run_requested.connect(self.retry_last_run)
         self.view.delete_turn_requested.connect(self.delete_turn)
+        self.view.edit_requested.connect(self.edit_and_resend)
+        self.view.version_requested.connect(self.switch_version)
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         self._attach_composer(runtime, controller)
@@ -331,6 +333,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         pending = reopen(self.store, cast("ReopenRuntime", self.runtime), self.view, conversation_id)
         self.conversations.set_current(conversation_id)
         self._show_conversation_title()
+        from desktop_app.ui.chat.turn_actions import show_versions
+
+        show_versions(self)
         self._show_provider()
         self.tools_dock.panel.schedule_refresh()  # its promoted tools
         self.composer.edit.setFocus()
@@ -366,6 +371,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.conversations.current_id = self._stored_id() or self.conversations.current_id
         self.conversations.refresh()
         self._show_conversation_title()
+        from desktop_app.ui.chat.turn_actions import show_versions
+
+        show_versions(self)
 
     def _show_conversation_title(self) -> None:
         cid = self._stored_id()
@@ -598,6 +606,16 @@ class MainWindow(WindowDialogs, QMainWindow):
         from desktop_app.ui.chat import turn_actions
 
         return turn_actions.retry(self)
+
+    def edit_and_resend(self, from_end: int, text: str) -> bool:
+        from desktop_app.ui.chat import turn_actions
+
+        return turn_actions.edit_and_resend(self, from_end, text)
+
+    def switch_version(self, from_end: int, version: int) -> bool:
+        from desktop_app.ui.chat import turn_actions
+
+        return turn_actions.switch_version(self, from_end, version)
 
     def delete_turn(self, from_end: int) -> bool:
         from desktop_app.ui.chat import turn_actions

@@ -168,7 +168,22 @@ def _v3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX approvals_by_run ON approvals (run_id)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3)
+def _v4(conn: sqlite3.Connection) -> None:
+    """Versions of a conversation from an edited user message on (edit and resend keeps the old one)."""
+    conn.execute(
+        """CREATE TABLE branches (
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            anchor INTEGER NOT NULL,
+            version INTEGER NOT NULL,
+            live INTEGER NOT NULL DEFAULT 0,
+            payload TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL,
+            PRIMARY KEY (conversation_id, anchor, version)
+        )"""
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
+    QPlainTextEdit,
+    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -28,7 +30,18 @@ from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
 
 
 class UserMessageBlock(QWidget):
-    """What the user sent: a "You" label over a tinted, rounded bubble, set to the right of the column."""
+    """What the user sent: a "You" label over a tinted, rounded bubble, set to the right of the column;
+    Copy, Edit (an inline editor: Send resends it, keeping the old version) and Delete under it, and
+    ``‹ 1/2 ›`` when the message has versions.
+
+    Signals:
+        edit_submitted(str): the edited text to send in place of this message.
+        version_requested(int): show this version of the conversation from this message on.
+    """
+
+    edit_submitted = Signal(str)
+    version_requested = Signal(int)
+    position: int | None = None  # the stored message's position, when known (replay)
 
     def __init__(self, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -57,8 +70,85 @@ class UserMessageBlock(QWidget):
         widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
         self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
+        self.editor = QPlainTextEdit()
+        self.editor.setObjectName("editMessageText")
+        self.editor.setAccessibleName("Edit your message")
+        self.editor.setFixedHeight(self.editor.fontMetrics().lineSpacing() * 4 + 12)
+        self.editor.hide()
+        layout.addWidget(self.editor)
+        self.edit_row = QWidget()
+        edit_buttons = QHBoxLayout(self.edit_row)
+        edit_buttons.setContentsMargins(0, 0, 0, 0)
+        edit_buttons.addStretch(1)
+        self.edit_cancel_button = QPushButton("Cancel")
+        self.edit_cancel_button.setObjectName("editCancelButton")
+        self.edit_cancel_button.setAccessibleName("Cancel the edit")
+        self.edit_cancel_button.clicked.connect(self.cancel_edit)
+        self.edit_send_button = QPushButton("Send")
+        self.edit_send_button.setObjectName("editSendButton")
+        self.edit_send_button.setAccessibleName("Send the edited message")
+        self.edit_send_button.setToolTip("Send this instead (what followed the old message is kept: ‹ ›)")
+        self.edit_send_button.clicked.connect(self._on_edit_send)
+        edit_buttons.addWidget(self.edit_cancel_button)
+        edit_buttons.addWidget(self.edit_send_button)
+        self.edit_row.hide()
+        layout.addWidget(self.edit_row)
         self.actions_row = MessageActions(self.label.text, self.label.text, role="user")
-        outer.addWidget(self.actions_row, 0, Qt.AlignmentFlag.AlignRight)
+        self.actions_row.edit_button.clicked.connect(self.start_edit)
+        self.versions = QWidget()
+        self.versions.setObjectName("messageVersions")
+        switch = QHBoxLayout(self.versions)
+        switch.setContentsMargins(0, 0, 0, 0)
+        switch.setSpacing(0)
+        self.previous_version_button = QToolButton()
+        self.previous_version_button.setObjectName("previousVersionButton")
+        self.previous_version_button.setAccessibleName("Previous version")
+        self.previous_version_button.setText("‹")
+        self.previous_version_button.setAutoRaise(True)
+        self.previous_version_button.clicked.connect(lambda: self.version_requested.emit(self.version - 1))
+        self.version_label = QLabel("")
+        self.version_label.setObjectName("versionLabel")
+        self.next_version_button = QToolButton()
+        self.next_version_button.setObjectName("nextVersionButton")
+        self.next_version_button.setAccessibleName("Next version")
+        self.next_version_button.setText("›")
+        self.next_version_button.setAutoRaise(True)
+        self.next_version_button.clicked.connect(lambda: self.version_requested.emit(self.version + 1))
+        for widget in (self.previous_version_button, self.version_label, self.next_version_button):
+            switch.addWidget(widget)
+        self.versions.hide()
+        self.version, self.version_count = 1, 1
+        footer = QHBoxLayout()
+        footer.addStretch(1)
+        footer.addWidget(self.versions)
+        footer.addWidget(self.actions_row)
+        outer.addLayout(footer)
+
+    def set_versions(self, version: int, count: int) -> None:
+        """Show ``‹ version/count ›`` (hidden for a message with one version)."""
+        self.version, self.version_count = version, count
+        self.versions.setVisible(count > 1)
+        self.version_label.setText(f"{version}/{count}")
+        self.previous_version_button.setEnabled(version > 1)
+        self.next_version_button.setEnabled(version < count)
+
+    def start_edit(self) -> None:
+        self.editor.setPlainText(self.label.text())
+        self.label.hide()
+        self.editor.show()
+        self.edit_row.show()
+        self.editor.setFocus()
+
+    def cancel_edit(self) -> None:
+        self.editor.hide()
+        self.edit_row.hide()
+        self.label.show()
+
+    def _on_edit_send(self) -> None:
+        text = self.editor.toPlainText().strip()
+        if text:
+            self.cancel_edit()
+            self.edit_submitted.emit(text)
 
     @property
     def text(self) -> str:
@@ -123,6 +213,15 @@ class MessageActions(QWidget):
         self.delete_button.setText("Delete")
         self.delete_button.setAutoRaise(True)
         self.delete_button.clicked.connect(self.delete_clicked)
+        self.edit_button = QToolButton()
+        self.edit_button.setObjectName("editMessageButton")
+        self.edit_button.setAccessibleName("Edit this message and send it again")
+        self.edit_button.setToolTip("Edit and send again (the old version is kept)")
+        self.edit_button.setText("Edit")
+        self.edit_button.setAutoRaise(True)
+        if role != "user":
+            self.edit_button.hide()
+        row.addWidget(self.edit_button)
         if role != "user":
             self.delete_button.hide()
         row.addWidget(self.delete_button)

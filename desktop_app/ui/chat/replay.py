@@ -89,7 +89,8 @@ class _Replayer:
                 self._usage(current_run)
                 self._incomplete(self.transcript.runs.get(current_run))
             if message.role == "user":
-                self.view.add_user_message(message.text_of("text"))
+                block = self.view.add_user_message(message.text_of("text"))
+                block.position = message.position
                 self._hook_notices(message)
             elif message.role == "assistant":
                 self._assistant(message)

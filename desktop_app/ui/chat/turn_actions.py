@@ -42,7 +42,9 @@ def _reload(window: MainWindow, conversation_id: str) -> list[str]:
 
     assert window.store is not None and window.controller is not None
     window.controller.conversation_id = conversation_id
-    return reopen(window.store, cast("Any", window.runtime), window.view, conversation_id)
+    pending = reopen(window.store, cast("Any", window.runtime), window.view, conversation_id)
+    show_versions(window)
+    return pending
 
 
 def delete_range(window: MainWindow, from_end: int, *, keep_prompt: bool) -> str | None:
@@ -91,4 +93,71 @@ def delete_turn(window: MainWindow, from_end: int) -> bool:
     return cid is not None
 
 
-__all__ = ["delete_range", "delete_turn", "regenerate", "retry"]
+def _anchor(window: MainWindow, conversation_id: str, from_end: int) -> int | None:
+    positions = _user_positions(window, conversation_id)
+    if not 0 <= from_end < len(positions):
+        window.set_status("That message is no longer stored")
+        return None
+    return positions[len(positions) - 1 - from_end]
+
+
+def edit_and_resend(window: MainWindow, from_end: int, text: str) -> bool:
+    """Send ``text`` in place of the ``from_end``-th last user message; what followed it is kept as a
+    version (``‹ 1/2 ›``), stored, so it survives a restart."""
+    from desktop_app.runtime.store import branches
+
+    cid = _usable(window)
+    anchor = _anchor(window, cid, from_end) if cid is not None else None
+    if cid is None or anchor is None:
+        return False
+    assert window.store is not None and window.controller is not None
+    branches.start_version(window.store, cid, anchor)
+    _reload(window, cid)
+    window.view.add_user_message(text)
+    window.tasks.start(window.controller.send(text), name="send-edited")
+    return True
+
+
+def switch_version(window: MainWindow, from_end: int, version: int) -> bool:
+    """Show another version of the conversation from the ``from_end``-th last user message on."""
+    from desktop_app.runtime.store import branches
+
+    cid = _usable(window)
+    anchor = _anchor(window, cid, from_end) if cid is not None else None
+    if cid is None or anchor is None:
+        return False
+    assert window.store is not None
+    if not branches.switch(window.store, cid, anchor, version):
+        return False
+    _reload(window, cid)
+    return True
+
+
+def show_versions(window: MainWindow) -> None:
+    """Put ``‹ n/m ›`` on the user messages that have versions (matched to the store from the end)."""
+    from desktop_app.runtime.store import branches
+    from desktop_app.ui.chat.blocks import UserMessageBlock
+
+    controller, store = window.controller, window.store
+    if controller is None or store is None or controller.conversation_id is None:
+        return
+    cid = controller.conversation_id
+    if store.get_conversation(cid) is None:
+        return
+    known = branches.versions(store, cid)
+    positions = _user_positions(window, cid)
+    blocks = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+    for block, position in zip(reversed(blocks), reversed(positions), strict=False):
+        live, count = known.get(position, (1, 1))
+        block.set_versions(live or count, count)
+
+
+__all__ = [
+    "delete_range",
+    "delete_turn",
+    "edit_and_resend",
+    "regenerate",
+    "retry",
+    "show_versions",
+    "switch_version",
+]

@@ -73,6 +73,8 @@ class ChatView(QScrollArea):
     regenerate_requested = Signal()
     retry_run_requested = Signal()
     delete_turn_requested = Signal(int)  # the user turn, counted from the end (0: the last)
+    edit_requested = Signal(int, str)  # (user turn from the end, the edited text)
+    version_requested = Signal(int, int)  # (user turn from the end, the version to show)
     retry_now_requested = Signal()
     stop_requested = Signal()
     continue_requested = Signal()
@@ -147,6 +149,11 @@ class ChatView(QScrollArea):
         if isinstance(actions, MessageActions):
             actions.regenerate_clicked.connect(self.regenerate_requested)
             actions.delete_clicked.connect(lambda: self.delete_turn_requested.emit(self._turn_from_end(widget)))
+        if isinstance(widget, UserMessageBlock):
+            widget.edit_submitted.connect(lambda text: self.edit_requested.emit(self._turn_from_end(widget), text))
+            widget.version_requested.connect(
+                lambda version: self.version_requested.emit(self._turn_from_end(widget), version)
+            )
 
     def _turn_from_end(self, block: QWidget) -> int:
         users = [b for b in self.blocks() if isinstance(b, UserMessageBlock)]

@@ -79,3 +79,57 @@ def test_regenerate_retry_and_delete_survive_a_restart(qtbot, qloop, tmp_path):
         _wait(qtbot, qloop, runtime2.aclose())
         recorder2.close()
         store2.close()
+
+
+def test_edit_and_resend_keeps_the_old_version_switchable_after_a_restart(qtbot, qloop, tmp_path):
+    path = tmp_path / "switchboard.db"
+    host = FakeHost()
+    provider = FakeProvider([answer("Paris is in France."), answer("Lyon is in France too.")])
+    store1 = Store.open(path)
+    runtime1 = _runtime(provider, host)
+    recorder1 = attach_store(runtime1, store1)
+    win1 = _window(qtbot, runtime1, store1)
+    _send(qtbot, win1, "Where is Paris?")
+    [question] = _of(win1, UserMessageBlock)
+    assert question.versions.isHidden()
+    qtbot.mouseClick(question.actions_row.edit_button, Qt.MouseButton.LeftButton)
+    assert question.editor.isVisible() and question.editor.toPlainText() == "Where is Paris?"
+    question.editor.setPlainText("Where is Lyon?")
+    qtbot.mouseClick(question.edit_send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: [a.text for a in _of(win1, AnswerBlock)] == ["Lyon is in France too."], timeout=5000)
+    qtbot.waitUntil(lambda: not win1.controller.busy, timeout=5000)
+    assert [type(m).__name__ for m in provider.requests[1].messages][-1] == "UserMessage"
+    assert provider.requests[1].messages[-1].content.endswith("Where is Lyon?")
+    [edited] = _of(win1, UserMessageBlock)
+    assert edited.text == "Where is Lyon?"
+    qtbot.waitUntil(lambda: edited.versions.isVisible(), timeout=2000)
+    assert edited.version_label.text() == "2/2" and not edited.next_version_button.isEnabled()
+
+    qtbot.mouseClick(edited.previous_version_button, Qt.MouseButton.LeftButton)  # ‹ : back to version 1
+    [first] = _of(win1, UserMessageBlock)
+    assert first.text == "Where is Paris?" and first.version_label.text() == "1/2"
+    assert [a.text for a in _of(win1, AnswerBlock)] == ["Paris is in France."]
+    conversation = win1.controller.conversation_id
+    win1.close()
+    _wait(qtbot, qloop, runtime1.aclose())
+    recorder1.close()
+    store1.close()
+
+    store2 = Store.open(path)
+    runtime2 = _runtime(FakeProvider([]), host)
+    recorder2 = attach_store(runtime2, store2)
+    win2 = _window(qtbot, runtime2, store2)
+    try:
+        win2.open_conversation(conversation)
+        [shown] = _of(win2, UserMessageBlock)
+        assert shown.text == "Where is Paris?" and shown.version_label.text() == "1/2" and shown.versions.isVisible()
+        qtbot.mouseClick(shown.next_version_button, Qt.MouseButton.LeftButton)  # › : version 2 after a restart
+        [second] = _of(win2, UserMessageBlock)
+        assert second.text == "Where is Lyon?" and second.version_label.text() == "2/2"
+        assert [a.text for a in _of(win2, AnswerBlock)] == ["Lyon is in France too."]
+        assert [m.role for m in store2.messages(conversation)] == ["user", "assistant"]
+    finally:
+        win2.close()
+        _wait(qtbot, qloop, runtime2.aclose())
+        recorder2.close()
+        store2.close()
