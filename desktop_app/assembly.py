@@ -93,6 +93,9 @@ def assemble(
         problems.append(f"{exc}. Remembered approvals are off until it is fixed or removed.")
         grants = GrantStore()
     credentials = Credentials()
+    from desktop_app.runtime.extensions.launch import configure as configure_extensions
+
+    configure_extensions(paths.data_dir, paths.settings_file)  # installed MCP Bundles start from here
     host = Host(
         servers,
         credentials=credentials,

@@ -18,6 +18,10 @@ moving secrets into the keyring. Exit codes: 0 imported, 1 no usable keyring, 2 
     switchboard hooks [list|trust|revoke|disable|enable] [KEY…|--all]
 
 reviews hooks and their trust (see cli_hooks.py).
+
+    switchboard install FILE.mcpb [--set KEY=VALUE …] [--yes] | uninstall NAME | extensions
+
+installs, removes and lists MCP Bundles (see cli_extensions.py).
 """
 
 from __future__ import annotations
@@ -84,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli_hooks import add_hooks_parser
 
     add_hooks_parser(sub)
+    from desktop_app.cli_extensions import add_extension_parsers
+
+    add_extension_parsers(sub)
     return parser
 
 
@@ -313,6 +320,11 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             return EXIT_USAGE
     if ns.command == "import-config":
         return import_config_command(ns, out, err)
+    if ns.command in ("install", "uninstall", "extensions"):
+        from desktop_app import cli_extensions
+
+        command = getattr(cli_extensions, f"{ns.command}_command")
+        return int(command(ns, out, err))
     if ns.command == "hooks":
         from desktop_app.cli_hooks import hooks_command
 

@@ -4,10 +4,11 @@
 #   scripts/install-test-servers.sh            # idempotent: does nothing when the pinned versions are present
 #
 # Result: .test-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js, run with `node`
-# (no npx cold start). Needs Node >= 20 and npm on PATH. Bump a version here, and only here, to update it.
+# (no npx cold start), and .test-servers/mcpb/node_modules/.bin/mcpb (the official MCP Bundle CLI). Needs Node >= 20 and npm on PATH. Bump a version here, and only here, to update it.
 set -euo pipefail
 
 EVERYTHING_VERSION="2026.8.31"
+MCPB_VERSION="2.1.2"  # the official MCP Bundle CLI: the tests pack, sign and verify bundles with it
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$root/.test-servers"
@@ -30,6 +31,17 @@ if [ -z "$NODE" ] || [ "$(node_major "$NODE")" -lt 20 ]; then
     fi
     NODE="$local_node"
     export PATH="$dest/node_modules/.bin:$PATH"
+fi
+
+# The MCP Bundle CLI, in its own prefix: .test-servers/mcpb/node_modules/.bin/mcpb
+mcpb_json="$dest/mcpb/node_modules/@anthropic-ai/mcpb/package.json"
+if [ "$("$NODE" -e 'try{process.stdout.write(require(process.argv[1]).version)}catch(e){}' "$mcpb_json" 2>/dev/null)" != "$MCPB_VERSION" ]; then
+    echo "install-test-servers: installing @anthropic-ai/mcpb@$MCPB_VERSION into $dest/mcpb"
+    mkdir -p "$dest/mcpb"
+    [ -f "$dest/mcpb/package.json" ] || printf '{\n  "name": "switchboard-test-mcpb",\n  "private": true\n}\n' >"$dest/mcpb/package.json"
+    npm install --prefix "$dest/mcpb" --save-exact --no-audit --no-fund --loglevel=error "@anthropic-ai/mcpb@$MCPB_VERSION"
+else
+    echo "install-test-servers: @anthropic-ai/mcpb@$MCPB_VERSION already installed"
 fi
 
 installed_version() {

@@ -70,3 +70,12 @@ def switchboard_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def llm_server() -> Iterator[ScriptedLLMServer]:
     with ScriptedLLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def packed_bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The test bundles (tests/support/bundles), packed once per session by the official mcpb CLI."""
+    from tests.support.bundles import HERE, pack
+
+    out = tmp_path_factory.mktemp("bundles")
+    return {name: pack(HERE / name, out) for name in ("python-probe", "node-probe")}

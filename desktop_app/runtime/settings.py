@@ -279,6 +279,10 @@ class Settings(BaseModel):
     )
     agents: list[AgentSettings] = Field(default_factory=list, description="Agents defined in the settings")
     default_agent: str = Field(DEFAULT_AGENT, title="Default agent", description="The agent new conversations talk to")
+    extensions: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Installed MCP Bundles ({name: {version, user_config}}); sensitive values are in the keyring",
+    )
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 

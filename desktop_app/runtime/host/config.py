@@ -98,6 +98,9 @@ class ServerConfig(BaseModel):
     oauth: bool | OAuthConfig = Field(
         default=False, description="Sign in with the browser (OAuth 2.1); true for dynamic registration."
     )
+    extension: str | None = Field(
+        default=None, description="An installed MCP Bundle: its variables are substituted when it starts."
+    )
 
     @field_validator("declared_type", "declared_transport")
     @classmethod

@@ -122,6 +122,10 @@ def stdio_parameters(
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
     """
     label = name or (config.command or "").strip() or "stdio"
+    if config.extension:  # an installed MCP Bundle: ${__dirname}, ${user_config.*} … substituted now
+        from desktop_app.runtime.extensions.launch import resolve_launch
+
+        config = resolve_launch(label, config, (credentials or Credentials()).get)
     base = dict(os.environ if environ is None else environ)
     check_env_safety(label, config)
     env = expand_env(label, config, environ=base, credentials=credentials)

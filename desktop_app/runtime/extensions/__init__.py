@@ -1,0 +1,13 @@
+"""MCP Bundles (``.mcpb``): reading the manifest, refusing what cannot run, installing, launching.
+
+* :mod:`.manifest` — the manifest model (versions 0.1–0.4) and its validation errors;
+* :mod:`.archive` — reading a bundle and extracting it safely (zip-slip refused, nothing extracted);
+* :mod:`.compat` — platform, runtime and ``uv`` checks, each refusal with its reason;
+* :mod:`.user_config` — the values a bundle asks for: defaults, coercion, required fields;
+* :mod:`.launch` — ``${__dirname}``, ``${user_config.*}``, ``${HOME}`` … substituted when the server starts;
+* :mod:`.install` — install, update (keeping the user's values) and uninstall.
+"""
+
+from desktop_app.runtime.extensions.archive import BundleError
+
+__all__ = ["BundleError"]
