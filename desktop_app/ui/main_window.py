@@ -406,6 +406,49 @@ class MainWindow(WindowDialogs, QMainWindow):
             if conversation and chooser is not None:
                 settings = chooser(conversation)
             self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
+            self._fill_model_picker(settings)
+
+    def _fill_model_picker(self, current: object) -> None:
+        """The composer's provider/model picker: the conversation's provider, the default one, the vision
+        provider, and the provider settings."""
+        from PySide6.QtWidgets import QMenu
+
+        button = self.composer.model_button
+        model = getattr(current, "model", "")
+        button.setText(
+            f"{model} · {getattr(current, 'dialect', '')}"
+            if getattr(current, "configured", False)
+            else "Set up a provider"
+        )
+        menu = button.menu() or QMenu(button)
+        menu.setObjectName("modelPickerMenu")
+        menu.clear()
+        runtime = self.runtime
+        conversation = self.controller.conversation_id if self.controller is not None else None
+        choices: list[tuple[str, object]] = []
+        if runtime is not None:
+            default = runtime.provider_settings
+            choices.append((f"Default: {default.model} · {default.dialect}", default))
+            vision = getattr(getattr(runtime, "settings", None), "vision_provider", None)
+            if vision is not None and getattr(vision, "configured", False):
+                choices.append((f"Vision: {vision.model} · {vision.dialect}", vision))
+        for label, choice in choices:
+            action = menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(
+                getattr(choice, "model", None) == model
+                and getattr(choice, "base_url", None) == getattr(current, "base_url", None)
+            )
+            action.triggered.connect(lambda _checked=False, c=choice: self._choose_provider(conversation, c))
+        menu.addSeparator()
+        menu.addAction("Provider settings…", self._on_provider_triggered)
+        button.setMenu(menu)
+
+    def _choose_provider(self, conversation: str | None, settings: object) -> None:
+        chooser = getattr(self.runtime, "set_conversation_provider", None)
+        if conversation and chooser is not None:
+            chooser(conversation, settings)
+        self._show_provider()
 
     def apply_settings(self, settings: object) -> None:
         """Put saved settings in force in the window: appearance, shortcuts, limits, the provider label."""

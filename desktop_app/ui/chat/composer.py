@@ -166,6 +166,13 @@ class Composer(QWidget):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             row.addWidget(button)
         row.addStretch(1)
+        self.model_button = QToolButton()  # the provider/model picker (the window fills its menu)
+        self.model_button.setObjectName("modelPicker")
+        self.model_button.setAccessibleName("Provider and model for this conversation")
+        self.model_button.setToolTip("The provider and model this conversation talks to")
+        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.model_button.setText("No provider")
+        row.addWidget(self.model_button)
 
         self.edit = PromptEdit()
         self.edit.setObjectName("composer")

@@ -108,3 +108,13 @@ def test_every_message_copies_as_markdown_or_plain_text(qtbot, window, fake_runt
     assert QGuiApplication.clipboard().text() == "Plan\none step"
     question.actions_row.copy_markdown_action.trigger()
     assert QGuiApplication.clipboard().text() == "make a plan"
+
+
+def test_the_composer_holds_the_provider_and_model_picker(qtbot, window, fake_runtime):
+    picker = window.composer.model_button
+    assert window.composer.field.isAncestorOf(picker)  # inside the one rounded field
+    settings = fake_runtime.provider_settings
+    assert picker.text() == f"{settings.model} · {settings.dialect}"
+    labels = [a.text() for a in picker.menu().actions() if a.text()]
+    assert labels[0] == f"Default: {settings.model} · {settings.dialect}" and labels[-1] == "Provider settings…"
+    assert picker.menu().actions()[0].isChecked()
