@@ -1,7 +1,11 @@
 """Headless commands on the same Runtime as the window. ``switchboard ask`` is a stable contract:
 
     switchboard ask [--base-url URL] [--model NAME] [--api-key-env VAR] [--dialect openai|deepseek|anthropic]
-                    [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR] PROMPT
+                    [--mcp-config FILE] [--approve ask|always|never] [--events jsonl] [--home DIR]
+                    [--conversation ID|last] PROMPT
+
+``--conversation`` continues a stored conversation (its id is on every event; ``last``: the latest one),
+one process per turn; a conversation that does not exist is bad usage (exit 2).
 
 Exit codes: 0 the run finished, 1 the run failed, 2 bad usage or a bad config file, and for a run that
 ended incomplete (with a notice on stderr): 3 the tool-round limit was reached, 4 the answer hit the token
@@ -22,6 +26,10 @@ reviews hooks and their trust (see cli_hooks.py).
     switchboard install FILE.mcpb [--set KEY=VALUE …] [--yes] | uninstall NAME | extensions
 
 installs, removes and lists MCP Bundles (see cli_extensions.py).
+
+    switchboard conversations [--json] [--limit N] [--home DIR]
+
+lists the stored conversations, most recent first (see cli_conversations.py).
 """
 
 from __future__ import annotations
@@ -81,7 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
     ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    ask.add_argument(
+        "--conversation", metavar="ID|last", help="continue this stored conversation (last: the latest one)"
+    )
     add_import_config_parser(sub)
+    from desktop_app.cli_conversations import add_conversations_parser
+
+    add_conversations_parser(sub)
     from desktop_app.cli_tools import add_tools_parser
 
     add_tools_parser(sub)
@@ -175,6 +189,19 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for problem in built.problems:
         err.write(f"switchboard: {terminal_safe(redact(str(problem)))}\n")
     runtime, host = built.runtime, built.host
+    conversation = ""
+    if ns.conversation:
+        from desktop_app.cli_conversations import UnknownConversation, continue_conversation, resolve_conversation
+
+        try:
+            if built.store is None:
+                raise UnknownConversation("conversation history is off, so there is nothing to continue")
+            conversation = resolve_conversation(built.store, ns.conversation)
+            continue_conversation(runtime, built.store, conversation)
+        except UnknownConversation as exc:
+            await built.aclose()
+            err.write(f"switchboard: {exc}\n")
+            return EXIT_USAGE
     try:
         await host.start()
         for name, status in host.states().items():
@@ -191,7 +218,7 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             approver = TerminalApprover(runtime, err)
             runtime.subscribe(approver)
             host.subscribe(approver.on_host_event)
-        conversation = runtime.new_conversation()
+        conversation = conversation or runtime.new_conversation()
         outcome = await runtime.run(conversation, ns.prompt, attachments=ns.attach)
     finally:
         await built.aclose()
@@ -325,6 +352,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
 
         command = getattr(cli_extensions, f"{ns.command}_command")
         return int(command(ns, out, err))
+    if ns.command == "conversations":
+        from desktop_app.cli_conversations import conversations_command
+
+        return conversations_command(ns, out, err)
     if ns.command == "hooks":
         from desktop_app.cli_hooks import hooks_command
 

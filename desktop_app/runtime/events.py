@@ -26,6 +26,8 @@ class TokenUsage(BaseModel):
     total_tokens: int = 0
     cache_hit_tokens: int = 0
     cache_miss_tokens: int = 0
+    cache_creation_tokens: int = 0
+    """Anthropic: of the missed prompt tokens, those written to the cache (billed at a premium)."""
 
 
 class RetryInfo(BaseModel):
@@ -101,6 +103,8 @@ class ToolCall(_ToolEvent):
     arguments: dict[str, Any]
     model_call_id: str = ""
     """The id the model gave the call (not unique: only for the wire and for diagnostics)."""
+    first_in_response: bool = False
+    """The first call of a model response: a new assistant message (a response may carry no text or usage)."""
 
 
 class ApprovalRequired(_ToolEvent):

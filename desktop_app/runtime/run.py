@@ -181,8 +181,8 @@ class RunLoop:
                     await self._stop_hooks(completion.content, rounds)
                     self._emit(ev.RunFinished(**self._ids, reason=reason, content=completion.content))
                     return RunOutcome(self._run_id, "finished", completion.content)
-                for call in tool_calls:
-                    await self._run_tool_call(call)
+                for index, call in enumerate(tool_calls):
+                    await self._run_tool_call(call, first_in_response=index == 0)
                 rounds += 1
                 if rounds >= self._options.max_tool_rounds:
                     self._emit(ev.RunFinished(**self._ids, reason="tool_round_limit", content=last_content))
@@ -303,7 +303,7 @@ class RunLoop:
             at += 1
         return (*messages[:at], SystemMessage(content=note), *messages[at:])
 
-    async def _run_tool_call(self, call: ToolCallRequest) -> None:
+    async def _run_tool_call(self, call: ToolCallRequest, *, first_in_response: bool = False) -> None:
         target = self._host.lookup(call.name)
         server, tool = (target.server, target.tool) if target else ("", call.name)
         try:
@@ -318,6 +318,7 @@ class RunLoop:
                     server=server,
                     tool=tool,
                     arguments={},
+                    first_in_response=first_in_response,
                 )
             )
             self._finish_tool(call, server, tool, f"Invalid tool arguments ({exc}); send a JSON object.", True)
@@ -331,6 +332,7 @@ class RunLoop:
                 server=server,
                 tool=tool,
                 arguments=arguments,
+                first_in_response=first_in_response,
             )
         )
         if target is None:

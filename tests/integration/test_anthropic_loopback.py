@@ -70,7 +70,12 @@ async def test_streamed_answer_with_thinking(llm_server: ScriptedLLMServer, with
     assert text_of(events, ReasoningChunk) == "Let me think"
     assert text_of(events, ContentChunk) == "Hello there"
     usage = TokenUsage(
-        prompt_tokens=104, completion_tokens=5, total_tokens=109, cache_hit_tokens=90, cache_miss_tokens=14
+        prompt_tokens=104,
+        completion_tokens=5,
+        total_tokens=109,
+        cache_hit_tokens=90,
+        cache_miss_tokens=14,
+        cache_creation_tokens=4,
     )
     assert [e for e in events if isinstance(e, UsageChunk)] == [UsageChunk(usage=usage)]
     assert events[-1] == Completion(
@@ -138,7 +143,14 @@ async def test_tool_use_round_trip(llm_server: ScriptedLLMServer) -> None:
 
     assert isinstance(second[-1], Completion) and second[-1].content == "It is noon."
     body = llm_server.requests[1].json
-    assert body["tools"] == [{"name": "get_time", "description": "Current time", "input_schema": TIME_TOOL.parameters}]
+    assert body["tools"] == [
+        {
+            "name": "get_time",
+            "description": "Current time",
+            "input_schema": TIME_TOOL.parameters,
+            "cache_control": {"type": "ephemeral"},  # the tools' cache breakpoint
+        }
+    ]
     assert body["messages"][-2] == {
         "role": "assistant",
         "content": [
@@ -149,6 +161,12 @@ async def test_tool_use_round_trip(llm_server: ScriptedLLMServer) -> None:
     assert body["messages"][-1] == {
         "role": "user",
         "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": '{"datetime": "12:00"}', "is_error": False}
+            {
+                "type": "tool_result",
+                "tool_use_id": "toolu_1",
+                "content": '{"datetime": "12:00"}',
+                "is_error": False,
+                "cache_control": {"type": "ephemeral"},  # the last message's breakpoint
+            }
         ],
     }

@@ -15,7 +15,12 @@ Conversation mapping:
 
 Usage: ``prompt_tokens`` counts every input token the model processed (``input_tokens`` +
 ``cache_read_input_tokens`` + ``cache_creation_input_tokens``, as OpenAI's ``prompt_tokens`` includes cached
-ones); ``cache_hit_tokens`` is the cache read, ``cache_miss_tokens`` the rest.
+ones); ``cache_hit_tokens`` is the cache read, ``cache_miss_tokens`` the rest, of which
+``cache_creation_tokens`` were written to the cache.
+
+Prompt caching: ``build_body`` sets three ``cache_control`` breakpoints (``add_cache_breakpoints``): on the
+system prompt, on the last tool (the schemas before it are cached with it) and on the last block of the last
+message, so the whole request is cached for the next one, which repeats it and appends (see #16).
 """
 
 from __future__ import annotations
@@ -154,8 +159,36 @@ def to_wire_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     return [{"name": tool.name, "description": tool.description, "input_schema": tool.parameters} for tool in tools]
 
 
+EPHEMERAL: dict[str, str] = {"type": "ephemeral"}
+
+
+def add_cache_breakpoints(body: dict[str, Any]) -> dict[str, Any]:
+    """Mark the system prompt, the last tool and the last message's last block with ``cache_control``.
+
+    The breakpoints never change the content before them, so the cached prefix of one request is the
+    start of the next (Anthropic's cache ignores where the markers were). Returns ``body``, changed.
+    """
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+    tools = body.get("tools")
+    if tools:
+        tools[-1] = {**tools[-1], "cache_control": EPHEMERAL}
+    messages = body.get("messages")
+    if messages and messages[-1].get("content"):
+        blocks = list(messages[-1]["content"])
+        if blocks[-1].get("type") not in ("thinking", "redacted_thinking"):
+            blocks[-1] = {**blocks[-1], "cache_control": EPHEMERAL}
+            messages[-1] = {**messages[-1], "content": blocks}
+    return body
+
+
 def build_body(
-    request: ChatRequest, *, max_tokens: int = DEFAULT_MAX_TOKENS, thinking_budget: int | None = None
+    request: ChatRequest,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    thinking_budget: int | None = None,
+    prompt_cache: bool = True,
 ) -> dict[str, Any]:
     """The JSON body of one streaming Messages request.
 
@@ -163,6 +196,7 @@ def build_body(
     a ``tool_use`` without its ``tool_result``. ``request.max_tokens`` wins over ``max_tokens``. With
     ``request.thinking`` the budget is ``thinking_budget`` (default: half of ``max_tokens``, at least 1024)
     and ``max_tokens`` is raised to leave at least 1024 tokens for the answer. ``reasoning_effort`` is unused.
+    ``prompt_cache`` adds the ``cache_control`` breakpoints (``add_cache_breakpoints``).
     """
     limit = request.max_tokens if request.max_tokens is not None and request.max_tokens > 0 else max_tokens
     system, messages = to_wire_messages(repair_messages(request.messages)[0])
@@ -177,7 +211,7 @@ def build_body(
         if limit - budget < MIN_THINKING_BUDGET:
             body["max_tokens"] = budget + MIN_THINKING_BUDGET
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    return body
+    return add_cache_breakpoints(body) if prompt_cache else body
 
 
 # ---- response -----------------------------------------------------------------------------------------
@@ -251,6 +285,7 @@ class StreamAssembler:
             total_tokens=prompt + output,
             cache_hit_tokens=read,
             cache_miss_tokens=fresh + created,
+            cache_creation_tokens=created,
         )
 
     def feed(self, frame: Mapping[str, Any]) -> list[ProviderEvent]:

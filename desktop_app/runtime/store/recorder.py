@@ -269,6 +269,8 @@ class Recorder:
                 self._end_stream(state, "complete")
                 state.message_id, state.in_tools = existing, True
                 return
+            if event.first_in_response and state.in_tools:  # a new response that said nothing before its calls
+                state.message_id, state.in_tools = None, False
             if state.message_id is None:
                 state.message_id = self.store.add_message(
                     state.conversation_id, "assistant", run_id=state.run_id, status="complete"

@@ -167,7 +167,7 @@ def test_empty_messages_are_dropped_and_bad_arguments_become_an_empty_input() ->
 
 def test_body_shape_with_system_and_tools() -> None:
     req = request(messages=(SystemMessage(content="sys"), UserMessage(content="hi")), tools=(TOOL,))
-    assert build_body(req) == {
+    assert build_body(req, prompt_cache=False) == {
         "model": "claude-test",
         "max_tokens": 8192,
         "stream": True,
@@ -184,7 +184,7 @@ def test_body_shape_with_system_and_tools() -> None:
 
 
 def test_body_without_system_tools_or_thinking() -> None:
-    body = build_body(request(thinking=False, reasoning_effort="high"), max_tokens=100)
+    body = build_body(request(thinking=False, reasoning_effort="high"), max_tokens=100, prompt_cache=False)
     assert body == {
         "model": "claude-test",
         "max_tokens": 100,
@@ -209,7 +209,7 @@ def test_body_repairs_a_tool_use_without_its_result() -> None:
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     [result, text] = messages[2]["content"]
     assert (result["type"], result["tool_use_id"]) == ("tool_result", "toolu_1")
-    assert text == {"type": "text", "text": "?"}
+    assert text == {"type": "text", "text": "?", "cache_control": {"type": "ephemeral"}}  # the last block
 
 
 @pytest.mark.asyncio
@@ -256,7 +256,12 @@ def test_text_thinking_and_usage_with_cache_tokens() -> None:
     )
     events, assembler = assemble(raw)
     usage = TokenUsage(
-        prompt_tokens=127, completion_tokens=3, total_tokens=130, cache_hit_tokens=100, cache_miss_tokens=27
+        prompt_tokens=127,
+        completion_tokens=3,
+        total_tokens=130,
+        cache_hit_tokens=100,
+        cache_miss_tokens=27,
+        cache_creation_tokens=20,
     )
     assert events == [ContentChunk(text="cached"), UsageChunk(usage=usage)]  # usage once, when final
     assert assembler.finished
@@ -547,3 +552,20 @@ def test_constructor_validates_limits() -> None:
         AnthropicProvider(base_url="http://x", api_key=None, idle_timeout=0)
     with pytest.raises(ValueError, match="thinking_budget"):
         AnthropicProvider(base_url="http://x", api_key=None, thinking_budget=100)
+
+
+def test_cache_breakpoints_on_system_last_tool_and_last_message_only() -> None:
+    other = TOOL.model_copy(update={"name": "zz_last"})
+    first = request(messages=(SystemMessage(content="sys"), UserMessage(content="hi")), tools=(TOOL, other))
+    body = build_body(first)
+    ephemeral = {"type": "ephemeral"}
+    assert body["system"] == [{"type": "text", "text": "sys", "cache_control": ephemeral}]
+    assert "cache_control" not in body["tools"][0] and body["tools"][1]["cache_control"] == ephemeral
+    assert body["messages"][-1]["content"][-1]["cache_control"] == ephemeral
+    later = first.model_copy(
+        update={"messages": (*first.messages, AssistantMessage(content="hello"), UserMessage(content="more"))}
+    )
+    body = build_body(later)
+    marked = [m for m in body["messages"] if any("cache_control" in b for b in m["content"])]
+    assert marked == [body["messages"][-1]]  # the breakpoint moved to the end; earlier blocks are unchanged
+    assert body["messages"][0] == {"role": "user", "content": [{"type": "text", "text": "hi"}]}

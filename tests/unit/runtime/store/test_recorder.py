@@ -283,3 +283,26 @@ async def test_a_conversation_is_stored_with_the_endpoint_of_its_own_provider(st
     info = store.get_conversation(cid)
     assert info is not None
     assert (info.base_url, info.model) == ("https://api.anthropic.com", "claude-x")
+
+
+@pytest.mark.asyncio
+async def test_tool_rounds_without_text_or_usage_stay_separate_assistant_messages(store: Store) -> None:
+    """Local servers may send no usage: each response's calls are still their own assistant message, so a
+    reopened conversation sends the model the history it saw, byte for byte (#16)."""
+    host = FakeHost(handlers={"clock": lambda args: "noon"})
+
+    def bare(call_id: str) -> list[ProviderEvent]:
+        call = ToolCallRequest(id=call_id, name="mcp__fake__clock", arguments="{}")
+        return [Completion(tool_calls=(call,), finish_reason="tool_use")]
+
+    provider = FakeProvider([bare("t1"), bare("t2"), [ContentChunk(text="Noon."), Completion(content="Noon.")]])
+    runtime = make_runtime(provider, host)
+    recorder = attach_store(runtime, store)
+    runtime.subscribe(Approver(runtime, {"t1": (True, None), "t2": (True, None)}))
+    cid = runtime.new_conversation()
+    assert (await runtime.run(cid, "Time?")).status == "finished"
+    await runtime.aclose()
+    recorder.close()
+    live = [m for m in runtime.conversation(cid).messages if not isinstance(m, SystemMessage)]
+    assert store.load_messages(cid) == live
+    assert [m.role for m in store.messages(cid)] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]

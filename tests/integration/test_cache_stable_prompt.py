@@ -1,0 +1,71 @@
+"""Acceptance (#16): a scripted 30-turn conversation through ``switchboard ask --conversation``, one real
+process per turn, against the loopback SSE server. Every request's ``messages`` array starts with the
+previous request's, exactly, and the tool schemas never change (no promotion happens here)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
+
+SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
+TURNS = 30
+
+
+def ask(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
+    command = [SWITCHBOARD, "ask", "--home", str(home), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
+
+
+def events_of(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def script_turn(server: ScriptedLLMServer, turn: int) -> None:
+    """Every third turn calls a built-in tool first (twice on every sixth: two rounds)."""
+    if turn % 3 == 0:
+        server.enqueue(tool_call_reply([(f"call_{turn}_a", "current_time", {})], reasoning=f"Clock {turn}."))
+        if turn % 6 == 0:
+            server.enqueue(tool_call_reply([(f"call_{turn}_b", "system_info", {})]))
+    server.enqueue(text_reply(f"Answer number {turn}.", reasoning=f"Thinking about {turn}."))
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(600)  # 30 real processes: ~30 s on an idle box, minutes on a loaded one
+def test_thirty_turns_one_process_each_keep_an_exact_prefix(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    home = tmp_path / "h"
+    base = ["--base-url", llm_server.url, "--dialect", "deepseek", "--model", "deepseek-chat", "--approve", "always"]
+    conversation = ""
+    for turn in range(TURNS):
+        script_turn(llm_server, turn)
+        more = ["--conversation", conversation if turn % 2 else "last"] if turn else []
+        proc = ask(*base, *more, "--events", "jsonl", f"Question {turn}?", home=home)
+        assert proc.returncode == 0, proc.stderr
+        (only,) = {e["conversation_id"] for e in events_of(proc.stdout)}
+        conversation = conversation or only
+        assert only == conversation  # every turn continued the first conversation
+    assert llm_server.pending == 0
+    bodies = [r.json for r in llm_server.requests]
+    assert len(bodies) == TURNS + TURNS // 3 + TURNS // 6
+    for earlier, later in itertools.pairwise(bodies):
+        before, after = earlier["messages"], later["messages"]
+        assert len(after) > len(before)
+        assert json.dumps(after[: len(before)]) == json.dumps(before), "the history changed between requests"
+        assert json.dumps(later["tools"]) == json.dumps(earlier["tools"])
+    users = [m["content"] for m in bodies[-1]["messages"] if m["role"] == "user"]
+    assert users == [f"Question {turn}?" for turn in range(TURNS)]
+
+
+def test_conversation_that_does_not_exist_is_bad_usage(tmp_path: Path) -> None:
+    proc = ask("--base-url", "http://127.0.0.1:9/v1", "--conversation", "nope", "hi", home=tmp_path / "h")
+    assert proc.returncode == 2
+    assert "no conversation 'nope'" in proc.stderr or "nothing to continue" in proc.stderr
