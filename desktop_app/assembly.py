@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.paths import AppPaths
 from desktop_app.runtime.approvals import ApprovalPolicy, GrantStore
@@ -139,6 +139,7 @@ def assemble(
     from desktop_app.runtime.builtins import register_builtins
 
     problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
+    problems.extend(_wire_skills(host, runtime, paths))
     # Agents: definitions from the settings and agents/*.md; each one a lazy chat-with-<agent> server.
     from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 
@@ -178,3 +179,26 @@ def _wire_hooks(
     if strict and problems:
         raise ConfigError(settings_path or paths.settings_file, "broken hooks: " + "; ".join(problems))
     return [f"A hook was skipped: {problem}" for problem in problems]
+
+
+def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
+    """Skills: the lazy built-in ``switchboard.skills`` (``load_skill``) and the index block in the system prompt."""
+    from desktop_app.runtime.skills import discover, index_block, skill_roots
+    from desktop_app.runtime.skills.server import SERVER_NAME, make_skills_server
+
+    def load() -> Any:
+        settings = runtime.settings
+        roots = skill_roots(
+            paths.config_dir / "skills", settings.skills_folders, read_external=settings.skills_read_external
+        )
+        return discover(roots)
+
+    found = load()
+    if not found.skills:
+        return found.problems
+    try:
+        host.register_builtin(SERVER_NAME, lambda: make_skills_server(load))
+    except ValueError:
+        return [*found.problems, f"An MCP server in mcp.json is named '{SERVER_NAME}'; the skills are off."]
+    runtime.system_blocks.append(lambda: index_block(load().skills.values()))
+    return found.problems

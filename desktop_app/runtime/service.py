@@ -90,6 +90,8 @@ class Runtime:
         self._deferral: ToolDeferral | None = None
         self._agents: AgentCatalog | None = None
         self._conversation_agents: dict[str, str] = {}
+        self.system_blocks: list[Callable[[], str]] = []
+        """Deterministic text appended to the system prompt of new conversations (e.g. the skills index)."""
 
     # -- settings --------------------------------------------------------------------------------------
 
@@ -358,8 +360,11 @@ class Runtime:
     def new_conversation(self, *, agent: str | None = None) -> str:
         """A new empty conversation, talking to ``agent`` (default: the default agent)."""
         conv = Conversation(id=uuid.uuid4().hex)
-        if self._settings.system_prompt:
-            conv.messages.append(SystemMessage(content=self._settings.system_prompt))
+        system = "\n\n".join(
+            text for text in [self._settings.system_prompt, *(b() for b in self.system_blocks)] if text
+        )
+        if system:
+            conv.messages.append(SystemMessage(content=system))
         self._conversations[conv.id] = conv
         if agent is not None:
             self.set_conversation_agent(conv.id, agent)

@@ -279,6 +279,14 @@ class Settings(BaseModel):
     )
     agents: list[AgentSettings] = Field(default_factory=list, description="Agents defined in the settings")
     default_agent: str = Field(DEFAULT_AGENT, title="Default agent", description="The agent new conversations talk to")
+    skills_folders: list[str] = Field(
+        default_factory=list, description="More folders of skills (each holding <name>/SKILL.md), after your own"
+    )
+    skills_read_external: bool = Field(
+        False,
+        title="Also read ~/.claude/skills and ~/.agents/skills",
+        description="Use the skills you keep for other tools too (read only, never changed)",
+    )
     extensions: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="Installed MCP Bundles ({name: {version, user_config}}); sensitive values are in the keyring",

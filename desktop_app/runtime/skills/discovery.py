@@ -1,0 +1,179 @@
+"""Finding skills: each a folder with a ``SKILL.md`` whose YAML frontmatter names and describes it.
+
+Frontmatter (seed-behaviours §1.8): ``name`` (required, at most 64 characters, ``^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$``,
+equal to the folder's name ignoring case), ``description`` (required, at most 1024 characters), ``when``
+(optional), ``requires`` (optional: ``commands``, ``env``, ``mcp``, each a list). A skill that breaks a rule is
+skipped with a problem naming its file and the field. Roots are read in order: the user's skills folder,
+the folders the user added, then, with ``skills_read_external`` on, ``~/.claude/skills`` and
+``~/.agents/skills`` (only read, never written). The first occurrence of a name wins; later ones are noted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.host.jsonfiles import parse_yaml
+
+SKILL_FILE = "SKILL.md"
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_SKILL_BYTES = 512 * 1024
+_NAME = re.compile(r"^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$")
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)(.*)\Z", re.S)
+EXTERNAL_ROOTS = ("~/.claude/skills", "~/.agents/skills")
+
+
+@dataclass(frozen=True)
+class Requires:
+    commands: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    mcp: tuple[str, ...] = ()
+
+    def missing(
+        self,
+        servers: Iterable[str],
+        *,
+        which: Callable[[str], str | None] = shutil.which,
+        environ: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        """What is missing, as ``command git``, ``env GITHUB_TOKEN``, ``mcp github``."""
+        environ = os.environ if environ is None else environ
+        known = set(servers)
+        gone = [f"command {c}" for c in self.commands if which(c) is None]
+        gone += [f"env {e}" for e in self.env if not environ.get(e)]
+        gone += [f"mcp {m}" for m in self.mcp if m not in known]
+        return gone
+
+
+@dataclass(frozen=True)
+class Skill:
+    name: str
+    description: str
+    when: str
+    folder: Path
+    source: str
+    requires: Requires = field(default_factory=Requires)
+    read_only: bool = False
+
+    @property
+    def file(self) -> Path:
+        return self.folder / SKILL_FILE
+
+
+@dataclass
+class SkillSet:
+    skills: dict[str, Skill] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    shadowed: list[str] = field(default_factory=list)
+
+    def sorted(self) -> list[Skill]:
+        return [self.skills[name] for name in sorted(self.skills, key=str.lower)]
+
+
+def split_frontmatter(text: str, path: Path | None = None) -> tuple[dict[str, Any] | None, str]:
+    """``(frontmatter mapping or None, body)``; invalid YAML raises ``ConfigError`` with its line."""
+    match = _FRONTMATTER.match(text.removeprefix("\ufeff"))
+    if match is None:
+        return None, text
+    data = parse_yaml(match.group(1), path or Path(SKILL_FILE))
+    return (data if isinstance(data, dict) else None), match.group(2)
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError(f"{where}: must be a list of strings")
+
+
+def parse_skill(folder: Path, source: str, *, read_only: bool = False) -> Skill:
+    """Read and validate ``folder/SKILL.md``; ``ValueError`` names the file and the field at fault."""
+    path = folder / SKILL_FILE
+    if path.stat().st_size > MAX_SKILL_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_SKILL_BYTES // 1024} KiB; skipped")
+    text = path.read_text(encoding="utf-8")
+    try:
+        meta, _body = split_frontmatter(text, path)
+    except ConfigError as exc:
+        raise ValueError(f"the frontmatter is not valid YAML: {exc}") from None
+    if meta is None:
+        raise ValueError(f"{path}: no frontmatter: start the file with '---', name: and description:, then '---'")
+    name = meta.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{path}: name: required")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"{path}: name: longer than {MAX_NAME} characters")
+    if not _NAME.match(name):
+        raise ValueError(f"{path}: name: {name!r} must be letters and digits in words joined by '-'")
+    if name.lower() != folder.name.lower():
+        raise ValueError(f"{path}: name: {name!r} must match the folder name {folder.name!r}")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError(f"{path}: description: required")
+    if len(description) > MAX_DESCRIPTION:
+        raise ValueError(f"{path}: description: longer than {MAX_DESCRIPTION} characters")
+    when = meta.get("when") or ""
+    if not isinstance(when, str):
+        raise ValueError(f"{path}: when: must be text")
+    requires_raw = meta.get("requires") or {}
+    if not isinstance(requires_raw, dict):
+        raise ValueError(f"{path}: requires: must be a mapping of commands, env and mcp")
+    requires = Requires(
+        _strings(requires_raw.get("commands"), f"{path}: requires.commands"),
+        _strings(requires_raw.get("env"), f"{path}: requires.env"),
+        _strings(requires_raw.get("mcp"), f"{path}: requires.mcp"),
+    )
+    return Skill(name, " ".join(description.split()), " ".join(when.split()), folder, source, requires, read_only)
+
+
+def skill_roots(user_folder: Path, added: Iterable[str], *, read_external: bool) -> list[tuple[Path, str, bool]]:
+    """``(folder, source label, read-only)`` in priority order."""
+    roots: list[tuple[Path, str, bool]] = [(user_folder, "your skills folder", False)]
+    roots += [(Path(folder).expanduser(), f"added folder {folder}", False) for folder in added]
+    if read_external:
+        roots += [(Path(root).expanduser(), root, True) for root in EXTERNAL_ROOTS]
+    return roots
+
+
+def discover(roots: Iterable[tuple[Path, str, bool]]) -> SkillSet:
+    """Every valid skill in ``roots`` (each root's sub-folders in name order); the first name wins."""
+    found = SkillSet()
+    for root, source, read_only in roots:
+        try:
+            folders = sorted(p for p in root.iterdir() if p.is_dir() and (p / SKILL_FILE).is_file())
+        except OSError:
+            continue
+        for folder in folders:
+            try:
+                skill = parse_skill(folder, source, read_only=read_only)
+            except (ValueError, OSError, UnicodeDecodeError) as exc:
+                found.problems.append(str(exc))
+                continue
+            key = skill.name.lower()
+            if key in {n.lower() for n in found.skills}:
+                found.shadowed.append(f"{skill.file}: the skill {skill.name!r} is already defined earlier; skipped")
+                continue
+            found.skills[skill.name] = skill
+    return found
+
+
+__all__ = [
+    "EXTERNAL_ROOTS",
+    "Requires",
+    "Skill",
+    "SkillSet",
+    "discover",
+    "parse_skill",
+    "skill_roots",
+    "split_frontmatter",
+]
