@@ -198,6 +198,12 @@ def test_second_launch_forwards_quick_and_a_stale_socket_is_replaced(home):
         state = _wait_for(replacement_ready, "the new launch to become the first instance", replacement)
         assert state["quick_visible"] and state["forwarded"] == 0
         assert len(_server_children(replacement.pid)) == 1
+        # Still one set of MCP servers: the killed instance's orphan ends (EOF on its stdin), only ours is left.
+        _wait_for(
+            lambda: _all_time_servers(home) == _server_children(replacement.pid),
+            "the killed instance's MCP server to exit",
+            replacement,
+        )
         log = (home / "logs" / "switchboard.log").read_text(encoding="utf-8")
         assert "replacing a stale single-instance socket" in log
 
@@ -205,6 +211,7 @@ def test_second_launch_forwards_quick_and_a_stale_socket_is_replaced(home):
         assert again.returncode == 0, again.stderr
         assert _query(address)["forwarded"] == 1
         assert len(_server_children(replacement.pid)) == 1
+        assert _all_time_servers(home) == _server_children(replacement.pid)
     finally:
         _stop(first)
         if replacement is not None:
