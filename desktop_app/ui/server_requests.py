@@ -84,9 +84,23 @@ class RequestCard(QFrame):
         self.body = QVBoxLayout(self)
         self.body.setContentsMargins(10, 8, 10, 8)
         self.title = _label(f"<b>{escape(title)}</b>", rich=True, name="serverRequestTitle")
-        self.body.addWidget(self.title)
-        self.content = QVBoxLayout()
-        self.body.addLayout(self.content)
+        header = QHBoxLayout()
+        self.toggle = QToolButton()
+        self.toggle.setObjectName("serverRequestToggle")
+        self.toggle.setAccessibleName("Show or hide the request")
+        self.toggle.setAutoRaise(True)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow)
+        self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
+        self.toggle.hide()  # an answered request folds to its title and how it ended; the arrow unfolds it
+        header.addWidget(self.toggle)
+        header.addWidget(self.title, 1)
+        self.body.addLayout(header)
+        self.content_box = QWidget()
+        self.content_box.setObjectName("serverRequestContent")
+        self.content = QVBoxLayout(self.content_box)
+        self.content.setContentsMargins(0, 0, 0, 0)
+        self.body.addWidget(self.content_box)
+        self.expanded = True
         self.error = _label("", name="serverRequestError")
         self.error.setStyleSheet(f"QLabel {{ color: {ERROR_COLOR}; }}")
         self.error.hide()
@@ -114,6 +128,16 @@ class RequestCard(QFrame):
         self.status.setText(text)
         self.status.setStyleSheet(f"QLabel {{ color: {color}; }}" if color else f"QLabel {{ {MUTED} }}")
         self.status.show()
+
+    def collapse(self) -> None:
+        """Fold an answered request to one summary line: who asked, and how it ended."""
+        self.toggle.show()
+        self.set_expanded(False)
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.content_box.setVisible(expanded)
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
 
     def close_request(self, outcome: str) -> None:
         """``ServerRequestClosed``: a card still waiting is disarmed (the server or the connection gave up)."""
@@ -308,6 +332,7 @@ class ElicitationCard(RequestCard):
             self.settle(f"Accepted — {sent}", OK_COLOR)
         else:
             self.settle("Declined — the server was told no." if action == "decline" else "Cancelled")
+        self.collapse()
 
 
 class ServerRequests(QObject):

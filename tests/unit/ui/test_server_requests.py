@@ -337,3 +337,15 @@ def test_real_elicitation_decline(qtbot, qloop) -> None:
         assert card.status.text().startswith("Declined")
     finally:
         _await(qtbot, qloop, runtime.aclose())
+
+
+def test_an_answered_elicitation_folds_to_one_summary_line_and_unfolds_on_click(requests) -> None:
+    handler, _view, _answerer = requests
+    handler.on_event(ev.ElicitationRequested(server="x", request_id="e9", message="Pick one", requested_schema={}))
+    card = handler.cards["e9"]
+    assert card.expanded and card.toggle.isHidden()
+    card.decline_button.click()
+    assert not card.expanded and card.content_box.isHidden()  # folded: the title and how it ended
+    assert not card.toggle.isHidden() and not card.status.isHidden() and "'x'" in card.title.text()
+    card.toggle.click()
+    assert card.expanded and not card.content_box.isHidden()
