@@ -30,6 +30,10 @@ installs, removes and lists MCP Bundles (see cli_extensions.py).
     switchboard conversations [--json] [--limit N] [--home DIR]
 
 lists the stored conversations, most recent first (see cli_conversations.py).
+
+    switchboard serve [--port N] [--home DIR] [--token-env VAR] [--approve ask|always|never]
+
+serves the host's agents as MCP over streamable HTTP on 127.0.0.1 (see cli_serve.py).
 """
 
 from __future__ import annotations
@@ -105,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli_extensions import add_extension_parsers
 
     add_extension_parsers(sub)
+    from desktop_app.cli_serve import add_serve_parser
+
+    add_serve_parser(sub)
     return parser
 
 
@@ -365,6 +372,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             from desktop_app.cli_tools import tools_command
 
             return asyncio.run(tools_command(ns, out, err))
+        if ns.command == "serve":
+            from desktop_app.cli_serve import serve_command
+
+            return asyncio.run(serve_command(ns, out, err))
         return asyncio.run(_stoppable(_ask(ns, out, err)))
     except ConfigError as exc:
         err.write(f"switchboard: bad config: {exc}\n")

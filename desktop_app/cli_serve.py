@@ -1,0 +1,170 @@
+"""``switchboard serve``: the host without a window, served as MCP over streamable HTTP (a stable contract):
+
+    switchboard serve [--port N] [--home DIR] [--token-env VAR] [--approve ask|always|never]
+
+Binds 127.0.0.1 only (``--port``, default a free port) and prints its URL (``http://127.0.0.1:PORT/mcp``) as
+the first line of stdout. Clients send ``Authorization: Bearer <token>``: the token is read from ``VAR``
+with ``--token-env``, else from the keyring (service ``switchboard``, entry ``serve-token``; created on first
+use, never printed). Tool calls follow ``--approve`` (default ``ask``: asked on the terminal; with no terminal
+they are denied with a reason the client sees), then pass hooks through ``Host.call``. SIGINT/SIGTERM stop
+it cleanly (exit 0): open calls are cancelled, the MCP servers closed. Exit 2: bad usage, a bad config, no
+token; 1: the port cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from desktop_app.paths import HOME_ENV, app_paths
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    serve = sub.add_parser("serve", help="Serve the host's agents as MCP over streamable HTTP on 127.0.0.1.")
+    serve.add_argument("--port", type=int, default=0, metavar="N", help="port on 127.0.0.1 (default: a free one)")
+    serve.add_argument("--home", metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+    serve.add_argument("--token-env", metavar="VAR", help="read the bearer token from this environment variable")
+    serve.add_argument(
+        "--approve",
+        choices=["ask", "always", "never"],
+        default="ask",
+        help="tool calls that need approval: ask on the terminal (denied when there is none), approve all, or "
+        "deny all (default: ask)",
+    )
+
+
+def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
+    if ns.token_env:
+        value = os.environ.get(ns.token_env, "").strip()
+        if not value:
+            err.write(f"switchboard: environment variable {ns.token_env} is not set (it holds the bearer token)\n")
+        return value or None
+    from desktop_app.runtime.credentials import Credentials
+    from desktop_app.runtime.http_host import TOKEN_NAME
+
+    credentials = Credentials()
+    if not credentials.check():
+        err.write(
+            "switchboard: no working system keyring to keep the bearer token in; pass --token-env VAR with the "
+            "token in that environment variable\n"
+        )
+        return None
+    token = credentials.get(TOKEN_NAME)
+    if not token:
+        token = secrets.token_urlsafe(32)
+        credentials.set(TOKEN_NAME, token)
+        err.write(f"switchboard: created a bearer token in the keyring (service 'switchboard', entry '{TOKEN_NAME}')\n")
+    return token
+
+
+@contextlib.contextmanager
+def _stop_on(server: Any) -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no loop signal handlers
+            loop.add_signal_handler(signum, lambda: setattr(server, "should_exit", True))
+            installed.append(signum)
+    try:
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
+async def _terminal_ask(err: TextIO, lock: asyncio.Lock, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    import json
+
+    from desktop_app.cli_terminal import terminal_safe
+
+    async with lock:
+        err.write(terminal_safe(f"\nAn MCP client asks to call {tool} {json.dumps(arguments)}. Allow? [y/N] "))
+        err.flush()
+        line = (await asyncio.to_thread(sys.stdin.readline)).strip().lower()
+    return line in {"y", "yes"}, "the user said no on the terminal"
+
+
+async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import uvicorn
+
+    from desktop_app.assembly import assemble
+    from desktop_app.cli_terminal import TerminalApprover, terminal_safe
+    from desktop_app.runtime.approvals import ApprovalPolicy
+    from desktop_app.runtime.http_host import LOOPBACK, MCP_PATH, bind_loopback, http_app, make_http_host
+    from desktop_app.runtime.redaction import redact
+
+    token = _token(ns, err)
+    if token is None:
+        return EXIT_USAGE
+    try:
+        sock = bind_loopback(ns.port)
+    except OSError as exc:
+        err.write(f"switchboard: cannot listen on {LOOPBACK}:{ns.port} ({exc.strerror or exc}); pick another --port\n")
+        return EXIT_FAILED
+    built = assemble(
+        app_paths(ns.home).ensure(), strict=True, policy=ApprovalPolicy(ns.approve), serve_default_agent=True
+    )
+    try:
+        for problem in built.problems:
+            err.write(f"switchboard: {terminal_safe(redact(str(problem)))}\n")
+        runtime, host = built.runtime, built.host
+        await host.start()
+        if ns.approve == "ask":  # the agents' own tool approvals: on the terminal, or denied without one
+            approver = TerminalApprover(runtime, err)
+            runtime.subscribe(approver)
+            host.subscribe(approver.on_host_event)
+        has_terminal = bool(sys.stdin) and sys.stdin.isatty()
+        lock = asyncio.Lock()
+
+        async def ask(tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+            return await _terminal_ask(err, lock, tool, arguments)
+
+        catalog = runtime.agents
+        assert catalog is not None  # assemble attaches the agents
+        mcp = make_http_host(host, catalog, runtime.policy, ask if has_terminal else None)
+        port = sock.getsockname()[1]
+        config = uvicorn.Config(http_app(mcp, token), log_level="warning", lifespan="on", access_log=False)
+        server = _Server(config)
+        out.write(f"http://{LOOPBACK}:{port}{MCP_PATH}\n")
+        out.flush()
+        with _stop_on(server):
+            await server.serve(sockets=[sock])
+    finally:
+        sock.close()
+        await built.aclose()
+    err.write("switchboard: stopped\n")
+    return EXIT_OK
+
+
+class _Server:
+    """uvicorn's server with our own signal handling (its own re-raises the signal after shutdown)."""
+
+    def __init__(self, config: Any) -> None:
+        import uvicorn
+
+        class Quiet(uvicorn.Server):
+            @contextlib.contextmanager
+            def capture_signals(self) -> Iterator[None]:
+                yield
+
+        self._server = Quiet(config)
+
+    @property
+    def should_exit(self) -> bool:
+        return bool(self._server.should_exit)
+
+    @should_exit.setter
+    def should_exit(self, value: bool) -> None:
+        self._server.should_exit = value
+
+    async def serve(self, sockets: list[Any]) -> None:
+        await self._server.serve(sockets=sockets)

@@ -1,0 +1,116 @@
+"""``switchboard serve`` as a user runs it: a separate process, an mcp SDK client over streamable HTTP with
+the bearer token (lists the ``chat-with-*`` tools, calls one that runs the agent on the loopback LLM and the
+real mcp-server-time), 401 without the token, and SIGTERM at the end with nothing left running."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
+
+SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
+TOKEN = "test-token-0123456789abcdef"
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def start_serve(home: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "SB_TOKEN": TOKEN}
+    return subprocess.Popen(
+        [SWITCHBOARD, "serve", "--home", str(home), "--token-env", "SB_TOKEN", "--approve", "always"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.mark.integration
+@pytest.mark.asyncio
+async def test_serve_process_answers_an_mcp_client_with_the_token_and_stops_on_sigterm(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    home = tmp_path / "h"
+    (home / "config" / "agents").mkdir(parents=True)
+    (home / "config" / "agents" / "researcher.md").write_text(
+        "---\ndescription: Tells the time\nservers: [switchboard.history, time]\n---\nYou research.\n"
+    )
+    (home / "config" / "settings.json").write_text(
+        json.dumps({"provider": {"base_url": llm_server.url, "model": "m", "dialect": "openai"}})
+    )
+    (home / "config" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}})
+    )
+    llm_server.enqueue(
+        tool_call_reply([("t1", "mcp__time__get_current_time", {"timezone": "UTC"})]),
+        text_reply("It is noon in UTC."),
+    )
+    proc = start_serve(home)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()  # the first line is the URL
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp"), (url, proc.stderr and proc.stderr.read())
+
+        async with httpx.AsyncClient() as plain:
+            refused = await plain.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
+        assert refused.status_code == 401 and "Bearer" in refused.headers["www-authenticate"]
+
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert tools == {"chat-with-assistant", "chat-with-researcher"}
+            result = await client.call_tool("chat-with-researcher", {"prompt": "What time is it in UTC?"})
+        assert not result.is_error, result
+        assert result.content[0].text == "It is noon in UTC."  # type: ignore[union-attr]
+        researcher = llm_server.requests[0].json
+        assert {t["function"]["name"] for t in researcher["tools"]} >= {"mcp__time__get_current_time"}
+        assert "save_artifact" not in {t["function"]["name"] for t in researcher["tools"]}
+        tool_message = llm_server.requests[1].json["messages"][-1]
+        assert tool_message["role"] == "tool" and "UTC" in tool_message["content"]  # the real time server ran
+
+        children = children_of(proc.pid)
+        assert children  # the time server runs under serve
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0, proc.stderr.read() if proc.stderr else ""
+        assert not [pid for pid in children if alive(pid)]  # nothing left running
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
