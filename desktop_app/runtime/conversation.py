@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from desktop_app.runtime.attachments import AttachmentLimits
+from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, ToolSpec
 from desktop_app.runtime.settings import ProviderSettings
+from desktop_app.runtime.tool_digest import digest
 
 
 class ToolTarget(Protocol):
@@ -81,6 +83,8 @@ class Conversation:
         self.active_run = active_run
         self.provider = provider
         """The provider this conversation keeps (``None``: the runtime's default)."""
+        self.usage = TokenUsage()
+        """The token usage of all its runs (the store's totals when it was reopened), see ``runtime.usage``."""
 
     @property
     def messages(self) -> list[Message]:
@@ -113,6 +117,8 @@ class RunOptions:
     supports_images: bool | None = None
     """``False``: images go through the vision provider (or the run is refused); ``None``/``True``: sent."""
     vision_model: str = ""
+    tool_result_replay_limit: int = 0
+    """Tool results longer than this many characters go to the model as a head/tail digest (0: never)."""
     attachment_limits: AttachmentLimits = field(default_factory=AttachmentLimits)
 
 
@@ -148,8 +154,13 @@ def wire_messages(messages: Sequence[Message]) -> tuple[Message, ...]:
                 to_wire[call.id] = wire
                 calls.append(call.model_copy(update={"id": wire, "wire_id": ""}))
             out.append(message.model_copy(update={"tool_calls": tuple(calls)}))
-        elif isinstance(message, ToolMessage) and message.tool_call_id in to_wire:
-            out.append(message.model_copy(update={"tool_call_id": to_wire[message.tool_call_id]}))
+        elif isinstance(message, ToolMessage):
+            update: dict[str, Any] = {}
+            if message.tool_call_id in to_wire:
+                update["tool_call_id"] = to_wire[message.tool_call_id]
+            if message.replay_limit:  # an oversized result: the request gets its digest (the store keeps it all)
+                update["content"] = digest(message.content, message.replay_limit)
+            out.append(message.model_copy(update=update) if update else message)
         else:
             out.append(message)
     return tuple(out)

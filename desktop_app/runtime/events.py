@@ -30,6 +30,19 @@ class TokenUsage(BaseModel):
     """Anthropic: of the missed prompt tokens, those written to the cache (billed at a premium)."""
 
 
+class ConversationUsage(BaseModel):
+    """A conversation's usage so far (every run, also those of earlier processes), on ``RunFinished``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tokens: TokenUsage
+    cache_hit_rate: float | None = None
+    """Percent of prompt tokens served from the provider's cache (``None``: no cache counts reported)."""
+    cost_usd: float | None = None
+    """Estimated from the presets' list prices; ``None`` when the model's price is not known."""
+    model: str = ""
+
+
 class RetryInfo(BaseModel):
     """Why and when a request or a stream will be tried again."""
 
@@ -144,6 +157,8 @@ class ToolResult(_ToolEvent):
     media: list[dict[str, Any]] = Field(default_factory=list)
     """Image and embedded-resource content blocks (MCP shape: ``{"type": "image", "mimeType", "data"}``,
     ``{"type": "resource", "resource": {...}}``), for the UI to show inline; ``text`` summarizes them."""
+    replay_limit: int = 0
+    """The model gets the result as a head/tail digest of this many characters (0: whole); ``text`` is whole."""
 
 
 class HookNoticeEvent(_Event):
@@ -182,6 +197,8 @@ class RunFinished(_Event):
     kind: Literal["run_finished"] = "run_finished"
     reason: Literal["end_turn", "max_tokens", "content_filter", "tool_round_limit", "cancelled"] = "end_turn"
     content: str = ""
+    conversation_usage: ConversationUsage | None = None
+    """The conversation's token totals, cache hit rate and estimated cost (set by the runtime)."""
 
 
 PromotionReason = Literal["search", "direct_call", "restored"]

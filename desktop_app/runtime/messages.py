@@ -125,6 +125,9 @@ class ToolMessage(_Model):
     tool_call_id: str
     content: str
     is_error: bool = False
+    replay_limit: int = 0
+    """Requests send ``content`` as a head/tail digest of this many characters (0: verbatim); decided once,
+    when the result was recorded, so every later request repeats it (see ``tool_digest``)."""
 
 
 Message = Annotated[

@@ -65,6 +65,7 @@ from desktop_app.runtime.providers.base import (
     UsageChunk,
 )
 from desktop_app.runtime.providers.error_text import raw_details
+from desktop_app.runtime.tool_digest import replay_limit_for
 
 Emit = Callable[[ev.Event], None]
 CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
@@ -465,10 +466,12 @@ class RunLoop:
         """Record a tool's result (event + message for the model); ``note`` is the loop's own remark;
         ``hooks`` are the hook notices of the call (stored with it); ``media`` its image and embedded
         resource blocks, for the UI to show (the model reads their one-line summaries in ``text``)."""
+        full = note + (text if text or structured is None else json.dumps(structured))
         self._emit(
             ev.ToolResult(
                 **self._ids,
                 tool_call_id=call.id,
+                replay_limit=replay_limit_for(full, self._options.tool_result_replay_limit),
                 server=server,
                 tool=tool,
                 text=note + text,
@@ -481,7 +484,10 @@ class RunLoop:
         )
         body = text if text or structured is None else json.dumps(structured)  # structured-only: JSON for the model
         content = note + body
-        self._conv.messages.append(ToolMessage(tool_call_id=call.id, content=content, is_error=is_error))
+        limit = replay_limit_for(content, self._options.tool_result_replay_limit)
+        self._conv.messages.append(
+            ToolMessage(tool_call_id=call.id, content=content, is_error=is_error, replay_limit=limit)
+        )
 
     # -- lifecycle hooks fired by the loop (tool hooks run inside Host.call) ---------------------------
 

@@ -346,6 +346,7 @@ class Runtime:
         self._publish(event)
 
     def _publish(self, event: ev.Event) -> None:
+        event = self._account(event)
         event = redact_event(event)  # the one redaction step before the store, the UI and the CLI see it
         if isinstance(event, ev.Error):
             log.warning("run %s failed (%s): %s", event.run_id, event.code, event.message)
@@ -354,6 +355,23 @@ class Runtime:
                 listener(event)
             except Exception:  # a broken listener must not break the run or the other listeners
                 log.exception("event listener failed on %s", event.kind)
+
+    def _account(self, event: ev.Event) -> ev.Event:
+        """Add ``Usage`` to the conversation's totals; put the totals, hit rate and cost on ``RunFinished``."""
+        from desktop_app.runtime.usage import add_usage, summarize
+
+        conv = self._conversations.get(event.conversation_id) if isinstance(event, ev.Usage | ev.RunFinished) else None
+        if conv is None:
+            return event
+        if isinstance(event, ev.Usage):
+            conv.usage = add_usage(conv.usage, event.usage)
+            return event
+        chosen = self.conversation_provider(conv.id)
+        return event.model_copy(update={"conversation_usage": summarize(conv.usage, chosen.base_url, chosen.model)})
+
+    def set_conversation_usage(self, conversation_id: str, usage: ev.TokenUsage) -> None:
+        """Start a reopened conversation's usage totals from what the store recorded of its earlier runs."""
+        self.conversation(conversation_id).usage = usage
 
     # -- conversations and runs ------------------------------------------------------------------------
 
@@ -456,6 +474,7 @@ class Runtime:
         options = RunOptions(
             model=chosen.model,
             max_tool_rounds=self._settings.max_tool_rounds,
+            tool_result_replay_limit=self._settings.tool_result_replay_limit,
             thinking=chosen.thinking,
             reasoning_effort=chosen.reasoning_effort,
             supports_images=chosen.takes_images,

@@ -191,6 +191,12 @@ class Settings(BaseModel):
     max_tool_rounds: int = Field(
         25, ge=1, title="Tool rounds per turn", description="Tool rounds per user turn before the run pauses"
     )
+    tool_result_replay_limit: int = Field(
+        24_000,
+        ge=0,
+        title="Tool result size sent to the model",
+        description="Longer tool results reach the model as their head and tail (characters; 0: always whole)",
+    )
     system_prompt: str = Field(
         "",
         title="System prompt",

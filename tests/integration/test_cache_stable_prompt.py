@@ -53,6 +53,11 @@ def test_thirty_turns_one_process_each_keep_an_exact_prefix(llm_server: Scripted
         (only,) = {e["conversation_id"] for e in events_of(proc.stdout)}
         conversation = conversation or only
         assert only == conversation  # every turn continued the first conversation
+    final = events_of(proc.stdout)[-1]
+    assert final["kind"] == "run_finished"
+    summary = final["conversation_usage"]  # the totals of all 30 processes' runs (10 + 5 per answer)
+    assert summary["tokens"]["total_tokens"] == 15 * TURNS and summary["tokens"]["prompt_tokens"] == 10 * TURNS
+    assert summary["cost_usd"] is None  # the loopback server's model has no known price: tokens only
     assert llm_server.pending == 0
     bodies = [r.json for r in llm_server.requests]
     assert len(bodies) == TURNS + TURNS // 3 + TURNS // 6

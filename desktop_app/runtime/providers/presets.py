@@ -7,10 +7,24 @@ module probes them. Custom is the empty preset for any other OpenAI-compatible e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from urllib.parse import urlsplit
 
 from desktop_app.runtime.settings import Dialect
+
+
+@dataclass(frozen=True)
+class Price:
+    """What a model costs, in US dollars per million tokens: fresh input, cached input and output."""
+
+    input: float
+    cached_input: float
+    output: float
+
+
+NO_PRICES: Mapping[str, Price] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -30,13 +44,30 @@ class Preset:
     needs_key: bool = True
     models_need_key: bool = False
     note: str = ""
+    prices: Mapping[str, Price] = field(default_factory=lambda: NO_PRICES)
+    """List prices per model name (a dated snapshot such as ``claude-sonnet-4-5-20250929`` matches its
+    name's prefix); a model not listed has no known price, and only its tokens are shown."""
 
     @property
     def label(self) -> str:
         return f"{self.name} (local)" if self.local else self.name
 
 
-OPENAI = Preset("openai", "OpenAI", "https://api.openai.com/v1", "openai", ("gpt-4o-mini", "gpt-4o"))
+OPENAI = Preset(
+    "openai",
+    "OpenAI",
+    "https://api.openai.com/v1",
+    "openai",
+    ("gpt-4o-mini", "gpt-4o"),
+    prices=MappingProxyType(
+        {
+            "gpt-4o-mini": Price(0.15, 0.075, 0.60),
+            "gpt-4o": Price(2.50, 1.25, 10.00),
+            "gpt-4.1-mini": Price(0.40, 0.10, 1.60),
+            "gpt-4.1": Price(2.00, 0.50, 8.00),
+        }
+    ),
+)
 DEEPSEEK = Preset(
     "deepseek",
     "DeepSeek",
@@ -44,6 +75,7 @@ DEEPSEEK = Preset(
     "deepseek",
     ("deepseek-chat", "deepseek-reasoner"),
     note="deepseek-reasoner always thinks; deepseek-chat thinks when Thinking is on.",
+    prices=MappingProxyType({"deepseek-chat": Price(0.28, 0.028, 0.42), "deepseek-reasoner": Price(0.28, 0.028, 0.42)}),
 )
 ANTHROPIC = Preset(
     "anthropic",
@@ -53,6 +85,13 @@ ANTHROPIC = Preset(
     ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
     models_need_key=True,
     note="Type any model name; fetching the list needs your API key.",
+    prices=MappingProxyType(
+        {
+            "claude-sonnet-4-5": Price(3.00, 0.30, 15.00),
+            "claude-opus-4-1": Price(15.00, 1.50, 75.00),
+            "claude-haiku-4-5": Price(1.00, 0.10, 5.00),
+        }
+    ),
 )
 OPENROUTER = Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "openai")
 OLLAMA = Preset("ollama", "Ollama", "http://127.0.0.1:11434/v1", "openai", local=True, needs_key=False)
@@ -101,6 +140,16 @@ def match_preset(base_url: str) -> Preset:
     return CUSTOM
 
 
+def model_price(base_url: str, model: str) -> Price | None:
+    """The list price of ``model`` at ``base_url``'s preset, ``None`` when it is not known (custom and local
+    endpoints, unlisted models). The longest listed name that ``model`` starts with wins."""
+    prices = match_preset(base_url).prices
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name + "-")]
+    return prices[max(matches, key=len)] if matches else None
+
+
 __all__ = [
     "ANTHROPIC",
     "CUSTOM",
@@ -112,7 +161,9 @@ __all__ = [
     "OPENROUTER",
     "PRESETS",
     "Preset",
+    "Price",
     "key_required",
     "match_preset",
+    "model_price",
     "preset",
 ]

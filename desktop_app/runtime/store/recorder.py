@@ -310,6 +310,8 @@ class Recorder:
             payload["hooks"] = [notice.model_dump(mode="json") for notice in event.hooks]
         if event.meta:
             payload["meta"] = event.meta
+        if event.replay_limit:  # the model got a digest: a reopened conversation sends the same one
+            payload["replay_limit"] = event.replay_limit
         with self.store.transaction():
             message_id = self.store.add_message(state.conversation_id, "tool", run_id=state.run_id, status="complete")
             self.store.add_part(message_id, "tool_result", event.text, payload=payload, tool_call_id=event.tool_call_id)

@@ -116,8 +116,12 @@ def _tool_message(message: StoredMessage) -> ToolMessage | None:
             payload = part.payload or {}
             structured = payload.get("structured")
             content = part.text if part.text else json.dumps(structured) if structured is not None else ""
+            limit = payload.get("replay_limit")
             return ToolMessage(
-                tool_call_id=part.tool_call_id or "", content=content, is_error=bool(payload.get("is_error"))
+                tool_call_id=part.tool_call_id or "",
+                content=content,
+                is_error=bool(payload.get("is_error")),
+                replay_limit=limit if isinstance(limit, int) and limit > 0 else 0,
             )
     return None
 

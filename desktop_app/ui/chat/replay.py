@@ -274,6 +274,11 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         return messages
 
     runtime.load_conversation(conversation_id, history)
+    set_usage = getattr(runtime, "set_conversation_usage", None)
+    if set_usage is not None:  # the conversation footer's totals go on from the stored runs' usage
+        from desktop_app.runtime.usage import sum_usage_rows
+
+        set_usage(conversation_id, sum_usage_rows(store.usage(conversation_id)))
     transcript = read_transcript(store, conversation_id)
     view.load_transcript(transcript)
     info = store.get_conversation(conversation_id)

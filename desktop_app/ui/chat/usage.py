@@ -33,6 +33,9 @@ class UsageFooter(QLabel):
         self.setFont(font)
         self.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         self.totals: dict[str, int] = {}
+        self._turn_text = ""
+        self.conversation_text = ""
+        """The conversation's totals line under the turn's (hit rate, estimated cost), set when the run ends."""
 
     def add(self, usage: ev.TokenUsage) -> None:
         for key, value in usage.model_dump().items():
@@ -44,12 +47,23 @@ class UsageFooter(QLabel):
         rate = cache_hit_rate(self.totals)
         if rate is not None:
             text += f" · cache hit {rate:.0f} %"
-        self.setText(text)
+        self._turn_text = text
+        self._show()
         if rate is not None:
             self.setToolTip(
                 f"{self.totals['cache_hit_tokens']} prompt tokens came from the provider's cache"
                 f" ({self.totals['cache_miss_tokens']} missed)"
             )
+
+    def set_conversation(self, summary: ev.ConversationUsage) -> None:
+        """Show the conversation's totals (all its runs) as a second line, with the estimated cost if known."""
+        from desktop_app.runtime.usage import describe
+
+        self.conversation_text = "Conversation: " + describe(summary)
+        self._show()
+
+    def _show(self) -> None:
+        self.setText("\n".join(t for t in (self._turn_text, self.conversation_text) if t))
 
 
 def cache_hit_rate(totals: dict[str, int]) -> float | None:

@@ -473,6 +473,8 @@ class ChatView(QScrollArea):
         if not self._turn_answered and event.content:  # an answer that arrived without deltas
             self._on_content_appended(event.content)
         self.end_segment()
+        if event.conversation_usage is not None and self.footer is not None:
+            self.footer.set_conversation(event.conversation_usage)
         if event.reason == "cancelled":
             waiting = self.pending_cards()
             for card in waiting:

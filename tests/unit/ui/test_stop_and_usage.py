@@ -55,7 +55,10 @@ def test_footer_from_the_loopback_stream_with_deepseek_cache_counts(qtbot, qloop
         qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: not win.controller.busy, timeout=5000)
         [footer] = [b for b in win.view.blocks() if isinstance(b, UsageFooter)]
-        assert footer.text() == "400 prompt · 7 completion tokens · cache hit 75 %"
+        assert footer.text() == (
+            "400 prompt · 7 completion tokens · cache hit 75 %\n"
+            "Conversation: 400 prompt · 7 completion tokens · cache hit 75 %"  # no known price: tokens only
+        )
     finally:
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
@@ -96,3 +99,18 @@ def test_stop_keeps_the_partial_answer_marked_stopped(qtbot, qloop, llm_server, 
         gate.open()
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
+
+
+def test_footer_shows_the_conversation_totals_and_estimated_cost(qtbot) -> None:
+    from desktop_app.runtime import events as ev
+    from desktop_app.runtime.usage import summarize
+
+    footer = UsageFooter()
+    qtbot.addWidget(footer)
+    footer.add(ev.TokenUsage(prompt_tokens=1200, completion_tokens=80, cache_hit_tokens=1000, cache_miss_tokens=200))
+    totals = ev.TokenUsage(prompt_tokens=52_000, completion_tokens=3_000, cache_hit_tokens=48_000,
+                           cache_miss_tokens=4_000)  # fmt: skip
+    footer.set_conversation(summarize(totals, "https://api.deepseek.com", "deepseek-chat"))
+    turn, conversation = footer.text().split("\n")
+    assert turn == "1.2k prompt · 80 completion tokens · cache hit 83 %"
+    assert conversation == "Conversation: 52.0k prompt · 3.0k completion tokens · cache hit 92 % · ≈ $0.0037"
