@@ -204,6 +204,10 @@ class _Replayer:
 def replay_transcript(view: ChatView, transcript: Transcript) -> None:
     """Append the stored conversation to ``view`` (call ``view.clear()`` first to replace what it shows)."""
     _Replayer(view, transcript).run()
+    last = transcript.messages[-1] if transcript.messages else None
+    run = transcript.runs.get(last.run_id) if last is not None and last.run_id else None
+    if run is not None and run.status in ("failed", "interrupted", "cancelled"):
+        view.add_retry_run()  # the last run did not finish: Retry, as after a live failure
     view.last_answer = None  # a stop of the next run must not mark a replayed answer as partial
     view.footer = None  # the next run gets its own usage footer
 

@@ -133,3 +133,33 @@ def test_edit_and_resend_keeps_the_old_version_switchable_after_a_restart(qtbot,
         _wait(qtbot, qloop, runtime2.aclose())
         recorder2.close()
         store2.close()
+
+
+def test_a_run_interrupted_by_a_crash_offers_retry_after_the_restart(qtbot, qloop, tmp_path):
+    path = tmp_path / "switchboard.db"
+    store1 = Store.open(path)
+    cid = store1.create_conversation(title="cut")
+    store1.start_run("r1", cid)
+    store1.add_part(store1.add_message(cid, "user", run_id="r1", status="complete"), "text", "Tell me a story")
+    store1.add_part(store1.add_message(cid, "assistant", run_id="r1", status="streaming"), "text", "Once upon")
+    store1.close()  # the app died mid-stream
+
+    store2 = Store.open(path)
+    assert store2.mark_interrupted_runs() == 1
+    provider = FakeProvider([answer("Once upon a time, a whole story.")])
+    runtime = _runtime(provider, FakeHost())
+    recorder = attach_store(runtime, store2)
+    win = _window(qtbot, runtime, store2)
+    try:
+        win.open_conversation(cid)
+        row = win.view.retry_run_row
+        assert row is not None and row.isVisible()
+        qtbot.mouseClick(row.findChild(type(win.composer.button), "retryRunButton"), Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy and bool(_of(win, AnswerBlock)), timeout=5000)
+        assert [a.text for a in _of(win, AnswerBlock)] == ["Once upon a time, a whole story."]
+        assert [m.role for m in store2.messages(cid)] == ["user", "assistant"]
+    finally:
+        win.close()
+        _wait(qtbot, qloop, runtime.aclose())
+        recorder.close()
+        store2.close()
