@@ -28,7 +28,7 @@ from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_re
 from tests.support.synthetic_tools import add_servers
 
 PINS: dict[str, dict[str, Any]] = {
-    "srv00": {"pinned": ["tool_000", "tool_001"]},
+    "srv00": {"pinned": ["tool_000", "tool_001"], "excludedTools": ["tool_002"]},
     "srv07": {"excludedTools": ["tool_000"]},
 }
 PINNED = ["mcp__srv00__tool_000", "mcp__srv00__tool_001"]
@@ -76,6 +76,7 @@ async def test_thousand_tools_search_promote_and_reopen(llm_server: ScriptedLLMS
         conversation = runtime.new_conversation()
         outcome = await runtime.run(conversation, "use a weather tool")
         messages = list(runtime.conversation(conversation).messages)
+        catalog = runtime.deferral.catalog()  # type: ignore[union-attr]
     finally:
         await runtime.aclose()
     assert outcome.status == "finished" and outcome.content == "Done."
@@ -86,8 +87,11 @@ async def test_thousand_tools_search_promote_and_reopen(llm_server: ScriptedLLMS
     assert sorted(first) == sorted(["tool_search", *PINNED])  # 1,000 tools, three schemas
     block = system_text(bodies[0])
     assert "<available-deferred-tools>" in block and "[server: srv00]" in block
-    assert "more tool(s) omitted\n</available-deferred-tools>" in block  # 997 tools do not fit in 4,000 chars
-    assert "mcp__srv07__tool_000" not in block  # excluded: never offered
+    assert "more tool(s) omitted\n</available-deferred-tools>" in block  # 996 tools do not fit in 4,000 chars
+    # srv00 is listed before the 4,000-character cut: its excluded tool is left out, its next tool is there.
+    assert "  mcp__srv00__tool_002 — " not in block and "  mcp__srv00__tool_003 — " in block
+    assert "mcp__srv07__tool_000" not in catalog and "mcp__srv07__tool_001" in catalog  # excluded: never offered
+    assert len(catalog) == 1000 - 2 - 2  # two pinned (loaded), two excluded
     assert "mcp__srv00__tool_000" not in block  # pinned: loaded, not deferred
 
     # tool_search promoted the two matches (in catalog order), appended after the first list.

@@ -104,23 +104,30 @@ def test_tray_menu_pauses_resumes_and_quits_the_real_app(qtbot, qloop, llm_serve
         host = app.assembly.host
         assert len(_time_servers_of(os.getpid())) == 1
 
-        shell.tray.pause_action.trigger()  # Pause all servers
+        # The tray icon's own menu, in order; each step below triggers the entry the user would click.
+        menu = shell.tray.icon.contextMenu()
+        assert menu is not None
+        entries = {a.text(): a for a in menu.actions() if not a.isSeparator()}
+        assert list(entries) == ["&Quick prompt", "&Open Switchboard", "&Pause all servers", "&Quit"]
+
+        entries["&Pause all servers"].trigger()
         qtbot.waitUntil(lambda: state() == "stopped" and not _time_servers_of(os.getpid()), timeout=15_000)
         assert host.paused and shell.tray.pause_action.text() == "&Resume servers"
         outcome = _await(qtbot, qloop, host.call("time", "get_current_time", {"timezone": "UTC"}))
         assert outcome.is_error and "paused" in outcome.text
         assert "time" in window.servers_dock.panel.rows and state() == "stopped"
 
-        shell.tray.pause_action.trigger()  # Resume servers
+        [resume] = [a for a in menu.actions() if a.text() == "&Resume servers"]  # the same entry, relabelled
+        resume.trigger()
         qtbot.waitUntil(lambda: state() == "ready", timeout=30_000)
-        assert not host.paused and shell.tray.pause_action.text() == "&Pause all servers"
+        assert not host.paused and resume.text() == "&Pause all servers"
         assert len(_time_servers_of(os.getpid())) == 1
         outcome = _await(qtbot, qloop, host.call("time", "get_current_time", {"timezone": "UTC"}), timeout=30_000)
         assert not outcome.is_error
 
         store = app.assembly.store
         assert store is not None
-        shell.tray.quit_action.trigger()  # Quit
+        entries["&Quit"].trigger()
         qtbot.waitUntil(run.done, timeout=30_000)
         assert run.result() == 0
         assert state() == "stopped" and not _time_servers_of(os.getpid())
