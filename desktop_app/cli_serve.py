@@ -130,7 +130,7 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
         catalog = runtime.agents
         assert catalog is not None  # assemble attaches the agents
-        mcp = make_http_host(host, catalog, runtime.policy, ask if has_terminal else None)
+        mcp = make_http_host(host, catalog, runtime.policy, ask if has_terminal else None, runtime=runtime)
         port = sock.getsockname()[1]
         config = uvicorn.Config(http_app(mcp, token), log_level="warning", lifespan="on", access_log=False)
         server = _Server(config)

@@ -16,13 +16,15 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 
 from desktop_app import __version__
 from desktop_app.runtime.agents.definitions import AgentCatalog
+from desktop_app.runtime.agents.progress import ProgressTracker
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
-from desktop_app.runtime.agents.server import AgentAttachment
+from desktop_app.runtime.agents.server import AgentAttachment, requested_conversation
 from desktop_app.runtime.approvals import ApprovalPolicy
 
 LOOPBACK = "127.0.0.1"
@@ -60,25 +62,43 @@ async def decide(policy: ApprovalPolicy, ask: AskApproval | None, tool: str, arg
     return None if approved else f"Switchboard denied '{tool}': {reason or 'the user said no'}."
 
 
+RESOURCE_BASE = "switchboard://conversations/{conversation_id}/"
+HISTORY = "chat-history"
+PROGRESS = "chat-progress"
+PENDING = "pending-elicitation"
+
+
+def resource_uri(conversation_id: str, what: str) -> str:
+    """The URI of a conversation's ``chat-history``, ``chat-progress`` or ``pending-elicitation``."""
+    return RESOURCE_BASE.format(conversation_id=conversation_id) + what
+
+
 def make_http_host(
     host: Any,
     catalog: AgentCatalog,
     policy: ApprovalPolicy,
     ask: AskApproval | None = None,
+    runtime: Any = None,
 ) -> MCPServer:
-    """The served ``MCPServer``: one ``chat-with-<agent>`` tool per agent, each through ``host.call``."""
+    """The served ``MCPServer``: one ``chat-with-<agent>`` tool per agent, each through ``host.call``; with
+    ``runtime``, each conversation's ``chat-history``, ``chat-progress`` and ``pending-elicitation`` as
+    resources, whose updates reach clients that listen to them (``subscriptions/listen``, 2026-07-28)."""
+    bus = InMemorySubscriptionBus()
     server = MCPServer(
         "switchboard",
         version=__version__,
         log_level="WARNING",
         instructions="Switchboard's agents: call chat-with-<agent> with a prompt; it answers with its final reply.",
+        subscriptions=bus,
     )
+    if runtime is not None:
+        _add_resources(server, runtime, bus)
     for name in catalog.names():
         definition = catalog.agents[name]
         tool = f"{TOOL_PREFIX}{name}"
 
         def bind(name: str = name, tool: str = tool) -> Callable[..., Awaitable[str]]:
-            async def chat(prompt: str, attachments: list[AgentAttachment | str] | None = None) -> str:
+            async def chat(prompt: str, ctx: Context, attachments: list[AgentAttachment | str] | None = None) -> str:
                 arguments: dict[str, Any] = {"prompt": prompt}
                 if attachments:
                     arguments["attachments"] = [
@@ -88,7 +108,16 @@ def make_http_host(
                 denied = await decide(policy, ask, tool, arguments)
                 if denied is not None:
                     raise ToolError(denied)
-                outcome = await host.call(agent_server_name(name), tool, arguments)
+                token = None
+                if runtime is not None:  # the client can follow this run from its first token
+                    conversation = runtime.new_conversation(agent=name)
+                    token = requested_conversation.set(conversation)
+                    await ctx.report_progress(0, None, f"{PROGRESS}: {resource_uri(conversation, PROGRESS)}")
+                try:
+                    outcome = await host.call(agent_server_name(name), tool, arguments)
+                finally:
+                    if token is not None:
+                        requested_conversation.reset(token)
                 if outcome.is_error:
                     raise ToolError(outcome.text)
                 return str(outcome.text)
@@ -101,6 +130,47 @@ def make_http_host(
             description=f"Chat with the Switchboard agent '{name}': {definition.description or 'an agent'}.",
         )
     return server
+
+
+def _add_resources(server: MCPServer, runtime: Any, bus: InMemorySubscriptionBus) -> None:
+    import asyncio
+
+    pending_publishes: set[asyncio.Task[None]] = set()
+
+    def changed(conversation_id: str) -> None:
+        for what in (PROGRESS, PENDING):
+            task = asyncio.ensure_future(bus.publish(ResourceUpdated(uri=resource_uri(conversation_id, what))))
+            pending_publishes.add(task)
+            task.add_done_callback(pending_publishes.discard)
+
+    tracker = ProgressTracker(changed)
+    runtime.subscribe(tracker)
+
+    def known(conversation_id: str) -> Any:
+        try:
+            return runtime.conversation(conversation_id)
+        except Exception as exc:
+            raise ResourceError(f"There is no conversation {conversation_id!r} in this Switchboard.") from exc
+
+    @server.resource(RESOURCE_BASE + HISTORY, mime_type="application/json", description="The conversation's messages")
+    def chat_history(conversation_id: str) -> str:
+        conversation = known(conversation_id)
+        messages = [m.model_dump(mode="json") for m in conversation.messages]
+        return json.dumps({"conversation_id": conversation_id, "messages": messages}, ensure_ascii=False)
+
+    @server.resource(
+        RESOURCE_BASE + PROGRESS, mime_type="application/json", description="The current run: status, answer so far"
+    )
+    def chat_progress(conversation_id: str) -> str:
+        known(conversation_id)
+        return json.dumps(tracker.progress(conversation_id), ensure_ascii=False)
+
+    @server.resource(
+        RESOURCE_BASE + PENDING, mime_type="application/json", description="The approvals the conversation waits for"
+    )
+    def pending_elicitation(conversation_id: str) -> str:
+        known(conversation_id)
+        return json.dumps(tracker.pending(conversation_id), ensure_ascii=False)
 
 
 class BearerAuth:

@@ -4,6 +4,7 @@ real mcp-server-time), 401 without the token, and SIGTERM at the end with nothin
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -17,7 +18,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
+from tests.support.llm_server import DONE, Gate, Reply, ScriptedLLMServer, chunk, text_reply, tool_call_reply
 
 SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
 TOKEN = "test-token-0123456789abcdef"
@@ -42,6 +43,49 @@ def alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+async def follow_progress(client: Client, llm_server: ScriptedLLMServer) -> list[dict[str, object]]:
+    """Call the researcher while its answer streams (held at a gate) and follow its ``chat-progress``."""
+    gate = Gate()
+    llm_server.enqueue(
+        Reply(steps=[chunk(content="Half "), gate, chunk(content="and whole."), chunk(finish_reason="stop"), DONE])
+    )
+    announced: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        if message and message.startswith("chat-progress: ") and not announced.done():
+            announced.set_result(message.removeprefix("chat-progress: "))
+
+    call = asyncio.ensure_future(
+        client.call_tool("chat-with-researcher", {"prompt": "Stream it"}, progress_callback=on_progress)
+    )
+    uri = await asyncio.wait_for(announced, 30)
+    assert uri.startswith("switchboard://conversations/") and uri.endswith("/chat-progress")
+    seen: list[dict[str, object]] = []
+
+    async def read() -> dict[str, object]:
+        contents = (await client.read_resource(uri)).contents
+        state: dict[str, object] = json.loads(contents[0].text)  # type: ignore[union-attr]
+        seen.append(state)
+        return state
+
+    async with client.listen(resource_subscriptions=[uri]) as subscription:
+        assert uri in subscription.honored.resource_subscriptions  # type: ignore[operator]
+        state = await read()
+        events = aiter(subscription)
+        while state["content"] != "Half ":  # the first delta, before the gate
+            await asyncio.wait_for(anext(events), 30)
+            state = await read()
+        assert state["status"] == "running"
+        gate.open()  # the rest of the answer streams now
+        while state["status"] == "running":
+            await asyncio.wait_for(anext(events), 30)
+            state = await read()
+    result = await asyncio.wait_for(call, 30)
+    assert not result.is_error and result.content[0].text == "Half and whole."  # type: ignore[union-attr]
+    assert (state["status"], state["content"]) == ("end_turn", "Half and whole.")
+    return seen
 
 
 def start_serve(home: Path) -> subprocess.Popen[str]:
@@ -94,11 +138,13 @@ async def test_serve_process_answers_an_mcp_client_with_the_token_and_stops_on_s
             tools = {t.name for t in (await client.list_tools()).tools}
             assert tools == {"chat-with-assistant", "chat-with-researcher"}
             result = await client.call_tool("chat-with-researcher", {"prompt": "What time is it in UTC?"})
+            progress = await follow_progress(client, llm_server)
         assert not result.is_error, result
         assert result.content[0].text == "It is noon in UTC."  # type: ignore[union-attr]
         researcher = llm_server.requests[0].json
         assert {t["function"]["name"] for t in researcher["tools"]} >= {"mcp__time__get_current_time"}
         assert "save_artifact" not in {t["function"]["name"] for t in researcher["tools"]}
+        assert progress[0]["status"] == "running" and progress[-1]["status"] == "end_turn"  # read while it streamed
         tool_message = llm_server.requests[1].json["messages"][-1]
         assert tool_message["role"] == "tool" and "UTC" in tool_message["content"]  # the real time server ran
 

@@ -38,6 +38,12 @@ AGENT_CALL_TIMEOUT = 24 * 3600.0
 agent_chain: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("switchboard_agent_chain", default=())
 """The agents whose runs enclose the current code, outermost first (empty outside any agent call)."""
 
+requested_conversation: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "switchboard_agent_conversation", default=None
+)
+"""A conversation made ready for the next ``chat-with-`` call (by the HTTP host, so that its client can follow
+the run's ``chat-progress`` from the start); taken by that call only, never by the calls nested in it."""
+
 
 class AgentAttachment(BaseModel):
     """An attachment as nanobot's ``ChatInputSchema`` has it: a URL (``file://`` or a local path here)."""
@@ -112,7 +118,7 @@ class AgentRunner:
                 outcome = start.blocking_outcome
                 why = outcome.explanation() if outcome is not None else ""
                 raise ToolError(f"A SubagentStart hook blocked agent '{agent}': {why or 'no reason given'}.")
-        child = self.runtime.new_conversation(agent=agent)
+        child = self._take_conversation(agent)
         parent_run = self._parent_run(session)
         if parent is not None and parent_run is not None:
             self.runtime.notify(
@@ -127,9 +133,11 @@ class AgentRunner:
                 )
             )
         token = agent_chain.set((*chain, agent) if chain else (agent,))
+        taken = requested_conversation.set(None)
         try:
             result = await self.runtime.run(child, prompt, attachments=files)
         finally:
+            requested_conversation.reset(taken)
             agent_chain.reset(token)
         if parent is not None and parent_run is not None:
             self.runtime.notify(
@@ -152,6 +160,13 @@ class AgentRunner:
             why = f": {result.error}" if result.error else ""
             raise ToolError(f"Agent '{agent}' did not finish ({result.status}{why}). {result.content}".strip())
         return result.content or f"(agent '{agent}' finished without an answer)"
+
+    def _take_conversation(self, agent: str) -> str:
+        """The conversation prepared for this call (when it is ``agent``'s and idle), else a new one."""
+        ready = requested_conversation.get()
+        if ready is not None and self.runtime.conversation_agent(ready) == agent and not self.runtime.is_running(ready):
+            return ready
+        return self.runtime.new_conversation(agent=agent)
 
     def _parent_run(self, conversation_id: str) -> str | None:
         if not conversation_id:

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
+from desktop_app.runtime.agents.progress import ProgressTracker
 from desktop_app.runtime.approvals import ApprovalMode, ApprovalPolicy
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
@@ -47,7 +49,7 @@ async def served(mode: ApprovalMode, ask: Any = None, hooks: dict[str, Any] | No
     catalog = AgentCatalog.build(settings)
     runtime.attach_agents(catalog)
     register_agents(host, AgentRunner(runtime, catalog), include_implicit_default=True)
-    return runtime, make_http_host(host, catalog, runtime.policy, ask)
+    return runtime, make_http_host(host, catalog, runtime.policy, ask, runtime=runtime)
 
 
 @pytest.mark.asyncio
@@ -92,3 +94,41 @@ async def test_an_approved_call_runs_the_agent_and_a_blocking_hook_is_what_the_c
         assert result.is_error and "agents are off today" in text, json.dumps(text)
     finally:
         await runtime.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_served_call_names_its_conversation_whose_history_is_a_resource() -> None:
+    runtime, server = await served("always")
+    uris: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        uris.append((message or "").removeprefix("chat-progress: "))
+
+    try:
+        async with Client(server) as client:
+            result = await client.call_tool("chat-with-helper", {"prompt": "help"}, progress_callback=on_progress)
+            assert not result.is_error
+            progress_uri = uris[0]
+            base = progress_uri.removesuffix("chat-progress")
+            history = json.loads((await client.read_resource(base + "chat-history")).contents[0].text)  # type: ignore[union-attr]
+            progress = json.loads((await client.read_resource(progress_uri)).contents[0].text)  # type: ignore[union-attr]
+            pending = json.loads((await client.read_resource(base + "pending-elicitation")).contents[0].text)  # type: ignore[union-attr]
+        assert [(m["role"], m["content"]) for m in history["messages"]] == [("user", "help"), ("assistant", "helped")]
+        assert (progress["status"], progress["content"]) == ("end_turn", "helped")
+        assert pending["approvals"] == []
+    finally:
+        await runtime.aclose()
+
+
+def test_pending_elicitation_lists_approvals_until_they_are_decided() -> None:
+    changed: list[str] = []
+    tracker = ProgressTracker(changed.append)
+    ids = {"conversation_id": "c", "run_id": "r"}
+    tracker(ev.RunStarted(**ids, model="m", prompt="p"))
+    tracker(ev.ApprovalRequired(**ids, tool_call_id="t", server="s", tool="x", arguments={"a": 1}))
+    assert tracker.pending("c")["approvals"] == [
+        {"tool_call_id": "t", "server": "s", "tool": "x", "arguments": {"a": 1}}
+    ]
+    assert tracker.progress("c")["status"] == "running"
+    tracker(ev.ApprovalDecided(**ids, tool_call_id="t", approved=True, source="user"))
+    assert tracker.pending("c")["approvals"] == [] and changed == ["c", "c", "c"]
