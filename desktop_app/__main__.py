@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-HEADLESS_COMMANDS = {"ask", "import-config", "tools", "hooks", "install", "uninstall", "extensions", "serve"}
+HEADLESS_COMMANDS = {"ask", "import-config", "tools", "hooks", "install", "uninstall", "extensions", "serve", "plugins"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -188,10 +188,12 @@ def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
 
     def load() -> Any:
         settings = runtime.settings
+        from desktop_app.runtime.plugins.manage import enabled_skill_roots
+
         roots = skill_roots(
             paths.config_dir / "skills", settings.skills_folders, read_external=settings.skills_read_external
         )
-        return discover(roots)
+        return discover([*roots, *enabled_skill_roots(paths.data_dir, settings.plugins)])
 
     found = load()
     if not found.skills:

@@ -27,6 +27,10 @@ reviews hooks and their trust (see cli_hooks.py).
 
 installs, removes and lists MCP Bundles (see cli_extensions.py).
 
+    switchboard plugins list|install FOLDER|enable ID|disable ID|remove ID
+
+manages plugins (Claude Code layout or whale-plugin.toml; see cli_plugins.py).
+
     switchboard conversations [--json] [--limit N] [--home DIR]
 
 lists the stored conversations, most recent first (see cli_conversations.py).
@@ -112,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli_serve import add_serve_parser
 
     add_serve_parser(sub)
+    from desktop_app.cli_plugins import add_plugins_parser
+
+    add_plugins_parser(sub)
     return parser
 
 
@@ -359,6 +366,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
 
         command = getattr(cli_extensions, f"{ns.command}_command")
         return int(command(ns, out, err))
+    if ns.command == "plugins":
+        from desktop_app.cli_plugins import plugins_command
+
+        return plugins_command(ns, out, err)
     if ns.command == "conversations":
         from desktop_app.cli_conversations import conversations_command
 

@@ -293,6 +293,9 @@ class Settings(BaseModel):
         title="Also read ~/.claude/skills and ~/.agents/skills",
         description="Use the skills you keep for other tools too (read only, never changed)",
     )
+    plugins: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="Installed plugins ({id: {enabled, format, version}}); they install disabled"
+    )
     extensions: dict[str, dict[str, Any]] = Field(
         default_factory=dict,
         description="Installed MCP Bundles ({name: {version, user_config}}); sensitive values are in the keyring",

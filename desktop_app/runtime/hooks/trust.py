@@ -135,6 +135,13 @@ class TrustStore:
         record.pop("trusted_hash", None)
         self._save()
 
+    def forget(self, keys: list[str]) -> None:
+        """Drop every record of these hooks (their source is gone: a removed plugin leaves nothing here)."""
+        if any(key in self._hooks for key in keys):
+            for key in keys:
+                self._hooks.pop(key, None)
+            self._save()
+
     def set_enabled(self, entry: HookEntry, enabled: bool) -> None:
         record = self._hooks.setdefault(entry.key, {})
         record["enabled"] = enabled

@@ -98,6 +98,7 @@ class ServerConfig(BaseModel):
     oauth: bool | OAuthConfig = Field(
         default=False, description="Sign in with the browser (OAuth 2.1); true for dynamic registration."
     )
+    plugin: str | None = Field(default=None, description="The plugin that contributed this server.")
     extension: str | None = Field(
         default=None, description="An installed MCP Bundle: its variables are substituted when it starts."
     )

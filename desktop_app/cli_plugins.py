@@ -1,0 +1,120 @@
+"""``switchboard plugins list|install|enable|disable|remove``: plugins from the terminal.
+
+    switchboard plugins list [--home DIR]
+    switchboard plugins install FOLDER [--home DIR]      (installs disabled)
+    switchboard plugins enable|disable|remove ID [--home DIR]
+
+``enable`` prints what the plugin contributes: its MCP servers (as started), skills, hooks with their trust
+state (plugin hooks stay untrusted until trusted with ``switchboard hooks trust KEY``), prompts, and agents
+(not supported yet). Exit codes: 0 done, 2 no such plugin, a folder that is no plugin, or a bad config file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TextIO
+
+from desktop_app.paths import HOME_ENV, app_paths
+
+EXIT_OK, EXIT_REFUSED = 0, 2
+
+
+def add_plugins_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    plugins = sub.add_parser("plugins", help="Install, enable, disable, remove and list plugins.")
+    plugins.add_argument("action", choices=["list", "install", "enable", "disable", "remove"])
+    plugins.add_argument("target", nargs="?", metavar="FOLDER|ID", help="the plugin folder (install) or its id")
+    plugins.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+
+
+def _hook_states(paths: object, plugin_id: str) -> list[str]:
+    from desktop_app.paths import AppPaths
+    from desktop_app.runtime.hooks.sources import build_runner
+    from desktop_app.runtime.plugins.manage import Places
+
+    assert isinstance(paths, AppPaths)
+    places = Places(paths.data_dir, paths.settings_file, paths.mcp_config_file)
+    hooks_file = places.hooks_file(plugin_id)
+    runner = build_runner(settings_hooks={}, settings_path=None, mcp_config=None, data_dir=paths.data_dir)
+    lines = []
+    for item in runner.review():
+        if item.entry.source.path == hooks_file:
+            match = f" match={item.entry.match}" if item.entry.match else ""
+            lines.append(f"{item.entry.key}  {item.entry.event}{match}  {item.state}  {item.entry.body}")
+    return lines
+
+
+def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> None:
+    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.runtime.plugins.manage import server_name
+    from desktop_app.runtime.plugins.model import Plugin
+
+    assert isinstance(plugin, Plugin)
+    out.write(
+        f"{plugin.id} {plugin.version} ({plugin.format} plugin){' by ' + plugin.author if plugin.author else ''}\n"
+    )
+    if plugin.description:
+        out.write(f"  {terminal_safe(plugin.description)}\n")
+    for name, entry in plugin.servers.items():
+        command = " ".join([str(entry.get("command") or entry.get("url") or ""), *map(str, entry.get("args", []))])
+        out.write(f"  MCP server {server_name(plugin.id, name)}: {terminal_safe(command)}\n")
+    for skill in plugin.skills:
+        out.write(f"  Skill: {skill}\n")
+    for prompt in plugin.prompts:
+        out.write(f"  Prompt: {prompt}\n")
+    for agent in plugin.agents:
+        out.write(f"  Agent: {agent} (not supported yet; ignored)\n")
+    if enabled:
+        for line in _hook_states(paths, plugin.id):
+            out.write(f"  Hook {terminal_safe(line)}\n")
+        if plugin.hooks:
+            out.write("  Plugin hooks run only once trusted: review them, then `switchboard hooks trust KEY`.\n")
+    elif plugin.hook_count:
+        out.write(f"  Hooks: {plugin.hook_count} (untrusted until you trust them)\n")
+    for problem in plugin.problems:
+        out.write(f"  Problem: {terminal_safe(problem)}\n")
+
+
+def plugins_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.plugins import manage
+    from desktop_app.runtime.plugins.model import PluginError
+
+    paths = app_paths(ns.home).ensure()
+    places = manage.Places(paths.data_dir, paths.settings_file, paths.mcp_config_file)
+    if ns.action != "list" and not ns.target:
+        err.write(f"switchboard: plugins {ns.action} needs a {'folder' if ns.action == 'install' else 'plugin id'}\n")
+        return EXIT_REFUSED
+    try:
+        if ns.action == "list":
+            found = manage.installed(places)
+            if not found:
+                out.write("No plugins installed.\n")
+            for plugin_id, (plugin, enabled) in found.items():
+                state = "enabled" if enabled else "disabled"
+                version = plugin.version if plugin is not None else "(files missing)"
+                out.write(f"{plugin_id}\t{version}\t{state}\n")
+        elif ns.action == "install":
+            plugin = manage.install(Path(ns.target), places)
+            describe(out, plugin, paths, enabled=False)
+            out.write(f"Installed {plugin.id}, disabled: enable it with `switchboard plugins enable {plugin.id}`\n")
+        elif ns.action == "enable":
+            plugin = manage.enable(ns.target, places)
+            describe(out, plugin, paths, enabled=True)
+            out.write(f"Enabled {plugin.id}\n")
+        elif ns.action == "disable":
+            manage.disable(ns.target, places)
+            out.write(f"Disabled {ns.target}: its servers and hooks are off\n")
+        else:
+            manage.remove(ns.target, places)
+            out.write(f"Removed {ns.target}: its servers, hooks (and their trust), settings and files\n")
+    except PluginError as exc:
+        err.write(f"switchboard: {exc}\n")
+        return EXIT_REFUSED
+    except ConfigError as exc:
+        err.write(f"switchboard: bad config: {exc}\n")
+        return EXIT_REFUSED
+    return EXIT_OK
+
+
+__all__ = ["add_plugins_parser", "describe", "plugins_command"]

@@ -1,0 +1,170 @@
+"""Reading a plugin folder into what it contributes.
+
+Claude Code's layout: ``.claude-plugin/plugin.json`` (``name`` required; ``version``, ``description``,
+``author``; ``mcpServers``, ``hooks``, ``commands``, ``agents`` as paths or inline objects), ``skills/*/SKILL.md``,
+``hooks/hooks.json`` (``{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", …}]}]}}``),
+``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
+``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
+required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` (Whale's own hook
+format), ``.mcp.json`` or ``mcp.json``, and ``agents/``. Agents are listed as not supported yet.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from desktop_app.runtime.errors import SwitchboardError
+
+CLAUDE_MANIFEST = Path(".claude-plugin") / "plugin.json"
+WHALE_MANIFEST = Path("whale-plugin.toml")
+ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+class PluginError(SwitchboardError):
+    code = "plugin_error"
+
+
+@dataclass
+class Plugin:
+    id: str
+    format: str  # "claude" or "whale"
+    folder: Path
+    version: str = ""
+    description: str = ""
+    author: str = ""
+    servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hooks: dict[str, Any] = field(default_factory=dict)
+    """In Switchboard's (Whale's) hook format, ``${CLAUDE_PLUGIN_ROOT}`` not yet substituted."""
+    skills: list[str] = field(default_factory=list)
+    prompts: list[str] = field(default_factory=list)
+    agents: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def hook_count(self) -> int:
+        return sum(len(v) for v in self.hooks.values() if isinstance(v, list))
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise PluginError(f"{path}: cannot be read as JSON ({exc})") from None
+
+
+def claude_hooks(document: Any, where: str, problems: list[str]) -> dict[str, Any]:
+    """Claude Code's nested hooks (``matcher`` groups) in the flat form the hook runner reads."""
+    hooks = document.get("hooks", document) if isinstance(document, dict) else None
+    if not isinstance(hooks, dict):
+        problems.append(f"{where}: 'hooks' must be an object of events")
+        return {}
+    flat: dict[str, list[dict[str, Any]]] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            problems.append(f"{where}: hooks.{event}: must be a list")
+            continue
+        for gi, group in enumerate(groups):
+            if not isinstance(group, dict):
+                problems.append(f"{where}: hooks.{event}[{gi}]: must be an object")
+                continue
+            matcher = group.get("matcher")
+            inner = group.get("hooks") if "hooks" in group else [group]
+            for hook in inner if isinstance(inner, list) else []:
+                if not isinstance(hook, dict):
+                    continue
+                item = {k: v for k, v in hook.items() if k in ("type", "command", "url", "timeout", "description")}
+                if isinstance(matcher, str) and matcher.strip() not in ("", "*"):
+                    item["match"] = matcher
+                flat.setdefault(str(event), []).append(item)
+    return flat
+
+
+def _servers(document: Any, where: str) -> dict[str, dict[str, Any]]:
+    if document is None:
+        return {}
+    if isinstance(document, dict) and isinstance(document.get("mcpServers"), dict):
+        document = document["mcpServers"]
+    if not isinstance(document, dict) or not all(isinstance(v, dict) for v in document.values()):
+        raise PluginError(f"{where}: must map server names to server objects")
+    return {str(k): dict(v) for k, v in document.items()}
+
+
+def _names(folder: Path, pattern: str) -> list[str]:
+    return sorted(p.parent.name if p.name == "SKILL.md" else p.stem for p in folder.glob(pattern))
+
+
+def read_plugin(folder: Path) -> Plugin:
+    """Read the plugin in ``folder``; a folder that is no plugin, or a broken manifest, raises PluginError."""
+    folder = folder.expanduser().resolve()
+    if (folder / CLAUDE_MANIFEST).is_file():
+        manifest = _json(folder / CLAUDE_MANIFEST)
+        if not isinstance(manifest, dict):
+            raise PluginError(f"{folder / CLAUDE_MANIFEST}: must hold a JSON object")
+        plugin_id = manifest.get("name")
+        fmt = "claude"
+    elif (folder / WHALE_MANIFEST).is_file():
+        try:
+            manifest = tomllib.loads((folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise PluginError(f"{folder / WHALE_MANIFEST}: cannot be read as TOML ({exc})") from None
+        plugin_id = manifest.get("id")
+        fmt = "whale"
+    else:
+        raise PluginError(f"{folder}: not a plugin: there is no {CLAUDE_MANIFEST} or {WHALE_MANIFEST}")
+    where = folder / (CLAUDE_MANIFEST if fmt == "claude" else WHALE_MANIFEST)
+    key = "name" if fmt == "claude" else "id"
+    if not isinstance(plugin_id, str) or not _ID.match(plugin_id):
+        raise PluginError(f"{where}: {key}: required, letters, digits, '.', '_' and '-' (at most 64)")
+    author = manifest.get("author")
+    plugin = Plugin(
+        id=plugin_id,
+        format=fmt,
+        folder=folder,
+        version=str(manifest.get("version", "")),
+        description=str(manifest.get("description", "")),
+        author=str(author.get("name", "")) if isinstance(author, dict) else str(author or ""),
+    )
+    declared = manifest.get("mcpServers")
+    if isinstance(declared, dict):
+        plugin.servers = _servers(declared, f"{where}: mcpServers")
+    else:
+        path = folder / declared if isinstance(declared, str) else None
+        for candidate in [path] if path else [folder / ".mcp.json", folder / "mcp.json"]:
+            if candidate.is_file():
+                plugin.servers = _servers(_json(candidate), str(candidate))
+                break
+    hooks_decl = manifest.get("hooks")
+    hooks_file = folder / hooks_decl if isinstance(hooks_decl, str) else folder / "hooks" / "hooks.json"
+    document = hooks_decl if isinstance(hooks_decl, dict) else _json(hooks_file)
+    if document is not None:
+        if fmt == "claude":
+            plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems)
+        else:
+            hooks = document.get("hooks", {}) if isinstance(document, dict) else {}
+            plugin.hooks = hooks if isinstance(hooks, dict) else {}
+    plugin.skills = _names(folder / "skills", "*/SKILL.md")
+    plugin.prompts = _names(folder / "commands", "*.md")
+    plugin.agents = _names(folder / "agents", "*.md")
+    return plugin
+
+
+def substitute_root(value: Any, root: Path) -> Any:
+    """``value`` with ``${CLAUDE_PLUGIN_ROOT}`` replaced by ``root`` (strings, lists and dicts)."""
+    if isinstance(value, str):
+        return value.replace(ROOT_VARIABLE, str(root))
+    if isinstance(value, list):
+        return [substitute_root(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: substitute_root(v, root) for k, v in value.items()}
+    return value
+
+
+__all__ = ["Plugin", "PluginError", "claude_hooks", "read_plugin", "substitute_root"]
