@@ -88,5 +88,9 @@ def test_tools_command_lists_and_searches(tmp_path: Path) -> None:
     lines = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
     assert lines == ["mcp__many__tool_001", "mcp__many__tool_003"]
     assert "2 of 67 tools match" in proc.stdout and "Deferral on" in proc.stdout
+    proc = run("tools", "+tool_01", home=home)  # the + form, uncapped (tool_search would stop at 5)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
+    assert lines == [f"mcp__many__tool_{n:03d}" for n in range(10, 20)] and "10 of 67 tools match" in proc.stdout
     proc = run("tools", "nothing-like-this", home=home)
     assert proc.returncode == 1 and "0 of 67 tools match" in proc.stdout
