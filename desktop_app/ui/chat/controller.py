@@ -42,6 +42,13 @@ SIGNAL_FOR_KIND = {
 }
 
 
+SUBAGENT_KINDS = frozenset(
+    {"tool_call", "approval_required", "approval_decided", "tool_result", "hook_notice", "tool_progress"}
+)
+"""A sub-agent's events shown in its parent's view (flat, as cards of their own), so its approvals reach the
+user like any other; its streamed text reaches the parent as the ``chat-with-<agent>`` tool's result."""
+
+
 class GrantsLike(Protocol):
     def list(self) -> list[Grant]: ...
 
@@ -130,6 +137,7 @@ class ChatController(QObject):
         self.runtime = runtime
         self.conversation_id = runtime.new_conversation()
         self._busy = False
+        self._subagents: dict[str, str] = {}  # a sub-agent's conversation -> the conversation whose view shows it
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._timer = QTimer(self)
@@ -215,9 +223,16 @@ class ChatController(QObject):
     # -- runtime events ----------------------------------------------------------------------------------
 
     def _on_event(self, event: ev.Event) -> None:
-        if event.conversation_id != self.conversation_id:
-            return
         kind = event.kind
+        if kind == "subagent_started":
+            root = self._subagents.get(event.conversation_id, event.conversation_id)
+            self._subagents[event.child_conversation_id] = root  # nested agents show in the same view
+            return
+        if event.conversation_id != self.conversation_id:
+            if self._subagents.get(event.conversation_id) == self.conversation_id and kind in SUBAGENT_KINDS:
+                self.flush()
+                getattr(self, SIGNAL_FOR_KIND[kind]).emit(event)
+            return
         if kind == "reasoning_delta":
             if self._content:  # keep order: answer text before this reasoning goes out first
                 self.flush()
