@@ -74,3 +74,43 @@ def test_conversation_that_does_not_exist_is_bad_usage(tmp_path: Path) -> None:
     proc = ask("--base-url", "http://127.0.0.1:9/v1", "--conversation", "nope", "hi", home=tmp_path / "h")
     assert proc.returncode == 2
     assert "no conversation 'nope'" in proc.stderr or "nothing to continue" in proc.stderr
+
+
+MANY_TOOLS = Path(__file__).resolve().parents[1] / "support" / "many_tools_server.py"
+
+
+@pytest.mark.integration
+def test_promotions_append_schemas_and_survive_the_next_process(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    """With 60 deferred tools: a search and a direct call promote tools in one process; every request's tool
+    list starts with the previous one's (promotions only append), and the next process, continuing the
+    conversation, sends the same list and the same ``<available-deferred-tools>`` history."""
+    home = tmp_path / "h"
+    (home / "config").mkdir(parents=True)
+    server = {"command": sys.executable, "args": [str(MANY_TOOLS), "many", "60"], "pinned": ["tool_059"]}
+    (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": {"many": server}}), encoding="utf-8")
+    llm_server.enqueue(
+        tool_call_reply([("s1", "tool_search", {"query": "+tool_01 number"})]),
+        text_reply("Found some."),
+        tool_call_reply([("d1", "mcp__many__tool_042", {"text": "hi"})]),
+        text_reply("Called it."),
+        text_reply("Nothing more."),
+    )
+    base = ["--base-url", llm_server.url, "--dialect", "deepseek", "--approve", "always", "--events", "jsonl"]
+    promoted: list[list[str]] = []
+    for turn, prompt in enumerate(["search", "call one", "thanks"]):
+        proc = ask(*base, *(["--conversation", "last"] if turn else []), prompt, home=home)
+        assert proc.returncode == 0, proc.stderr
+        events = [e for e in events_of(proc.stdout) if e["kind"] == "tools_promoted"]
+        promoted += [e["tools"] for e in events if e["reason"] != "restored"]  # a new process restores them
+    assert promoted == [[f"mcp__many__tool_{n:03d}" for n in range(10, 15)], ["mcp__many__tool_042"]]
+    bodies = [r.json for r in llm_server.requests]
+    names = [[t["function"]["name"] for t in body["tools"]] for body in bodies]
+    grew = []
+    for i, (earlier, later) in enumerate(itertools.pairwise(bodies)):
+        before, after = earlier["messages"], later["messages"]
+        assert json.dumps(after[: len(before)]) == json.dumps(before)
+        assert json.dumps(later["tools"][: len(earlier["tools"])]) == json.dumps(earlier["tools"])
+        if len(names[i + 1]) > len(names[i]):
+            grew.append((i + 1, names[i + 1][len(names[i]) :]))
+    assert grew == [(1, promoted[0]), (3, promoted[1])]  # only right after a promotion, and only appended
+    assert "<available-deferred-tools>" in bodies[0]["messages"][0]["content"]
