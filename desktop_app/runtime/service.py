@@ -29,7 +29,14 @@ from desktop_app.runtime.approvals import (
 from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.context import ContextItem, default_context
-from desktop_app.runtime.conversation import Conversation, RunOptions, RunOutcome, ToolHost, pending_tool_calls
+from desktop_app.runtime.conversation import (
+    Conversation,
+    RunOptions,
+    RunOutcome,
+    ToolHost,
+    pending_tool_calls,
+    wire_messages,
+)
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, ConversationBusyError, RunError
 from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
@@ -42,6 +49,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings, infer_diale
 
 if TYPE_CHECKING:
     from desktop_app.runtime.agents.definitions import AgentCatalog
+    from desktop_app.runtime.context_budget import ContextBudget
     from desktop_app.runtime.deferral import ToolDeferral
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.host.client_features import ClientFeatures
@@ -368,6 +376,19 @@ class Runtime:
             return event
         chosen = self.conversation_provider(conv.id)
         return event.model_copy(update={"conversation_usage": summarize(conv.usage, chosen.base_url, chosen.model)})
+
+    def context_budget(self, conversation_id: str) -> ContextBudget:
+        """The estimated tokens the conversation's next request would send (system, tools, history,
+        attachments) against its model's context window, for the composer's meter."""
+        from desktop_app.runtime.context_budget import budget, context_window
+
+        conv = self.conversation(conversation_id)
+        host: ToolHost = self._deferral.view(conv.id) if self._deferral is not None else self._host
+        system_note = getattr(host, "system_note", None)
+        note = system_note() if system_note is not None else ""
+        messages = [*wire_messages(conv.messages), *([SystemMessage(content=note)] if note else [])]
+        chosen = self.conversation_provider(conv.id)
+        return budget(messages, host.tool_specs(), context_window(chosen.base_url, chosen.model))
 
     def set_conversation_usage(self, conversation_id: str, usage: ev.TokenUsage) -> None:
         """Start a reopened conversation's usage totals from what the store recorded of its earlier runs."""

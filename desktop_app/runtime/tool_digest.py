@@ -28,7 +28,7 @@ def digest(content: str, limit: int) -> str:
     head, tail = content[:head_len], content[len(content) - tail_len :]
     omitted = len(content) - head_len - tail_len
     return (
-        f"[Tool result compacted for this request: {len(content):,} characters, the first {head_len:,} and the "
-        f"last {tail_len:,} are shown. The user sees the full result.]\n"
+        f"[tool result compacted for model replay: {len(content):,} characters, the first {head_len:,} and the "
+        f"last {tail_len:,} are shown; the user sees the full result]\n"
         f"{head}\n[… {omitted:,} characters omitted …]\n{tail}"
     )

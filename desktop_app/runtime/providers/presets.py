@@ -25,6 +25,7 @@ class Price:
 
 
 NO_PRICES: Mapping[str, Price] = MappingProxyType({})
+NO_WINDOWS: Mapping[str, int] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Preset:
     models_need_key: bool = False
     note: str = ""
     prices: Mapping[str, Price] = field(default_factory=lambda: NO_PRICES)
+    context_windows: Mapping[str, int] = field(default_factory=lambda: NO_WINDOWS)
+    """Context windows in tokens per model name (matched like ``prices``); unlisted: not known."""
     """List prices per model name (a dated snapshot such as ``claude-sonnet-4-5-20250929`` matches its
     name's prefix); a model not listed has no known price, and only its tokens are shown."""
 
@@ -67,6 +70,9 @@ OPENAI = Preset(
             "gpt-4.1": Price(2.00, 0.50, 8.00),
         }
     ),
+    context_windows=MappingProxyType(
+        {"gpt-4o-mini": 128_000, "gpt-4o": 128_000, "gpt-4.1-mini": 1_047_576, "gpt-4.1": 1_047_576}
+    ),
 )
 DEEPSEEK = Preset(
     "deepseek",
@@ -76,6 +82,7 @@ DEEPSEEK = Preset(
     ("deepseek-chat", "deepseek-reasoner"),
     note="deepseek-reasoner always thinks; deepseek-chat thinks when Thinking is on.",
     prices=MappingProxyType({"deepseek-chat": Price(0.28, 0.028, 0.42), "deepseek-reasoner": Price(0.28, 0.028, 0.42)}),
+    context_windows=MappingProxyType({"deepseek-chat": 128_000, "deepseek-reasoner": 128_000}),
 )
 ANTHROPIC = Preset(
     "anthropic",
@@ -91,6 +98,9 @@ ANTHROPIC = Preset(
             "claude-opus-4-1": Price(15.00, 1.50, 75.00),
             "claude-haiku-4-5": Price(1.00, 0.10, 5.00),
         }
+    ),
+    context_windows=MappingProxyType(
+        {"claude-sonnet-4-5": 200_000, "claude-opus-4-1": 200_000, "claude-haiku-4-5": 200_000}
     ),
 )
 OPENROUTER = Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", "openai")

@@ -24,7 +24,7 @@ BIG = "".join(f"line {i:05d} of a very long tool result\n" for i in range(3000))
 def test_digest_keeps_head_and_tail_and_says_it_was_compacted() -> None:
     assert digest("short", 100) == "short" and digest(BIG, 0) == BIG
     text = digest(BIG, 900)
-    assert text.startswith(f"[Tool result compacted for this request: {len(BIG):,} characters")
+    assert text.startswith(f"[tool result compacted for model replay: {len(BIG):,} characters")  # spec §1.1
     assert BIG[:600] in text and text.endswith(BIG[-300:]) and BIG[700:800] not in text
     assert f"[… {len(BIG) - 900:,} characters omitted …]" in text
     assert digest(BIG, 900) == text  # a pure function: the same bytes every time
