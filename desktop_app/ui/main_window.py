@@ -11,7 +11,7 @@ import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
@@ -120,6 +120,8 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.servers_dock = install_servers_dock(self, self.tasks)
         self.tools_dock = install_tools_dock(self)  # Ctrl+K
         self.importer: McpImporter | None = None
+        self.extensions: Any = None  # File → Install extension… and .mcpb drops (ui/extension_install.py)
+        self.setAcceptDrops(True)
         self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
@@ -162,6 +164,11 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.import_action.setEnabled(False)
         self.import_action.triggered.connect(self._on_import_triggered)
         file_menu.addAction(self.import_action)
+        self.install_extension_action = QAction("Install &extension…", self)
+        self.install_extension_action.setObjectName("installExtensionAction")
+        self.install_extension_action.setEnabled(False)
+        self.install_extension_action.triggered.connect(lambda: self.extensions and self.extensions.choose())
+        file_menu.addAction(self.install_extension_action)
         file_menu.addSeparator()
         quit_action = QAction("&Quit", self)
         quit_action.setShortcut(QKeySequence("Ctrl+Q"))
@@ -268,11 +275,33 @@ class MainWindow(WindowDialogs, QMainWindow):
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
             self.importer.imported.connect(self._on_servers_imported)
             self.import_action.setEnabled(True)
+            from desktop_app.ui.extension_install import ExtensionInstaller
+
+            self.extensions = ExtensionInstaller(self, credentials, self._on_servers_imported)
+            self.install_extension_action.setEnabled(True)
             if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
                 from desktop_app.runtime.host.manage import ServerManager
 
                 manager = ServerManager(host, mcp_config, credentials)  # type: ignore[arg-type]
                 self.servers_dock.panel.attach_manager(manager, import_opener=self._on_import_triggered)
+
+    def dragEnterEvent(self, event: Any) -> None:
+        from desktop_app.ui.extension_install import bundle_paths
+
+        if self.extensions is not None and event.mimeData().hasUrls() and bundle_paths(event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: Any) -> None:
+        from desktop_app.ui.extension_install import bundle_paths
+
+        found = bundle_paths(event.mimeData().urls()) if event.mimeData().hasUrls() else []
+        if self.extensions is not None and found:
+            event.acceptProposedAction()
+            self.extensions.open_bundle(found[0])
+        else:
+            super().dropEvent(event)
 
     def _attach_mcp_features(self, host: object) -> None:
         """Server requests as cards in the chat, prompts as ``/`` commands, Attach resource… and Folders…."""
