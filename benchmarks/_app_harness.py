@@ -67,18 +67,18 @@ async def wait_until(condition: Callable[[], bool], seconds: float, what: str) -
 def run_in_app(home: Path, scenario: Callable[[Any], Awaitable[T]], *, server_timeout: float = 60.0) -> T:
     os.environ["SWITCHBOARD_HOME"] = str(home)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.app import App
     from desktop_app.paths import app_paths
     from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.qt_loop import EventLoop
 
     paths = app_paths().ensure()
     qapp = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(qapp, QApplication)
     qapp.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(qapp)
+    loop = EventLoop(qapp)
     asyncio.set_event_loop(loop)
     window = MainWindow()
     window.resize(980, 760)

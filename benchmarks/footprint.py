@@ -95,15 +95,15 @@ def main(argv: list[str] | None = None) -> int:
         "desktop_app.app and the window's modules", lambda: importlib.import_module("desktop_app.ui.main_window")
     )
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.paths import app_paths
     from desktop_app.ui.asyncqt import first_paint
     from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.qt_loop import EventLoop
 
     qapp = steps.step("QApplication", lambda: QApplication.instance() or QApplication([sys.argv[0]]))
-    loop = qasync.QEventLoop(qapp)
+    loop = EventLoop(qapp)
     asyncio.set_event_loop(loop)
     window = steps.step("MainWindow()", MainWindow)
 

@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
                     await wait_until(lambda: not window.controller.busy, 60, f"turn {turn} to finish")
                     if llm.pending:
                         raise SystemExit(f"turn {turn}: the app did not make both requests")
-                    llm.requests.clear()  # the server's record of requests lives in this process too
+                    llm.requests.clear()  # the server's records of requests and writes live in this process too
+                    llm.writes.clear()
                     gc.collect()
                     readings.append(rss_mb())
                 return readings, time.perf_counter() - started

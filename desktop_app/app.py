@@ -215,7 +215,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from desktop_app.ui.qt_imports import lighten_feature_hook
 
     lighten_feature_hook()  # before anything else is imported (see its docstring)
-    import qasync
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
@@ -244,7 +243,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.warning("single instance is off for this session (see the error above)")
             instance = None
 
-    loop = qasync.QEventLoop(qapp)
+    from desktop_app.ui.qt_loop import EventLoop
+
+    loop = EventLoop(qapp)
     asyncio.set_event_loop(loop)
     from desktop_app.ui import theme
 

@@ -59,7 +59,7 @@ def verify(bundle: Bundle) -> Signature:
     if bundle.signature is None:
         return Signature("unsigned")
     try:
-        from asn1crypto import cms  # type: ignore[import-untyped]
+        from asn1crypto import cms
 
         info = cms.ContentInfo.load(bundle.signature)
         if info["content_type"].native != "signed_data":

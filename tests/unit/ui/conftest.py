@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.ui.asyncqt import install_asyncgen_hooks
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.qt_loop import EventLoop
 from tests.support.fake_runtime import FakeRuntime
 
 
@@ -28,7 +29,7 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     tests' qtbot waits (the next test's tasks never start). Mark the loop stopped directly instead.
     """
     old_hooks = sys.get_asyncgen_hooks()
-    loop = qasync.QEventLoop(qapp, already_running=True)
+    loop = EventLoop(qapp, already_running=True)  # the app's loop (qasync, cancelled timers released)
     asyncio.set_event_loop(loop)
     install_asyncgen_hooks(loop)
     yield loop
