@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -281,11 +282,26 @@ class ServersPanel(QWidget):
     def _show(self, name: str) -> None:
         row, item = self.rows[name], self._items[name]
         row.show_info(self.servers[name], self.clock())
+        row.name_label.setText(f"<b>{escape(name)}</b>{self._origin(name)}")
         row.ensurePolished()  # the theme's stylesheet (button padding, fonts) counts in the row's height
         for child in row.findChildren(QWidget):
             child.ensurePolished()
         item.setSizeHint(row.sizeHint())
         self._update_countdown()
+
+    def _origin(self, name: str) -> str:
+        """`` · extension`` for an installed MCP Bundle, `` · plugin P`` for a plugin's server (from mcp.json)."""
+        try:
+            entry = self.actions.manager.entries().get(name) if self.actions is not None else None
+        except Exception:  # a broken mcp.json is reported elsewhere; the row just shows no origin
+            return ""
+        if not isinstance(entry, dict):
+            return ""
+        if entry.get("extension"):
+            return " <span style='color:gray'>· extension</span>"
+        if entry.get("plugin"):
+            return f" <span style='color:gray'>· plugin {escape(str(entry['plugin']))}</span>"
+        return ""
 
     def row_text(self, name: str) -> str:
         return self.rows[name].state_label.text()

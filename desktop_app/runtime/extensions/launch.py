@@ -41,6 +41,16 @@ def configure(data_dir: Path, settings_file: Path) -> None:
     _WHERE.data_dir, _WHERE.settings_file = data_dir, settings_file
 
 
+def uninstall_configured(name: str, credentials: Any) -> bool:
+    """Uninstall bundle ``name`` from the places :func:`configure` named (the Servers panel's Remove)."""
+    from desktop_app.runtime.extensions.install import Places, uninstall
+
+    if _WHERE.data_dir is None or _WHERE.settings_file is None:
+        return False
+    places = Places(_WHERE.data_dir, _WHERE.settings_file, _WHERE.data_dir / ".no-mcp-json")
+    return uninstall(name, places, credentials)
+
+
 def extensions_dir(data_dir: Path) -> Path:
     return data_dir / EXTENSIONS_FOLDER
 

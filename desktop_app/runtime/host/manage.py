@@ -150,6 +150,10 @@ class ServerManager:
         remove_server(self.path, name)
         self._written()
         self._forget(name, set(keyring_references(entry)))
+        if isinstance(entry, dict) and entry.get("extension") == name:  # an MCP Bundle: uninstall it all
+            from desktop_app.runtime.extensions.launch import uninstall_configured
+
+            uninstall_configured(name, self.credentials)
         await self.reload()
 
     def _forget(self, server: str, names: set[str]) -> None:
