@@ -292,7 +292,10 @@ def _install_shell(app: App, args: argparse.Namespace, paths: AppPaths, instance
     if args.quick:
         shell.show_quick()
     if files:
-        (shell.quick if args.quick else app.window.composer).add_files(files)
+        if args.quick:
+            shell.quick.add_files(files)
+        else:
+            app.window.add_launch_files(files)  # a .mcpb opened from the file manager: the install screen
     if args.background and not shell.has_tray:
         app.window.view.add_notice("Started with --background, but there is no system tray: showing the window.")
 

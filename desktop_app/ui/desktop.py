@@ -165,7 +165,7 @@ class DesktopShell(QObject):
             self.window.view.add_notice("Started with --background, but there is no system tray: showing the window.")
         self.show_window()
         if files:
-            self.window.composer.add_files(files)
+            self.window.add_launch_files(files)  # a .mcpb (opened from the file manager) opens the install screen
 
     def handle_request(self, message: dict[str, Any]) -> dict[str, Any]:
         """A request from a second launch (``desktop_app.instance``)."""

@@ -121,6 +121,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.tools_dock = install_tools_dock(self)  # Ctrl+K
         self.importer: McpImporter | None = None
         self.extensions: Any = None  # File → Install extension… and .mcpb drops (ui/extension_install.py)
+        self._pending_bundles: list[Path] = []  # .mcpb files given at launch, before the host is attached
         self.setAcceptDrops(True)
         self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
@@ -279,11 +280,29 @@ class MainWindow(WindowDialogs, QMainWindow):
 
             self.extensions = ExtensionInstaller(self, credentials, self._on_servers_imported)
             self.install_extension_action.setEnabled(True)
+            for bundle in self._pending_bundles:
+                self.extensions.open_bundle(bundle)
+            self._pending_bundles.clear()
             if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
                 from desktop_app.runtime.host.manage import ServerManager
 
                 manager = ServerManager(host, mcp_config, credentials)  # type: ignore[arg-type]
                 self.servers_dock.panel.attach_manager(manager, import_opener=self._on_import_triggered)
+
+    def add_launch_files(self, files: list[str]) -> None:
+        """Files from the command line or the file manager: ``.mcpb`` bundles open the install screen (once the
+        host is there), other files are attached to the next prompt."""
+        from desktop_app.ui.extension_install import BUNDLE_SUFFIXES
+
+        bundles = [Path(f) for f in files if Path(f).suffix.lower() in BUNDLE_SUFFIXES]
+        others = [f for f in files if Path(f).suffix.lower() not in BUNDLE_SUFFIXES]
+        for bundle in bundles:
+            if self.extensions is not None:
+                self.extensions.open_bundle(bundle)
+            else:
+                self._pending_bundles.append(bundle)
+        if others:
+            self.composer.add_files(others)
 
     def dragEnterEvent(self, event: Any) -> None:
         from desktop_app.ui.extension_install import bundle_paths

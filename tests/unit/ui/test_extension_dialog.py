@@ -94,3 +94,14 @@ def test_a_broken_bundle_says_why(qtbot: QtBot, window: MainWindow, tmp_path: Pa
     box = window.extensions.open_bundle(bad)
     assert isinstance(box, QMessageBox) and "not a zip archive" in box.text()
     QApplication.processEvents()
+
+
+def test_a_bundle_opened_from_the_file_manager_waits_for_the_host(
+    qtbot: QtBot, window: MainWindow, packed_bundles: dict[str, Path]
+) -> None:
+    window.add_launch_files([str(packed_bundles["node-probe"])])  # `switchboard FILE.mcpb`, as the .desktop runs it
+    assert window.extensions is None and window._pending_bundles  # kept until the host is attached
+    paths = app_paths().ensure()
+    window.attach_host(NoHost(), credentials=Credentials(), mcp_config=paths.mcp_config_file)
+    dialog = window.extensions.dialog
+    assert isinstance(dialog, InstallExtensionDialog) and dialog.bundle.manifest.name == "node-probe"
