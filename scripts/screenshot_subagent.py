@@ -5,7 +5,8 @@
 A fresh SWITCHBOARD_HOME with the agent ``researcher`` (agents/researcher.md: switchboard.history and the
 time server), mcp-server-time, and the loopback LLM server as the provider: the default agent calls
 ``chat-with-researcher`` (approved with Enter), then the researcher's own time call waits for approval in the
-same view. Output: docs/screenshots/subagent-approval-{light,dark}.png.
+same view; and the Agent menu. Output: docs/screenshots/subagent-approval-{light,dark}.png and
+docs/screenshots/agent-menu-{light,dark}.png.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def write_home(home: Path, url: str, theme: str) -> None:
     (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
 
-def shoot(theme: str) -> Path:
+def shoot(theme: str, *, menu: bool = False) -> Path:
     replies = [
         tool_call_reply(
             [("call_r", "chat-with-researcher", {"prompt": "What time is it in Tokyo?"})],
@@ -80,6 +81,12 @@ def shoot(theme: str) -> Path:
             xdotool("windowmove", window, "0", "0")
             time.sleep(8)  # the runtime and the time server start
             xdotool("windowfocus", "--sync", window)  # no window manager: give it the input focus
+            if menu:
+                xdotool("key", "alt+a")  # the Agent menu
+                time.sleep(1)
+                target = OUT / f"agent-menu-{theme}.png"
+                subprocess.run(["import", "-window", "root", "-crop", "700x300+0+0", str(target)], check=True)
+                return target
             xdotool("type", "--delay", "20", "Ask the researcher what time it is in Tokyo.")
             xdotool("key", "ctrl+Return")
             time.sleep(4)
@@ -100,6 +107,7 @@ def shoot(theme: str) -> Path:
 def main() -> int:
     for theme in sys.argv[1:] or ("light", "dark"):
         print(shoot(theme))
+        print(shoot(theme, menu=True))
     return 0
 
 

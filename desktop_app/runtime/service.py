@@ -273,11 +273,11 @@ class Runtime:
         the agent's instructions as its system prompt."""
         if self._agents is None or self._agents.get(agent) is None:
             raise RunError(f"There is no agent named {agent!r}.")
-        conv = self.conversation(conversation_id)
-        if conv.active_run is not None:
+        conv = self._conversations.get(conversation_id)  # a stored one not loaded yet takes it when it loads
+        if conv is not None and conv.active_run is not None:
             raise ConversationBusyError("Stop the run first: a conversation's agent cannot change while it runs.")
         self._conversation_agents[conversation_id] = agent
-        if all(isinstance(m, SystemMessage) for m in conv.messages):
+        if conv is not None and conv.loaded and all(isinstance(m, SystemMessage) for m in conv.messages):
             instructions = self._agents.agents[agent].instructions
             conv.messages = [SystemMessage(content=instructions)] if instructions else []
 

@@ -245,6 +245,9 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.view.version_requested.connect(self.switch_version)
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
+        from desktop_app.ui.agent_menu import add_agent_menu
+
+        self.agent_menu = add_agent_menu(self, runtime, lambda: controller.conversation_id, self.set_status)
         self._attach_composer(runtime, controller)
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
