@@ -34,6 +34,7 @@ PAGE_MODULES: list[str] = [
     "desktop_app.ui.settings.hooks_page",
     "desktop_app.ui.settings.desktop_page",
     "desktop_app.ui.settings.deferral_page",
+    "desktop_app.ui.settings.skills_page",
 ]
 """Modules that register pages when imported (add yours here)."""
 

@@ -1,0 +1,44 @@
+"""Settings → Skills lists each skill with its source and its "requires" status, naming what is missing."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from PySide6.QtWidgets import QTreeWidget
+
+from desktop_app.paths import app_paths
+from desktop_app.runtime.host import Host
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import Settings
+from desktop_app.ui.settings.window import SettingsWindow
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "skills" / "release-notes"
+
+
+def test_skills_page_shows_source_and_what_is_missing(qtbot, qloop, monkeypatch) -> None:
+    skills = app_paths().ensure().config_dir / "skills"
+    shutil.copytree(EXAMPLE, skills / "release-notes")
+    needy = skills / "deploy"
+    needy.mkdir()
+    (needy / "SKILL.md").write_text(
+        "---\nname: deploy\ndescription: Deploy it.\nrequires:\n  env: [SB_DEPLOY_TOKEN]\n  mcp: [github]\n---\nGo.\n"
+    )
+    (skills / "broken").mkdir()
+    (skills / "broken" / "SKILL.md").write_text("no frontmatter")
+    monkeypatch.delenv("SB_DEPLOY_TOKEN", raising=False)
+    window = SettingsWindow(Runtime(settings=Settings(), host=Host()))
+    qtbot.addWidget(window)
+    page = window.show_page("skills")
+    tree = page.findChild(QTreeWidget, "skillsList")
+    rows = {
+        tree.topLevelItem(i).text(0): [tree.topLevelItem(i).text(c) for c in range(1, 3)]
+        for i in range(tree.topLevelItemCount())
+    }
+    assert rows["deploy"] == ["your skills folder", "missing: env SB_DEPLOY_TOKEN, mcp github"]
+    assert rows["release-notes"][0] == "your skills folder"
+    assert rows["release-notes"][1] in ("ready", "missing: command git")
+    assert "broken" not in rows
+    from PySide6.QtWidgets import QLabel
+
+    assert "broken/SKILL.md: no frontmatter" in page.findChild(QLabel, "skillProblems").text()
