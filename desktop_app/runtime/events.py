@@ -87,6 +87,17 @@ class RunStarted(_Event):
     """The labels of the context items sent with the prompt (date and time, OS, selection, files…)."""
 
 
+class PromptSent(_Event):
+    """What went with the run's prompt besides its text: the ``<context>`` block and the non-image attachments
+    (text files, image descriptions), as sent; stored with the prompt so a reopened conversation sends the
+    same history (#16). Emitted only when there is such a part."""
+
+    kind: Literal["prompt_sent"] = "prompt_sent"
+    context: str = ""
+    attachments: list[dict[str, Any]] = Field(default_factory=list)
+    """``Attachment`` fields (``name``, ``mime_type``, ``kind``, ``size``, ``data``, ``truncated``, ``note``)."""
+
+
 class ImagesDescribed(_Event):
     """The chosen model cannot read images: a vision model described them, and the description is sent instead."""
 
@@ -265,6 +276,7 @@ class SubagentFinished(_ToolEvent):
 
 Event = Annotated[
     RunStarted
+    | PromptSent
     | ImagesDescribed
     | ReasoningDelta
     | ContentDelta

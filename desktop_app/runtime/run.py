@@ -159,6 +159,9 @@ class RunLoop:
                         update={"context": _join(user_message.context, hook_context)}
                     )
                 self._conv.messages.append(user_message)
+                kept = [a.model_dump() for a in user_message.attachments if a.kind != "image"]
+                if user_message.context or kept:  # the store keeps them, so a reopen sends the same history
+                    self._emit(ev.PromptSent(**self._ids, context=user_message.context, attachments=kept))
             if pending:
                 for call in pending:
                     await self._run_tool_call(call)

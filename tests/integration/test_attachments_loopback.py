@@ -141,5 +141,6 @@ async def test_vision_provider_describes_the_image_for_a_text_only_model(
     assert [e.kind for e in events if e.kind != "content_delta" and e.kind != "usage"] == [
         "run_started",
         "images_described",
+        "prompt_sent",  # the description, kept with the prompt for a reopen
         "run_finished",
     ]

@@ -50,7 +50,8 @@ def _message_markdown(message: StoredMessage) -> list[str]:
     for part in message.parts:
         payload = part.payload or {}
         if part.kind == "text":
-            out.append(part.text)
+            if part.text:  # an empty text part carries a prompt's context block (see the recorder)
+                out.append(part.text)
         elif part.kind == "reasoning":
             out.append(f"<details><summary>Reasoning</summary>\n\n{part.text}\n\n</details>")
         elif part.kind == "tool_call":

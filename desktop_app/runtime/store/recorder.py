@@ -259,6 +259,14 @@ class Recorder:
             payload = {"hook": notice.model_dump(mode="json")}
             self.store.add_part(state.prompt_message_id, "notice", notice.message, payload=payload)
 
+    def _prompt_sent(self, state: _RunState, event: ev.PromptSent) -> None:
+        """The prompt's context block and text attachments, kept with it (``to_model_messages`` reads them)."""
+        if state.prompt_message_id is None:
+            return
+        # An empty text part (the schema's part kinds are fixed) whose payload carries them.
+        payload = {"prompt_context": {"context": event.context, "attachments": event.attachments}}
+        self.store.add_part(state.prompt_message_id, "text", "", payload=payload)
+
     def _tool_call(self, state: _RunState, event: ev.ToolCall) -> None:
         payload = {"name": event.name, "server": event.server, "tool": event.tool, "arguments": event.arguments}
         if event.model_call_id and event.model_call_id != event.tool_call_id:
@@ -363,6 +371,7 @@ class Recorder:
 
 _HANDLERS: dict[type, Callable[[Recorder, _RunState, ev.Event], None]] = {
     ev.RunStarted: Recorder._run_started,  # type: ignore[dict-item]
+    ev.PromptSent: Recorder._prompt_sent,  # type: ignore[dict-item]
     ev.ToolCall: Recorder._tool_call,  # type: ignore[dict-item]
     ev.ApprovalRequired: Recorder._approval_required,  # type: ignore[dict-item]
     ev.ApprovalDecided: Recorder._approval_decided,  # type: ignore[dict-item]

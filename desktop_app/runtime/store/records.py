@@ -8,6 +8,7 @@ from typing import Any
 
 from desktop_app.runtime.messages import (
     AssistantMessage,
+    Attachment,
     Message,
     SystemMessage,
     ToolCallRequest,
@@ -126,6 +127,21 @@ def _tool_message(message: StoredMessage) -> ToolMessage | None:
     return None
 
 
+def _user_message(message: StoredMessage) -> UserMessage:
+    """The prompt as it was sent: its text, with the context block and text attachments kept beside it."""
+    context, attachments = "", []
+    for part in message.parts:
+        sent = (part.payload or {}).get("prompt_context") if part.kind == "text" else None
+        if isinstance(sent, dict):
+            context = str(sent.get("context") or "")
+            for item in sent.get("attachments") or []:
+                try:
+                    attachments.append(Attachment.model_validate(item))
+                except ValueError:
+                    continue  # a damaged record: the prompt still goes, without that file
+    return UserMessage(content=message.text_of("text"), context=context, attachments=tuple(attachments))
+
+
 def to_model_messages(
     stored: list[StoredMessage], runs: dict[str, StoredRun], *, close_dangling_calls: bool = False
 ) -> list[Message]:
@@ -154,7 +170,7 @@ def to_model_messages(
             continue
         close_group()
         if message.role == "user":
-            out.append(UserMessage(content=message.text_of("text")))
+            out.append(_user_message(message))
         elif message.role == "system":
             out.append(SystemMessage(content=message.text_of("text")))
         elif message.role == "assistant":

@@ -306,3 +306,26 @@ async def test_tool_rounds_without_text_or_usage_stay_separate_assistant_message
     live = [m for m in runtime.conversation(cid).messages if not isinstance(m, SystemMessage)]
     assert store.load_messages(cid) == live
     assert [m.role for m in store.messages(cid)] == ["user", "assistant", "tool", "assistant", "tool", "assistant"]
+
+
+@pytest.mark.asyncio
+async def test_a_prompts_context_and_text_files_are_stored_so_a_reopen_sends_the_same_history(store: Store) -> None:
+    from desktop_app.runtime.context import text_item
+    from desktop_app.runtime.messages import Attachment, UserMessage
+
+    provider = FakeProvider([[ContentChunk(text="Read it."), Completion(content="Read it.")]])
+    runtime = make_runtime(provider, FakeHost())
+    recorder = attach_store(runtime, store)
+    cid = runtime.new_conversation()
+    notes = Attachment(name="notes.txt", mime_type="text/plain", kind="text", data="line one\nline two", size=17)
+    context = [text_item("the selected words"), *runtime.default_context()]
+    assert (await runtime.run(cid, "Summarise", attachments=[notes], context=context)).status == "finished"
+    await runtime.aclose()
+    recorder.close()
+    live = [m for m in runtime.conversation(cid).messages if not isinstance(m, SystemMessage)]
+    assert store.load_messages(cid) == live  # context block and file included, byte for byte
+    first = live[0]
+    assert isinstance(first, UserMessage) and "the selected words" in first.context and first.attachments == (notes,)
+    parts = store.messages(cid)[0].parts
+    assert [(p.kind, p.text) for p in parts] == [("text", "Summarise"), ("text", "")]
+    assert parts[1].payload is not None and "prompt_context" in parts[1].payload
