@@ -422,9 +422,23 @@ class MainWindow(WindowDialogs, QMainWindow):
         self.conversations.current_id = self._stored_id() or self.conversations.current_id
         self.conversations.refresh()
         self._show_conversation_title()
+        self._show_context_budget()
         from desktop_app.ui.chat.turn_actions import show_versions
 
         show_versions(self)
+
+    def _show_context_budget(self) -> None:
+        """The composer's meter for the current conversation (once it has a loaded history: never forces a
+        reopened conversation's lazy load)."""
+        cid = self.controller.conversation_id if self.controller is not None else None
+        budget = None
+        if cid is not None and self.runtime is not None:
+            try:
+                conv = self.runtime.conversation(cid)
+                budget = self.runtime.context_budget(cid) if conv.loaded else None
+            except Exception:  # no such conversation yet, or a host without tools: no meter
+                budget = None
+        self.composer.context_meter.show_budget(budget)
 
     def _show_conversation_title(self) -> None:
         cid = self._stored_id()

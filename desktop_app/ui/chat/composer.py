@@ -166,6 +166,10 @@ class Composer(QWidget):
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             row.addWidget(button)
         row.addStretch(1)
+        from desktop_app.ui.chat.context_meter import ContextMeter
+
+        self.context_meter = ContextMeter()  # how full the context is (the window refreshes it after runs)
+        row.addWidget(self.context_meter)
         self.model_button = QToolButton()  # the provider/model picker (the window fills its menu)
         self.model_button.setObjectName("modelPicker")
         self.model_button.setAccessibleName("Provider and model for this conversation")
