@@ -132,7 +132,9 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
         assert catalog is not None  # assemble attaches the agents
         mcp = make_http_host(host, catalog, runtime.policy, ask if has_terminal else None, runtime=runtime)
         port = sock.getsockname()[1]
-        config = uvicorn.Config(http_app(mcp, token), log_level="warning", lifespan="on", access_log=False)
+        config = uvicorn.Config(
+            http_app(mcp, token), log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
+        )  # an open client stream must not hold up a stop for long
         server = _Server(config)
         out.write(f"http://{LOOPBACK}:{port}{MCP_PATH}\n")
         out.flush()

@@ -45,12 +45,19 @@ class ScopedToolHost:
         return definition is not None and tool_allowed(definition, server, tool, model_name)
 
     def tool_specs(self) -> list[ToolSpec]:
+        specs = self._inner.tool_specs()
+        if self._catalog.unrestricted(self.agent):  # only agent tools (bare chat-with-* names) can be filtered
+            return [s for s in specs if not s.name.startswith(TOOL_PREFIX) or self._listed(s.name)]
         kept = []
-        for spec in self._inner.tool_specs():
+        for spec in specs:
             target = self._inner.lookup(spec.name)
             if target is None or self.allows(target.server, target.tool, spec.name):
                 kept.append(spec)  # a spec without a target (tool_search) belongs to the inner view
         return kept
+
+    def _listed(self, model_name: str) -> bool:
+        target = self._inner.lookup(model_name)
+        return target is None or self.allows(target.server, target.tool, model_name)
 
     def lookup(self, model_name: str) -> ToolTarget | None:
         target = self._inner.lookup(model_name)
