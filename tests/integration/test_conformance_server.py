@@ -44,27 +44,28 @@ def scenario_results(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 @pytest.fixture
-def url() -> object:  # a fresh host per spec version
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.conformance.serve_host", "0"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"},
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline().strip()
-        assert line.startswith("http://127.0.0.1:"), proc.stderr.read() if proc.stderr else line
-        yield line
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+def url(tmp_path_factory: pytest.TempPathFactory) -> object:  # a fresh host per spec version
+    log = tmp_path_factory.mktemp("serve-host") / "stderr.log"  # a file: a full pipe would stall the server
+    with log.open("w", encoding="utf-8") as errors:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.conformance.serve_host", "0"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"},
+        )
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline().strip()
+            assert line.startswith("http://127.0.0.1:"), log.read_text(encoding="utf-8")
+            yield line
+        finally:
+            proc.terminate()
+            proc.wait(timeout=15)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
 @pytest.mark.parametrize("version", SPEC_VERSIONS)
