@@ -174,3 +174,18 @@ async def test_an_agent_conversation_sees_only_its_allowlist_even_when_it_names_
         assert direct.is_error and "outside the agent's servers and tool allowlist" in direct.text
     finally:
         await runtime.aclose()
+
+
+@pytest.mark.asyncio
+async def test_the_default_agent_sees_the_other_agents_but_never_its_own_tool() -> None:
+    runtime, provider, _seen = build([AgentSettings(name="helper")], [answer("hi")])
+    catalog = runtime.agents
+    assert catalog is not None
+    problems = register_agents(runtime.host, AgentRunner(runtime, catalog), include_implicit_default=True)
+    assert len(problems) == 1 and "helper" in problems[0]  # registered already; the default one is added
+    try:
+        await runtime.run(runtime.new_conversation(), "hello")
+        names = [t.name for t in provider.requests[0].tools]
+        assert "chat-with-helper" in names and "ping" in names and "chat-with-assistant" not in names
+    finally:
+        await runtime.aclose()
