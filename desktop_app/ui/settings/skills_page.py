@@ -47,7 +47,7 @@ class SkillsList(PageExtra):
         for skill in found.sorted():
             missing = skill.requires.missing(servers)
             needs = [*skill.requires.commands, *skill.requires.env, *skill.requires.mcp]
-            status = "missing: " + ", ".join(missing) if missing else ("ready" if needs else "nothing")
+            status = "missing: " + ", ".join(missing) if missing else ("ready" if needs else "needs nothing")
             source = skill.source + (" (read only)" if skill.read_only else "")
             item = QTreeWidgetItem([skill.name, source, status, skill.description])
             item.setToolTip(1, str(skill.folder))
