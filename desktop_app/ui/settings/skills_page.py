@@ -21,6 +21,7 @@ class SkillsList(PageExtra):
         layout.setContentsMargins(0, 0, 0, 0)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("skillsList")
+        self.tree.setAccessibleName("Skills found, with their source and what they require")
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
         self.problems = QLabel("")
