@@ -453,6 +453,14 @@ class Store:
         their parts."""
         return read.messages(self._conn, conversation_id, from_position)
 
+    def user_positions(self, conversation_id: str) -> list[int]:
+        """The positions of the conversation's user messages, in order (no message text is read)."""
+        rows = self._conn.execute(
+            "SELECT position FROM messages WHERE conversation_id = ? AND role = 'user' ORDER BY position",
+            (conversation_id,),
+        ).fetchall()
+        return [int(row[0]) for row in rows]
+
     def tail_position(self, conversation_id: str, limit: int) -> tuple[int, int]:
         """``(position, earlier)``: where the latest ``limit`` messages start in whole turns (a user message),
         and how many messages come before it (``(0, 0)`` when the conversation is that short)."""

@@ -36,7 +36,7 @@ DECISION_NOTES = {
     "cancelled": "Not answered — the run was stopped",
     "pending": "Waiting for approval",
 }
-REPLAY_WINDOW = 40
+REPLAY_WINDOW = 24
 """Messages a reopened conversation shows at first (the latest, in whole turns); "Show earlier" shows more.
 A block costs ~1–5 ms to build (widgets, markdown, highlighting), so a 10,000-message conversation shown
 whole would take many seconds to open; the window keeps opening fast at any length."""

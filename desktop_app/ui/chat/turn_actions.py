@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def _user_positions(window: MainWindow, conversation_id: str) -> list[int]:
     assert window.store is not None
-    return [m.position for m in window.store.messages(conversation_id) if m.role == "user"]
+    return window.store.user_positions(conversation_id)
 
 
 def _usable(window: MainWindow) -> str | None:
