@@ -122,15 +122,17 @@ class App:
             print(f"startup: {painted_at - self.t0:.3f} s to first paint", flush=True)
             if self.shell is not None:
                 self.shell.quick.raise_if_shown()  # --quick without a tray: the box stays above the window
-            from desktop_app.ui.asyncqt import freeze_startup_objects
-
-            asyncio.get_running_loop().call_later(2.0, freeze_startup_objects)  # once start-up has settled
         else:
             print(f"startup: {time.perf_counter() - self.t0:.3f} s (in the background)", flush=True)
         status = EXIT_OK
         try:
             await self._start_runtime()
             print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
+            from desktop_app.ui.asyncqt import freeze_startup_objects
+
+            # Once start-up has settled (the runtime is in, the servers are starting): freeze what it made, and
+            # give back the memory it freed.
+            asyncio.get_running_loop().call_later(1.0, freeze_startup_objects)
             if self.smoke:
                 self.window.close()
             await closed
