@@ -33,21 +33,6 @@ from desktop_app.ui.window_dialogs import WindowDialogs
 
 log = logging.getLogger(__name__)
 
-_VIEW_SIGNALS = (
-    "run_started",
-    "reasoning_appended",
-    "content_appended",
-    "tool_called",
-    "approval_required",
-    "approval_decided",
-    "tool_result",
-    "hook_noticed",
-    "tool_progress",
-    "retry_scheduled",
-    "usage_reported",
-    "run_finished",
-    "run_failed",
-)
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -222,8 +207,7 @@ class MainWindow(WindowDialogs, QMainWindow):
         """Connect the (late-created) runtime; asks for a provider at first run."""
         self.runtime = runtime
         controller = ChatController(runtime, self)
-        for name in _VIEW_SIGNALS:
-            getattr(controller, name).connect(getattr(self.view, f"_on_{name}"))
+        self.view.follow(controller)
         controller.run_started.connect(self._on_run_started)
         controller.content_appended.connect(self._on_content_appended)
         controller.approval_required.connect(self._on_approval_required)

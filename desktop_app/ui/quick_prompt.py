@@ -40,22 +40,6 @@ VIEW_HEIGHT = 420
 TOP_FRACTION = 0.16
 """The box's top edge sits this far down the screen (as a fraction of its height), centred horizontally."""
 
-VIEW_SIGNALS = (
-    "run_started",
-    "reasoning_appended",
-    "content_appended",
-    "tool_called",
-    "approval_required",
-    "approval_decided",
-    "tool_result",
-    "hook_noticed",
-    "tool_progress",
-    "retry_scheduled",
-    "usage_reported",
-    "run_finished",
-    "run_failed",
-)
-
 
 QUICK_ICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">
 <path d="M9.5 1 3 9h4.2L6.2 15 13 6.6H8.7z" fill="#e8930c"/></svg>"""
@@ -169,8 +153,7 @@ class QuickPrompt(QWidget):
         self.runtime = runtime
         self.store = store
         controller = ChatController(runtime, self)
-        for name in VIEW_SIGNALS:
-            getattr(controller, name).connect(getattr(self.view, f"_on_{name}"))
+        self.view.follow(controller)
         controller.run_started.connect(self._on_run_started)
         controller.busy_changed.connect(self._on_busy_changed)
         controller.approval_required.connect(lambda e: self.set_status(f"Waiting for your approval: {e.tool}"))

@@ -59,6 +59,24 @@ INCOMPLETE_NOTICES = {
 """The notice under an answer that ended incomplete, by ``RunFinished.reason`` (live and on replay)."""
 
 
+FOLLOWED_SIGNALS = (
+    "run_started",
+    "reasoning_appended",
+    "content_appended",
+    "tool_called",
+    "approval_required",
+    "approval_decided",
+    "tool_result",
+    "hook_noticed",
+    "tool_progress",
+    "retry_scheduled",
+    "usage_reported",
+    "run_finished",
+    "run_failed",
+)
+"""The ``ChatController`` signals a view renders, each into its ``_on_<signal>`` slot (see ``follow``)."""
+
+
 class ChatView(QScrollArea):
     """The transcript of the current conversation.
 
@@ -337,6 +355,11 @@ class ChatView(QScrollArea):
             self._layout.insertWidget(self._layout.count() - 1, self.footer)
         self.footer.add(usage)
         return self.footer
+
+    def follow(self, controller: Any) -> None:
+        """Render what ``controller`` (a ``ChatController``) streams: one slot per followed signal."""
+        for name in FOLLOWED_SIGNALS:
+            getattr(controller, name).connect(getattr(self, f"_on_{name}"))
 
     def load_transcript(self, transcript: Transcript) -> None:
         """Replace what the view shows with a stored conversation (see ``replay``); a windowed transcript
