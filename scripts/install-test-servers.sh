@@ -4,7 +4,8 @@
 #   scripts/install-test-servers.sh            # idempotent: does nothing when the pinned versions are present
 #
 # Result: .test-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js, run with `node`
-# (no npx cold start), and .test-servers/mcpb/node_modules/.bin/mcpb (the official MCP Bundle CLI). Needs Node >= 20 and npm on PATH. Bump a version here, and only here, to update it.
+# (no npx cold start), .test-servers/mcpb/node_modules/.bin/mcpb (the official MCP Bundle CLI) and the MCP
+# conformance suite in .test-servers/conformance/ (scripts/run-conformance.sh --install-only). Needs Node >= 20 and npm on PATH. Bump a version here, and only here, to update it.
 set -euo pipefail
 
 EVERYTHING_VERSION="2026.8.31"
@@ -43,6 +44,10 @@ if [ "$("$NODE" -e 'try{process.stdout.write(require(process.argv[1]).version)}c
 else
     echo "install-test-servers: @anthropic-ai/mcpb@$MCPB_VERSION already installed"
 fi
+
+# The MCP conformance suite (Node 22 and the pinned suite, in .test-servers/conformance/): the client and
+# served-host conformance tests run it, so a clean clone must have it before pytest collects them.
+"$root/scripts/run-conformance.sh" --install-only
 
 installed_version() {
     [ -f "$package_json" ] || return 0

@@ -3,6 +3,7 @@
 #
 #   scripts/run-conformance.sh                     # both spec versions: 2025-11-25 and 2026-07-28
 #   scripts/run-conformance.sh 2026-07-28          # one version
+#   scripts/run-conformance.sh --install-only      # install the suite (idempotent) and stop; make test-servers
 #
 # Installs (idempotently) Node 22 (the npm `node` package) and @modelcontextprotocol/conformance, pinned
 # below, into .test-servers/conformance/ (git-ignored; the suite needs Node >= 22, Debian ships older).
@@ -25,9 +26,10 @@ dest="$root/.test-servers/conformance"
 results="$root/.test-servers/conformance-results"
 bin="$dest/node_modules/.bin"
 python_rel=".venv/bin/python"  # relative: the harness splits --command on spaces
-if [ ! -x "$root/$python_rel" ]; then
-    echo "run-conformance: $root/$python_rel is missing; run scripts/bootstrap.sh first" >&2
-    exit 1
+install_only=0
+if [ "${1:-}" = "--install-only" ]; then
+    install_only=1
+    shift
 fi
 versions=("$@")
 [ "${#versions[@]}" -gt 0 ] || versions=("2025-11-25" "2026-07-28")
@@ -53,6 +55,14 @@ if [ "$(installed_version)" != "$CONFORMANCE_VERSION" ] || [ "$(node_major "$bin
         echo "run-conformance: installation did not produce conformance $CONFORMANCE_VERSION" >&2
         exit 1
     fi
+fi
+if [ "$install_only" = 1 ]; then
+    echo "run-conformance: @modelcontextprotocol/conformance@$CONFORMANCE_VERSION installed in $dest"
+    exit 0
+fi
+if [ ! -x "$root/$python_rel" ]; then
+    echo "run-conformance: $root/$python_rel is missing; run scripts/bootstrap.sh first" >&2
+    exit 1
 fi
 
 # One run at a time: concurrent runs (two test sessions) would overwrite each other's results.
