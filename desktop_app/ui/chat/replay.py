@@ -194,7 +194,7 @@ class _Replayer:
 
     def _incomplete(self, run: StoredRun | None) -> None:
         """The notice of a run that ended cut short or filtered, under its answer, as it was shown live."""
-        from desktop_app.ui.chat.view import INCOMPLETE_NOTICES
+        from desktop_app.ui.chat.view_stream import INCOMPLETE_NOTICES
 
         if run is not None and run.reason in INCOMPLETE_NOTICES and run.id not in self.incomplete_runs:
             self.incomplete_runs.add(run.id)

@@ -12,61 +12,27 @@ The answer leaves as ``decided(tool_call_id, ApprovalAnswer)``. The card then sh
 ("Approved · always for this tool", "Approved by grant (tool)", "Approved by policy", "Denied: <reason>"),
 with a compact before/after when the arguments were edited. A call asked again (a continued run) re-arms
 the same card. Esc is left alone: it stops the run.
+
+The approval controls live in ``tool_card_approval``, the inline images in ``tool_card_media``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent
-from PySide6.QtWidgets import (
-    QApplication,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QMenu,
-    QProgressBar,
-    QPushButton,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.arguments import ArgumentsPanel
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
+from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
+from desktop_app.ui.chat.tool_card_media import MEDIA_SUMMARY, image_labels
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
 """A determinate bar's resolution: ``progress / total`` is shown in thousandths."""
-_ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-
-SCOPE_ACTIONS = (
-    ("conversation", "Approve for this conversation"),
-    ("tool", "Always approve this tool"),
-    ("server", "Trust this server (all its tools)"),
-)
-SCOPE_SUFFIX = {"conversation": "for this conversation", "tool": "always for this tool", "server": "trusted server"}
-
-
-@dataclass(frozen=True)
-class ApprovalAnswer:
-    """The user's answer to one pending call; maps 1:1 onto ``Runtime.answer``'s keyword arguments."""
-
-    approved: bool
-    reason: str | None = None
-    scope: str = "once"
-    arguments: dict[str, Any] | None = None
-
-
-MEDIA_SUMMARY = re.compile(r"^\[(image image|resource \S+ image)/[\w.+-]+, [\d,]+ bytes\]$")
-MAX_IMAGE_WIDTH = 480
 EDITED_NOTE = re.compile(r"\[The user edited the arguments before approving;[^\n]*\]\n")
 
 
@@ -78,18 +44,7 @@ def format_duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-def describe_decision(approved: bool, reason: str | None, source: str, scope: str) -> str:
-    """'Approved · always for this tool', 'Approved by grant (tool)', 'Approved by policy', 'Denied: why'."""
-    if source == "policy":
-        return "Approved by policy" if approved else "Denied by policy"
-    if source == "grant":
-        return f"Approved by grant ({scope})" if approved else "Denied by grant"
-    if not approved:
-        return f"Denied: {reason}" if reason else "Denied"
-    return f"Approved · {SCOPE_SUFFIX[scope]}" if scope in SCOPE_SUFFIX else "Approved"
-
-
-class ToolCard(QFrame):
+class ToolCard(ApprovalControls, QFrame):
     """One tool call in the transcript.
 
     Signals:
@@ -174,78 +129,6 @@ class ToolCard(QFrame):
         self.pending = False
         self.state = "running"  # running, waiting, approved, denied, done, failed, unanswered
         self._set_status("Running…")
-
-    def _build_buttons(self, tool: str) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(6)
-        self.edit_button = QPushButton("Edit arguments")
-        self.edit_button.setObjectName("editArgumentsButton")
-        self.edit_button.setAccessibleName(f"Edit the arguments of {tool}")
-        self.edit_button.setCheckable(True)
-        self.edit_button.toggled.connect(self._on_edit_toggled)
-        row.addWidget(self.edit_button)
-        row.addStretch(1)
-        self.deny_button = QPushButton("Deny…")
-        self.deny_button.setObjectName("denyButton")
-        self.deny_button.setAccessibleName(f"Deny {tool}")
-        self.deny_button.setToolTip("Deny this call, with an optional reason for the model")
-        self.deny_button.clicked.connect(self._on_deny_clicked)
-        row.addWidget(self.deny_button)
-        pair = QHBoxLayout()
-        pair.setSpacing(0)
-        self.approve_button = QPushButton("Approve")
-        self.approve_button.setObjectName("approveButton")
-        self.approve_button.setAccessibleName(f"Approve {tool}")
-        self.approve_button.setToolTip("Approve this call once (Enter)")
-        self.approve_button.setDefault(True)
-        self.approve_button.clicked.connect(self._on_approve_clicked)
-        pair.addWidget(self.approve_button)
-        self.approve_menu = QMenu(self)
-        self.approve_menu.setObjectName("approveMenu")
-        self.scope_actions: dict[str, QAction] = {}
-        for scope, label in SCOPE_ACTIONS:
-            action = self.approve_menu.addAction(label)
-            action.setObjectName(f"approve_{scope}")
-            action.triggered.connect(lambda _checked=False, s=scope: self._approve(s))
-            self.scope_actions[scope] = action
-        self.approve_menu_button = QToolButton()
-        self.approve_menu_button.setObjectName("approveMenuButton")
-        self.approve_menu_button.setAccessibleName(f"More ways to approve {tool}")
-        self.approve_menu_button.setToolTip("Approve for this conversation, always, or trust the server")
-        self.approve_menu_button.setMenu(self.approve_menu)
-        self.approve_menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.approve_menu_button.setArrowType(Qt.ArrowType.DownArrow)
-        self.approve_menu_button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
-        pair.addWidget(self.approve_menu_button)
-        row.addLayout(pair)
-        box.hide()
-        return box
-
-    def _build_deny_row(self, tool: str) -> QWidget:
-        box = QWidget()
-        row = QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(6)
-        self.reason_edit = QLineEdit()
-        self.reason_edit.setObjectName("denyReason")
-        self.reason_edit.setAccessibleName(f"Reason for denying {tool} (optional)")
-        self.reason_edit.setPlaceholderText("Reason for the model (optional) — Enter denies")
-        self.reason_edit.returnPressed.connect(self._on_deny_confirmed)
-        row.addWidget(self.reason_edit, 1)
-        self.deny_cancel_button = QPushButton("Back")
-        self.deny_cancel_button.setObjectName("denyCancelButton")
-        self.deny_cancel_button.setAccessibleName("Back to approve or deny")
-        self.deny_cancel_button.clicked.connect(self._on_deny_cancelled)
-        row.addWidget(self.deny_cancel_button)
-        self.deny_confirm_button = QPushButton("Deny")
-        self.deny_confirm_button.setObjectName("denyConfirmButton")
-        self.deny_confirm_button.setAccessibleName(f"Deny {tool} now")
-        self.deny_confirm_button.clicked.connect(self._on_deny_confirmed)
-        row.addWidget(self.deny_confirm_button)
-        box.hide()
-        return box
 
     # -- state changes driven by events --------------------------------------------------------------------
 
@@ -367,38 +250,12 @@ class ToolCard(QFrame):
 
     def show_media(self, media: list[dict[str, Any]]) -> int:
         """Images (MCP image content, or an embedded image resource) inline on the card; returns how many."""
-        from PySide6.QtGui import QImage, QPixmap
-
-        shown = []
-        for block in media:
-            data, mime = block.get("data"), block.get("mimeType", "")
-            resource = block.get("resource")
-            if block.get("type") == "resource" and isinstance(resource, dict):
-                data, mime = resource.get("blob"), resource.get("mimeType", "")
-            if not isinstance(data, str) or not str(mime).startswith("image/"):
-                continue
-            try:
-                raw = base64.b64decode(data, validate=False)
-            except (binascii.Error, ValueError):
-                continue
-            image = QImage()
-            if not image.loadFromData(raw):
-                continue
-            label = QLabel()
-            label.setObjectName("toolCardImage")
-            label.setAccessibleName(f"Image from {self.tool} ({mime}, {image.width()}×{image.height()})")
-            ratio = self.devicePixelRatioF() or 1.0
-            pixmap = QPixmap.fromImage(image)
-            if image.width() > MAX_IMAGE_WIDTH * ratio:
-                pixmap = pixmap.scaledToWidth(int(MAX_IMAGE_WIDTH * ratio), Qt.TransformationMode.SmoothTransformation)
-            pixmap.setDevicePixelRatio(ratio)
-            label.setPixmap(pixmap)
-            label.setToolTip(f"{mime}, {image.width()}×{image.height()}, {len(raw):,} bytes")
-            box = self.layout()
-            assert isinstance(box, QVBoxLayout)
+        shown = image_labels(media, self.tool, self.devicePixelRatioF() or 1.0)
+        box = self.layout()
+        assert isinstance(box, QVBoxLayout)
+        for label in shown:
             box.insertWidget(box.indexOf(self.result) + 1, label)
             label.show()
-            shown.append(label)
         self.images = [*self.images, *shown]
         return len(shown)
 
@@ -455,72 +312,6 @@ class ToolCard(QFrame):
     def _set_status(self, text: str, color: str | None = None) -> None:
         self.status.setText(text)
         self.status.setStyleSheet(f"color: {color};" if color else "color: palette(placeholder-text);")
-
-    # -- user input --------------------------------------------------------------------------------------
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Enter approves once when the card (or its Approve button) has focus; on another button it clicks it."""
-        mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.key() not in _ENTER_KEYS or mods != Qt.KeyboardModifier.NoModifier or not self.pending:
-            super().keyPressEvent(event)
-            return
-        event.accept()
-        focus = QApplication.focusWidget()
-        if focus is self.reason_edit:  # returnPressed already denied
-            return
-        if focus is self.approve_menu_button:
-            self.approve_menu_button.showMenu()
-        elif focus in (self.deny_button, self.edit_button, self.deny_cancel_button, self.deny_confirm_button):
-            focus.click()
-        elif self.buttons.isVisible():
-            self._approve("once")
-
-    def _on_approve_clicked(self) -> None:
-        self._approve("once")
-
-    def _approve(self, scope: str) -> None:
-        if not self.pending or not self.args.valid:
-            return
-        self._send(ApprovalAnswer(True, scope=scope, arguments=self.args.edited()))
-
-    def _on_deny_clicked(self) -> None:
-        if not self.pending:
-            return
-        self.buttons.hide()
-        self.deny_row.show()
-        self.reason_edit.setFocus()
-
-    def _on_deny_cancelled(self) -> None:
-        self.deny_row.hide()
-        self.buttons.show()
-        self.deny_button.setFocus()
-
-    def _on_deny_confirmed(self) -> None:
-        if not self.pending:
-            return
-        reason = self.reason_edit.text().strip() or None
-        self._send(ApprovalAnswer(False, reason=reason))
-
-    def _on_edit_toggled(self, editing: bool) -> None:
-        if editing:
-            self.args.start_editing()
-            self.edit_button.setText("Undo edits")
-        else:
-            self.args.stop_editing()
-            self.edit_button.setText("Edit arguments")
-
-    def _on_validity_changed(self, valid: bool) -> None:
-        self.approve_button.setEnabled(valid)
-        self.approve_menu_button.setEnabled(valid)
-        self.approve_button.setToolTip("Approve this call once (Enter)" if valid else "Fix the arguments first")
-
-    def _send(self, answer: ApprovalAnswer) -> None:
-        self.pending = False
-        for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
-            button.setEnabled(False)
-        self.deny_confirm_button.setEnabled(False)
-        self.reason_edit.setEnabled(False)
-        self.decided.emit(self.tool_call_id, answer)
 
 
 __all__ = ["ApprovalAnswer", "ToolCard", "describe_decision"]

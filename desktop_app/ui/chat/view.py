@@ -11,6 +11,9 @@ marked "stopped".
 A run that pauses after the tool-round limit, or is stopped while tool calls wait for approval, gets a
 ``PausedLine`` with Continue (``continue_requested``). A continued run that asks again for a call whose card
 is already shown (same tool-call id) re-arms that card instead of adding a second one.
+
+This module builds the transcript (blocks, cards, notices, stored conversations); the slots that render a
+controller's stream live in ``view_stream.StreamSlots``, mixed in.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from desktop_app.ui.chat.earlier import EarlierLine
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.retry import Clock, RetryLine
 from desktop_app.ui.chat.tool_card import ToolCard
+from desktop_app.ui.chat.view_stream import StreamSlots
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -52,32 +56,7 @@ COLUMN_EMS = 46  # the reading column's maximum width, in ems of the application
 STICK_MARGIN_PX = 24
 
 
-INCOMPLETE_NOTICES = {
-    "max_tokens": "The answer hit the model's token limit and may be cut short.",
-    "content_filter": "The provider's content filter stopped this answer; it is incomplete.",
-}
-"""The notice under an answer that ended incomplete, by ``RunFinished.reason`` (live and on replay)."""
-
-
-FOLLOWED_SIGNALS = (
-    "run_started",
-    "reasoning_appended",
-    "content_appended",
-    "tool_called",
-    "approval_required",
-    "approval_decided",
-    "tool_result",
-    "hook_noticed",
-    "tool_progress",
-    "retry_scheduled",
-    "usage_reported",
-    "run_finished",
-    "run_failed",
-)
-"""The ``ChatController`` signals a view renders, each into its ``_on_<signal>`` slot (see ``follow``)."""
-
-
-class ChatView(QScrollArea):
+class ChatView(StreamSlots, QScrollArea):
     """The transcript of the current conversation.
 
     Signals:
@@ -356,11 +335,6 @@ class ChatView(QScrollArea):
         self.footer.add(usage)
         return self.footer
 
-    def follow(self, controller: Any) -> None:
-        """Render what ``controller`` (a ``ChatController``) streams: one slot per followed signal."""
-        for name in FOLLOWED_SIGNALS:
-            getattr(controller, name).connect(getattr(self, f"_on_{name}"))
-
     def load_transcript(self, transcript: Transcript) -> None:
         """Replace what the view shows with a stored conversation (see ``replay``); a windowed transcript
         gets a "Show earlier" line on top."""
@@ -387,66 +361,6 @@ class ChatView(QScrollArea):
             anchor = users[turn]
             QTimer.singleShot(0, lambda: self.ensureWidgetVisible(anchor, 0, 0))
 
-    # -- controller signals ------------------------------------------------------------------------------
-
-    def _on_run_started(self, event: ev.RunStarted) -> None:
-        self._running = True
-        if self.retry_run_row is not None:
-            self.retry_run_row.hide()
-        self.refresh_actions()
-        self.end_segment()
-        self._turn_answered = False
-        self.last_answer = None
-        self.empty_hint.hide()
-        self.settle_paused("Continued" if event.continued else None)
-
-    def _on_reasoning_appended(self, text: str) -> None:
-        self.settle_retry()
-        if self.answer is not None:  # reasoning after an answer part: a new segment
-            self.end_segment()
-        if self.reasoning is None:
-            self.reasoning = ReasoningBlock()
-            self._add(self.reasoning)
-        self.reasoning.append(text)
-
-    def _on_content_appended(self, text: str) -> None:
-        if self.reasoning is not None and self.reasoning.live:
-            self.reasoning.finish(collapse=True)
-        self.settle_retry()
-        self._turn_answered = True
-        if self.answer is None:
-            self.answer = AnswerBlock()
-            self.last_answer = self.answer
-            self._add(self.answer)
-        self.answer.append(text)
-
-    def _on_tool_called(self, event: ev.ToolCall) -> None:
-        card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
-        card.model_call_id = event.model_call_id or event.tool_call_id
-
-    def _on_approval_required(self, event: ev.ApprovalRequired) -> ToolCard:
-        card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
-        card.ask()
-        return card
-
-    def _on_approval_decided(self, event: ev.ApprovalDecided) -> ToolCard:
-        card = self._card(event.tool_call_id, "", "tool call", {})
-        card.show_decision(event.approved, event.reason, event.source, event.scope, event.edited_arguments)
-        return card
-
-    def _on_tool_result(self, event: ev.ToolResult) -> None:
-        card = self._card(event.tool_call_id, event.server, event.tool, {})
-        card.show_result(event.text, is_error=event.is_error, media=list(getattr(event, "media", None) or []))
-        if event.hooks:
-            card.show_hook_notices(list(event.hooks))
-
-    def _on_hook_noticed(self, event: ev.HookNoticeEvent) -> None:
-        """A notice about the turn itself (a prompt changed or blocked, a Stop hook failed); a tool call's
-        notices arrive with its result and go on its card."""
-        if event.tool_call_id:
-            return
-        self.add_hook_notice(event.notice)
-
     def add_hook_notice(self, notice: Any) -> QWidget:
         """A turn-level hook notice: its chip (before/after on click) and its sentence, in the transcript."""
         from desktop_app.ui.chat.hook_notice import HookNoticeLine
@@ -455,92 +369,6 @@ class ChatView(QScrollArea):
         line = HookNoticeLine(notice)
         self._add(line)
         return line
-
-    def _on_tool_progress(self, event: ev.ToolProgress) -> None:
-        card = self.cards.get(event.tool_call_id)
-        if card is not None and card.state in ("running", "approved"):
-            card.show_progress(event.progress, event.total, event.message)
-
-    def _on_retry_scheduled(self, event: ev.RetryScheduled) -> RetryLine:
-        info = event.retry
-        if info.stream_reset:  # the partial output of the reset attempt is void: drop its open blocks
-            for block in (self.reasoning, self.answer):
-                if block is not None:
-                    self._layout.removeWidget(block)
-                    block.deleteLater()
-            if self.last_answer is self.answer:
-                self.last_answer = None
-            self.reasoning = self.answer = None
-        if self.retry_line is not None:
-            self.retry_line.schedule(info)
-            return self.retry_line
-        self.empty_hint.hide()
-        line = RetryLine(info, clock=self.clock)
-        line.retry_now_clicked.connect(self.retry_now_requested)
-        line.stop_clicked.connect(self.stop_requested)
-        self.retry_line = line
-        self._add(line)
-        return line
-
-    def _on_usage_reported(self, event: ev.Usage) -> None:
-        self.add_usage(event.usage)
-
-    def _on_run_finished(self, event: ev.RunFinished) -> None:
-        self._running = False
-        try:
-            self._finish_run(event)
-        finally:
-            self.refresh_actions()
-
-    def _finish_run(self, event: ev.RunFinished) -> None:
-        if not self._turn_answered and event.content:  # an answer that arrived without deltas
-            self._on_content_appended(event.content)
-        self.end_segment()
-        if event.conversation_usage is not None and self.footer is not None:
-            self.footer.set_conversation(event.conversation_usage)
-        if event.reason == "cancelled":
-            waiting = self.pending_cards()
-            for card in waiting:
-                card.disarm("Not answered — the run was stopped")
-            self._mark_stopped()
-            if waiting:
-                calls = "A tool call waits" if len(waiting) == 1 else f"{len(waiting)} tool calls wait"
-                self.add_paused(f"{calls} for your approval. Continue to answer.")
-            return
-        self.settle_retry()
-        if event.reason in INCOMPLETE_NOTICES:
-            self.add_notice(INCOMPLETE_NOTICES[event.reason])
-        elif event.reason == "tool_round_limit":
-            n = self.max_tool_rounds
-            rounds = f"{n} tool round{'' if n == 1 else 's'}" if n else "the tool-round limit"
-            self.add_paused(f"Paused after {rounds}. Continue to let the model go on.")
-
-    def _mark_stopped(self) -> None:
-        waiting = self.retry_line is not None
-        self.settle_retry("Stopped while waiting to retry")
-        answer = self.last_answer
-        if answer is not None:
-            answer.mark_stopped()
-            self.add_notice("Stopped — the partial answer above is kept. Send a new message to go on.", "stopped")
-        elif not waiting:
-            self.add_notice("Stopped before the answer started.", "stopped")
-        self.add_retry_run()
-
-    def _on_run_failed(self, event: ev.Error) -> None:
-        self.settle_retry()
-        for card in self.pending_cards():
-            card.disarm("Not answered — the run failed")
-        text = event.message
-        if event.retryable:
-            text += " Retry sends the message again."
-        self.show_error(text)
-        if getattr(event, "details", None):  # the raw answer, one click away
-            from desktop_app.ui.chat.error_details import ErrorDetails
-
-            self._add(ErrorDetails(event.details))
-        self._running = False
-        self.add_retry_run()
-        self.refresh_actions()
 
     # -- following the stream ----------------------------------------------------------------------------
 
