@@ -5,7 +5,10 @@ Modules:
     ``config``      ``mcp.json`` -> :class:`ServerConfig` models (never writes the file)
     ``names``       Whale's ``mcp__<server>__<tool>`` names (64-byte limit, SHA-1 suffix, collisions)
     ``connection``  one server's lifecycle in its own task, stderr capture, :class:`CallOutcome`
-    ``host``        :class:`Host`: all servers, the tool table, the call path, status
+    ``servers``     :class:`HostServers`: which servers exist, start/stop/restart/pause, status
+    ``tool_table``  :class:`HostToolTable`: model-facing tool names, preferences, lookups
+    ``targets``     where a server lives: stdio launch parameters, a ``url`` server's target
+    ``host``        :class:`Host`: the host's state, hooks and the one call path (:meth:`Host.call`)
 """
 
 from desktop_app.runtime.host.config import ServerConfig, load_mcp_config, parse_mcp_config

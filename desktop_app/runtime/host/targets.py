@@ -1,15 +1,60 @@
-"""Where a ``url`` server lives: its URL, its expanded ``headers`` and its declared transport.
-
-(The stdio side is :func:`desktop_app.runtime.host.host.stdio_parameters`.)
+"""Where a server lives: a stdio server's launch parameters (command, args, environment, PATH), or a
+``url`` server's URL, expanded ``headers`` and declared transport.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
+from mcp import StdioServerParameters
+
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.environment import expand_headers
+from desktop_app.runtime.host.environment import (
+    check_env_safety,
+    expand_args,
+    expand_env,
+    expand_headers,
+    login_shell_path,
+    resolve_command,
+)
 from desktop_app.runtime.host.oauth import oauth_provider
 from desktop_app.runtime.host.transports import HttpKind, HttpTarget
+
+
+def stdio_parameters(
+    config: ServerConfig,
+    *,
+    name: str | None = None,
+    credentials: Credentials | None = None,
+    environ: Mapping[str, str] | None = None,
+    search_path: str | None = None,
+) -> StdioServerParameters:
+    """The stdio launch parameters, computed when the server starts.
+
+    ``env`` is checked for unsafe variables (unless ``allowUnsafeEnv``) and expanded (``${NAME}`` from
+    ``environ``, ``${keyring:NAME}`` from ``credentials``, default a new :class:`Credentials`); ``~`` is
+    expanded in the command and args; a bare command is resolved on ``search_path`` (default: the
+    server's own ``PATH`` from ``env``, else :func:`login_shell_path`), and the child gets that PATH.
+    The environment is ``environ`` (default ``os.environ``) plus the server's ``env``.
+    Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
+    """
+    label = name or (config.command or "").strip() or "stdio"
+    if config.extension:  # an installed MCP Bundle: ${__dirname}, ${user_config.*} … substituted now
+        from desktop_app.runtime.extensions.launch import resolve_launch
+
+        config = resolve_launch(label, config, (credentials or Credentials()).get)
+    base = dict(os.environ if environ is None else environ)
+    check_env_safety(label, config)
+    env = expand_env(label, config, environ=base, credentials=credentials)
+    path = env.get("PATH") or search_path or login_shell_path()
+    command = resolve_command(label, os.path.expanduser((config.command or "").strip()), path)
+    args = [
+        os.path.expanduser(arg) if arg.startswith("~") else arg
+        for arg in expand_args(label, config, credentials=credentials)
+    ]
+    return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
 
 
 def http_target(name: str, config: ServerConfig, *, credentials: Credentials | None = None) -> HttpTarget:
@@ -32,4 +77,4 @@ def http_target(name: str, config: ServerConfig, *, credentials: Credentials | N
     return HttpTarget(url=url, headers=headers, kind=kind, auth=auth, server=name)
 
 
-__all__ = ["http_target"]
+__all__ = ["http_target", "stdio_parameters"]

@@ -1,0 +1,178 @@
+"""The host's tool table: the model-facing names of every ready server's tools.
+
+:class:`HostToolTable` (a layer of :class:`~desktop_app.runtime.host.host.Host`) names tools Whale's way
+(``mcp__<server>__<tool>`` for external tools, bare names for built-in ones), applies ``pinned`` and
+``excludedTools``, caches the list, and answers which server and tool a model-facing name means.
+:class:`HostTool`, :func:`normalize_schema` and :func:`tool_spec` are the values it hands out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from desktop_app.runtime.host.catalog import CATALOG_SERVER
+from desktop_app.runtime.host.config import ServerConfig
+from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
+from desktop_app.runtime.host.servers import HostServers
+from desktop_app.runtime.messages import ToolSpec
+
+
+class HostTool(BaseModel):
+    """One tool the model can call: its model-facing name and where it really lives."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    server: str
+    tool: str
+    description: str = ""
+    input_schema: dict[str, Any]
+    read_only: bool = False
+    builtin: bool = False
+    pinned: bool = False
+    """``pinned`` in mcp.json (the whole server, or this tool): always loaded, never deferred."""
+    excluded: bool = False
+    """In the server's ``excludedTools``: never offered (listed only by ``tools(include_excluded=True)``)."""
+
+
+def normalize_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A copy of an input schema with ``type: object`` and ``properties: {}`` filled in (Whale §1.4)."""
+    if not schema:
+        return {"type": "object", "properties": {}, "additionalProperties": True}
+    result = dict(schema)
+    result.setdefault("type", "object")
+    result.setdefault("properties", {})
+    return result
+
+
+def tool_spec(tool: HostTool) -> ToolSpec:
+    """One tool as the model sees it. External descriptions name their server and tool (Whale)."""
+    description = tool.description
+    if not tool.builtin:
+        description = f"{description or 'MCP tool'} (MCP server: {tool.server}, tool: {tool.tool})"
+    return ToolSpec(name=tool.name, description=description, parameters=tool.input_schema)
+
+
+def _same_key(old: list[object], new: list[object]) -> bool:
+    """Whether two :meth:`Host.tools` cache keys name the very same connections, tool lists and configs."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        assert isinstance(a, tuple) and isinstance(b, tuple)
+        if a[0] != b[0] or a[1] != b[1] or a[2] is not b[2] or a[3] is not b[3] or a[4:] != b[4:]:
+            return False
+    return True
+
+
+class HostToolTable(HostServers):
+    """The tool list (:meth:`tools`), its per-server preferences and name lookups."""
+
+    _tools_cache: tuple[list[object], bool, list[HostTool]] | None
+
+    def set_tool_preferences(self, server: str, *, pinned: bool | list[str], excluded_tools: list[str]) -> None:
+        """Change a server's ``pinned`` and ``excludedTools`` while running (no restart); the next tool list
+        follows. The caller writes mcp.json (see :mod:`.config_edit`)."""
+        self._require_known(server)
+        if server in self._builtins:
+            raise ValueError(f"'{server}' is a built-in server; its tools are always loaded")
+        self._configs[server] = self._configs[server].model_copy(
+            update={"pinned": pinned, "excluded_tools": list(excluded_tools)}
+        )
+
+    def config(self, server: str) -> ServerConfig | None:
+        """The current configuration of an external server (``None`` for a built-in or an unknown name)."""
+        return self._configs.get(server)
+
+    def is_builtin(self, server: str) -> bool:
+        return server in self._builtins
+
+    def server_identity(self, server: str) -> str | None:
+        """What a grant for ``server`` is bound to: its command and arguments (stdio) or its URL, as
+        configured now; ``None`` for an unknown server. A changed definition is another identity."""
+        if server in self._builtins:
+            return f"builtin:{server}"
+        config = self._configs.get(server)
+        if config is None:
+            return None
+        if config.transport == "stdio":
+            return json.dumps({"command": config.command, "args": list(config.args)}, ensure_ascii=False)
+        return json.dumps({"url": config.url}, ensure_ascii=False)
+
+    def tools(self, *, include_excluded: bool = False) -> list[HostTool]:
+        """Every tool of every ready server, sorted by model-facing name.
+
+        Names are assigned in a fixed order (built-ins first, then external servers sorted by name,
+        tools sorted by original name), so collisions resolve the same way every time. A built-in
+        server's tools appear once it has been used (see :meth:`ensure_connected`). Excluded tools
+        (``excludedTools``) are left out unless ``include_excluded``; they keep their names either way.
+        The list is rebuilt only when a connection, its tools or a configuration changed.
+        A server that crashed and is being restarted keeps its last tools on offer: a call to one waits
+        for the restart.
+        """
+        key: list[object] = [
+            (name, c.state, c.tools, self._configs.get(name), self._supervisor.active(name))
+            for name, c in sorted(self._connections.items())
+        ]
+        cached = self._tools_cache
+        if cached is not None and cached[1] == include_excluded and _same_key(cached[0], key):
+            return list(cached[2])
+        result = self._build_tools(include_excluded)
+        self._tools_cache = (key, include_excluded, result)
+        return list(result)
+
+    def _build_tools(self, include_excluded: bool) -> list[HostTool]:
+        seen: set[str] = set()
+        result: list[HostTool] = []
+        ready = {name: c.tools for name, c in self._connections.items() if c.state == "ready"}
+        for name, last in self._last_tools.items():
+            if name not in ready and self._supervisor.active(name):
+                ready[name] = last
+        builtin_names = sorted(name for name in ready if name in self._builtins)
+        external_names = sorted(name for name in ready if name not in self._builtins)
+        for server in [*builtin_names, *external_names]:
+            builtin = server in self._builtins
+            config = None if builtin else self._configs[server]
+            excluded = set(config.excluded_tools) if config is not None else set()
+            pinned = config.pinned if config is not None else False
+            for tool in sorted(ready[server], key=lambda t: t.name):
+                is_excluded = tool.name in excluded
+                base = tool.name if builtin else qualify_tool_name(server, tool.name)
+                annotations = tool.annotations
+                result.append(
+                    HostTool(
+                        name=unique_tool_name(base, seen),
+                        server=server,
+                        tool=tool.name,
+                        description=tool.description or "",
+                        input_schema=normalize_schema(tool.input_schema),
+                        read_only=bool(annotations and annotations.read_only_hint),
+                        builtin=builtin,
+                        pinned=builtin or pinned is True or (isinstance(pinned, list) and tool.name in pinned),
+                        excluded=is_excluded,
+                    )
+                )
+        kept = result if include_excluded else [t for t in result if not t.excluded]  # never offered
+        return sorted(kept, key=lambda t: t.name)
+
+    def tool_specs(self) -> list[ToolSpec]:
+        """Every tool as the model sees it, without deferral (see :mod:`desktop_app.runtime.deferral`); so
+        ``tool_search``, which only searches deferred tools, is left out."""
+        return [tool_spec(tool) for tool in self.tools() if tool.server != CATALOG_SERVER]
+
+    def lookup(self, model_name: str) -> HostTool | None:
+        """The tool the model means by ``model_name``, or ``None``."""
+        return next((tool for tool in self.tools() if tool.name == model_name), None)
+
+    def _model_name(self, server: str, tool: str) -> str:
+        """The model-facing name of ``server``'s ``tool`` (what hook ``match`` patterns see)."""
+        for known in self.tools():
+            if known.server == server and known.tool == tool:
+                return known.name
+        return tool if server in self._builtins else qualify_tool_name(server, tool)
+
+
+__all__ = ["HostTool", "HostToolTable", "normalize_schema", "tool_spec"]
