@@ -63,7 +63,8 @@ def _describe(out: TextIO, bundle: object) -> None:
         out.write("  Prompts: " + ", ".join(terminal_safe(p.name) for p in m.prompts) + "\n")
     if m.compatibility is not None and m.compatibility.platforms:
         out.write("  Platforms: " + ", ".join(m.compatibility.platforms) + "\n")
-    out.write(f"  Signature: {verify(bundle).summary}\n")
+    signature = verify(bundle)
+    out.write(f"  Signature: {signature.summary} (mcpb verify: {signature.mcpb_verdict})\n")
     for key, option in m.user_config.items():
         flags = [option.type + (" (multiple)" if option.multiple else "")]
         if option.required:

@@ -1,5 +1,6 @@
 ; Windows installer for Switchboard: per-user (no administrator rights), Start-menu shortcut, optional
-; desktop shortcut, optional start with Windows (the tray), an uninstaller and version resources.
+; desktop shortcut, optional start with Windows (the tray), the .mcpb (and older .dxt) file type opening
+; Switchboard's install screen, an uninstaller and version resources.
 ;
 ;   makensis -DVERSION=0.1.0 -DPAYLOAD=dist\switchboard -DICON=build\icons\switchboard.ico
 ;            -DOUTFILE=dist\Switchboard-0.1.0-windows-x86_64-setup.exe installer\switchboard.nsi
@@ -46,9 +47,30 @@ RequestExecutionLevel user
 !define PUBLISHER "Switchboard developers"
 !define UNINSTALL_KEY "Software\Microsoft\Windows\CurrentVersion\Uninstall\${APP_ID}"
 !define RUN_KEY "Software\Microsoft\Windows\CurrentVersion\Run"
+; MCP Bundles: a per-user ProgID under HKCU\Software\Classes (no administrator rights needed).
+!define MCPB_PROGID "Switchboard.mcpb"
+!define CLASSES "Software\Classes"
 
 !include "MUI2.nsh"
 !include "FileFunc.nsh"
+
+; EXT opens with the MCP Bundle ProgID; "Open with" lists Switchboard; the MIME type is recorded.
+!macro RegisterExtension EXT
+  WriteRegStr HKCU "${CLASSES}\${EXT}" "" "${MCPB_PROGID}"
+  WriteRegStr HKCU "${CLASSES}\${EXT}" "Content Type" "application/x-mcpb"
+  WriteRegStr HKCU "${CLASSES}\${EXT}\OpenWithProgids" "${MCPB_PROGID}" ""
+!macroend
+
+; Undo RegisterExtension, leaving EXT alone when another program has taken it over since.
+!macro UnregisterExtension EXT
+  DeleteRegValue HKCU "${CLASSES}\${EXT}\OpenWithProgids" "${MCPB_PROGID}"
+  ReadRegStr $0 HKCU "${CLASSES}\${EXT}" ""
+  StrCmp $0 "${MCPB_PROGID}" 0 +3
+    DeleteRegValue HKCU "${CLASSES}\${EXT}" ""
+    DeleteRegValue HKCU "${CLASSES}\${EXT}" "Content Type"
+  DeleteRegKey /ifempty HKCU "${CLASSES}\${EXT}\OpenWithProgids"
+  DeleteRegKey /ifempty HKCU "${CLASSES}\${EXT}"
+!macroend
 
 Name "${APP} ${VERSION}"
 OutFile "${OUTFILE}"
@@ -114,6 +136,16 @@ Section "Start menu shortcut" SecStartMenu
   CreateShortcut "$SMPROGRAMS\${APP}.lnk" "$INSTDIR\${EXE}" "" "$INSTDIR\${EXE}" 0
 SectionEnd
 
+Section "Open MCP Bundles (.mcpb) with ${APP}" SecMcpb
+  WriteRegStr HKCU "${CLASSES}\${MCPB_PROGID}" "" "MCP Bundle"
+  WriteRegStr HKCU "${CLASSES}\${MCPB_PROGID}\DefaultIcon" "" '"$INSTDIR\${EXE}",0'
+  WriteRegStr HKCU "${CLASSES}\${MCPB_PROGID}\shell\open\command" "" '"$INSTDIR\${EXE}" "%1"'
+  !insertmacro RegisterExtension ".mcpb"
+  !insertmacro RegisterExtension ".dxt"
+  ; Explorer re-reads the associations (SHCNE_ASSOCCHANGED).
+  System::Call 'shell32::SHChangeNotify(i 0x08000000, i 0, p 0, p 0)'
+SectionEnd
+
 Section /o "Desktop shortcut" SecDesktop
   CreateShortcut "$DESKTOP\${APP}.lnk" "$INSTDIR\${EXE}" "" "$INSTDIR\${EXE}" 0
 SectionEnd
@@ -125,12 +157,17 @@ SectionEnd
 !insertmacro MUI_FUNCTION_DESCRIPTION_BEGIN
   !insertmacro MUI_DESCRIPTION_TEXT ${SecApp} "The application (installed for you only; no administrator rights)."
   !insertmacro MUI_DESCRIPTION_TEXT ${SecStartMenu} "A Start-menu entry for ${APP}."
+  !insertmacro MUI_DESCRIPTION_TEXT ${SecMcpb} "Double-clicking an MCP Bundle (.mcpb) opens its install screen in ${APP}."
   !insertmacro MUI_DESCRIPTION_TEXT ${SecDesktop} "A shortcut on the desktop."
   !insertmacro MUI_DESCRIPTION_TEXT ${SecAutostart} "Start ${APP} in the system tray when you sign in."
 !insertmacro MUI_FUNCTION_DESCRIPTION_END
 
 Section "Uninstall"
   DeleteRegValue HKCU "${RUN_KEY}" "${APP}"
+  !insertmacro UnregisterExtension ".mcpb"
+  !insertmacro UnregisterExtension ".dxt"
+  DeleteRegKey HKCU "${CLASSES}\${MCPB_PROGID}"
+  System::Call 'shell32::SHChangeNotify(i 0x08000000, i 0, p 0, p 0)'
   Delete "$SMPROGRAMS\${APP}.lnk"
   Delete "$DESKTOP\${APP}.lnk"
   RMDir /r "$INSTDIR\_internal"

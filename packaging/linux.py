@@ -5,10 +5,16 @@
 
 The .deb installs the app in ``/opt/switchboard`` with a ``/usr/bin/switchboard`` link, the ``.desktop``
 entry, hicolor icons, AppStream metainfo, a copyright file, a changelog and the lintian overrides that a
-self-contained third-party package needs (each one says why). Its ``Depends`` are the system libraries
+self-contained third-party package needs (each one says why), and the shared-mime-info type of MCP Bundles
+(``resources/mime/switchboard-mcpb.xml`` as ``/usr/share/mime/packages/<app id>.xml``; the ``.desktop`` entry
+lists ``application/x-mcpb``, so a file manager opens a ``.mcpb`` with the install screen). Its
+``DEBIAN/triggers`` activates the ``/usr/share/mime/packages`` and ``/usr/share/applications`` file triggers
+that shared-mime-info and desktop-file-utils declare, so dpkg runs ``update-mime-database`` and
+``update-desktop-database`` after installing and removing it (what debhelper's dh_installmime and
+dh_installdesktop leave to triggers). Its ``Depends`` are the system libraries
 Qt's xcb/wayland platforms load from the system rather than from the bundle. The tarball unpacks into
 ``switchboard-<version>/`` and runs from wherever it is unpacked (``./switchboard``); its
-``install-desktop-entry.sh`` adds the menu entry and icon for the current user.
+``install-desktop-entry.sh`` adds the menu entry, icon and the ``.mcpb`` file type for the current user.
 """
 
 from __future__ import annotations
@@ -27,6 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import project
 
 HERE = Path(__file__).resolve().parent
+MIME_SOURCE = project.ROOT / "resources" / "mime" / "switchboard-mcpb.xml"
+# dpkg file triggers the Debian packages of shared-mime-info and desktop-file-utils are interested in.
+DEB_TRIGGERS = "activate-noawait /usr/share/mime/packages\nactivate-noawait /usr/share/applications\n"
 # Libraries the frozen app takes from the system: OpenGL/EGL (never bundled), fonts, the X11/XCB and Wayland
 # client libraries of the platform plugins, D-Bus (keyring, portals) and the keyboard map.
 DEPENDS = [
@@ -111,6 +120,8 @@ def _install_shared_files(root: Path, build: Path, version: str) -> None:
         folder = share / "icons" / "hicolor" / f"{size}x{size}" / "apps"
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy2(png, folder / f"{project.APP_ID}.png")
+    (share / "mime" / "packages").mkdir(parents=True)
+    shutil.copy2(MIME_SOURCE, share / "mime" / "packages" / f"{project.APP_ID}.xml")
     scalable = share / "icons" / "hicolor" / "scalable" / "apps"
     scalable.mkdir(parents=True)
     shutil.copy2(project.ROOT / "resources" / "switchboard.svg", scalable / f"{project.APP_ID}.svg")
@@ -175,6 +186,8 @@ def build_deb(dist: Path, build: Path, version: str) -> Path:
         encoding="utf-8",
     )
     (control / "control").chmod(0o644)
+    (control / "triggers").write_text(DEB_TRIGGERS, encoding="utf-8")
+    (control / "triggers").chmod(0o644)
     out = dist / deb_name(version)
     out.unlink(missing_ok=True)
     env = {**os.environ, "SOURCE_DATE_EPOCH": str(project.source_epoch())}
@@ -196,11 +209,19 @@ INSTALL_DESKTOP_ENTRY = """\
 set -eu
 here=$(cd -- "$(dirname -- "$0")" && pwd)
 data=${XDG_DATA_HOME:-$HOME/.local/share}
-mkdir -p "$data/applications" "$data/icons/hicolor/scalable/apps"
+mkdir -p "$data/applications" "$data/icons/hicolor/scalable/apps" "$data/mime/packages"
 cp "$here/share/icons/hicolor/scalable/apps/@APP_ID@.svg" "$data/icons/hicolor/scalable/apps/"
-sed "s|^Exec=.*|Exec=\\"$here/switchboard\\"|; s|^TryExec=.*|TryExec=$here/switchboard|" \\
+sed "s|^Exec=.*|Exec=\\"$here/switchboard\\" %F|; s|^TryExec=.*|TryExec=$here/switchboard|" \\
     "$here/share/applications/@APP_ID@.desktop" >"$data/applications/@APP_ID@.desktop"
-echo "Added Switchboard ($here) to the application menu."
+# MCP Bundles (.mcpb) open with Switchboard's install screen from the file manager.
+cp "$here/share/mime/packages/@APP_ID@.xml" "$data/mime/packages/"
+if command -v update-mime-database >/dev/null 2>&1; then
+    update-mime-database "$data/mime"
+fi
+if command -v update-desktop-database >/dev/null 2>&1; then
+    update-desktop-database "$data/applications"
+fi
+echo "Added Switchboard ($here) to the application menu, as the app for MCP Bundles (.mcpb)."
 """
 
 

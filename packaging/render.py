@@ -77,8 +77,43 @@ def version_info(version: str) -> str:
 """
 
 
+MCPB_MIME = "application/x-mcpb"
+MCPB_EXTENSIONS = ("mcpb", "dxt")  # the same globs as resources/mime/switchboard-mcpb.xml (a unit test checks it)
+
+
+def document_types() -> dict[str, object]:
+    """Info.plist keys that make Finder open ``.mcpb`` (and the older ``.dxt``) with Switchboard: an exported
+    uniform type (a zip archive with those extensions and the MIME type) and the document type that names it.
+    The app receives the file as a QFileOpenEvent (desktop_app/ui/file_open.py)."""
+    uti = f"{project.APP_ID.rsplit('.', 1)[0]}.mcpb"
+    return {
+        "CFBundleDocumentTypes": [
+            {
+                "CFBundleTypeName": "MCP Bundle",
+                "CFBundleTypeRole": "Viewer",
+                "CFBundleTypeIconFile": "switchboard.icns",
+                "LSHandlerRank": "Default",
+                "LSItemContentTypes": [uti],
+            }
+        ],
+        "UTExportedTypeDeclarations": [
+            {
+                "UTTypeIdentifier": uti,
+                "UTTypeDescription": "MCP Bundle",
+                "UTTypeConformsTo": ["public.zip-archive", "public.data"],
+                "UTTypeIconFile": "switchboard.icns",
+                "UTTypeTagSpecification": {
+                    "public.filename-extension": list(MCPB_EXTENSIONS),
+                    "public.mime-type": [MCPB_MIME],
+                },
+            }
+        ],
+    }
+
+
 def info_plist(version: str) -> dict[str, object]:
-    """The macOS bundle's Info.plist: a normal Dock app (LSUIElement off) whose tray icon lives in the menu bar."""
+    """The macOS bundle's Info.plist: a normal Dock app (LSUIElement off) whose tray icon lives in the menu bar,
+    and the app for MCP Bundles."""
     return {
         "CFBundleName": project.APP_NAME,
         "CFBundleDisplayName": project.APP_NAME,
@@ -98,6 +133,7 @@ def info_plist(version: str) -> dict[str, object]:
         "NSSupportsAutomaticGraphicsSwitching": True,
         "NSRequiresAquaSystemAppearance": False,  # follow the system's dark mode
         "NSHumanReadableCopyright": "MIT License",
+        **document_types(),
     }
 
 

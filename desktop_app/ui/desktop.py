@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QApplication, QMainWindow
 
 from desktop_app.ui.quick_prompt import QuickPrompt
 from desktop_app.ui.tray import RunActivity, Tray
@@ -86,6 +86,12 @@ class DesktopShell(QObject):
 
     def start(self) -> None:
         """Show the tray icon; where there is none, say so once (ever) and stay a plain window app."""
+        from desktop_app.ui.file_open import FileOpenFilter
+
+        self.file_open = FileOpenFilter(self.open_files, self)  # macOS Finder: a .mcpb opens the install screen
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self.file_open)
         if self.tray.show():
             return
         log.info("no system tray available: running as a plain window app")
@@ -166,6 +172,10 @@ class DesktopShell(QObject):
         self.show_window()
         if files:
             self.window.add_launch_files(files)  # a .mcpb (opened from the file manager) opens the install screen
+
+    def open_files(self, files: list[str]) -> None:
+        """Files the system asks the running app to open (macOS's QFileOpenEvent), as a launch with them."""
+        self.apply_launch(quick=False, background=False, files=files, first=False)
 
     def handle_request(self, message: dict[str, Any]) -> dict[str, Any]:
         """A request from a second launch (``desktop_app.instance``)."""

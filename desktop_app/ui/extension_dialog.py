@@ -145,7 +145,8 @@ class InstallExtensionDialog(QDialog):
         self.signature = verify(bundle)
         summary = self.signature.summary
         text = SIGNATURE_TEXT["unsigned"] if self.signature.state == "unsigned" else summary[0].upper() + summary[1:]
-        self.signature_label = QLabel(_e(text))
+        verdict = f"<br><span style='color:gray'>mcpb verify: {_e(self.signature.mcpb_verdict)}</span>"
+        self.signature_label = QLabel(_e(text) + verdict)
         self.signature_label.setObjectName("signatureLabel")
         self.signature_label.setProperty("state", self.signature.state)
         self.signature_label.setWordWrap(True)

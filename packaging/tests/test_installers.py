@@ -27,6 +27,9 @@ def test_nsis_installer_compiled_with_version_resources(version: str) -> None:
     for key, value in (("ProductName", "Switchboard"), ("ProductVersion", version), ("FileVersion", version)):
         assert key.encode("utf-16-le") in data and value.encode("utf-16-le") in data, key
     assert setup.stat().st_size > 30 * 2**20, "the payload (the frozen folder) is inside"
+    # The .mcpb association (per-user ProgID, both suffixes, the MIME type) is compiled in.
+    for text in ("Switchboard.mcpb", "OpenWithProgids", "application/x-mcpb", ".dxt"):
+        assert text.encode("utf-16-le") in data, text
 
 
 def test_nsis_script_fails_without_a_version() -> None:
@@ -46,6 +49,9 @@ def test_info_plist_is_a_regular_app_with_the_version(version: str) -> None:
     assert info["LSUIElement"] is False
     assert info["CFBundleShortVersionString"] == version and info["CFBundleVersion"] == version
     assert info["CFBundleIdentifier"] == project.APP_ID and info["CFBundleExecutable"] == project.EXE_NAME
+    (exported,) = info["UTExportedTypeDeclarations"]
+    assert exported["UTTypeTagSpecification"]["public.filename-extension"] == ["mcpb", "dxt"]
+    assert info["CFBundleDocumentTypes"][0]["LSItemContentTypes"] == [exported["UTTypeIdentifier"]]
 
 
 def test_windows_version_resource_source(version: str) -> None:

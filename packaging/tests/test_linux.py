@@ -3,7 +3,9 @@ what dpkg -i leaves on the system."""
 
 from __future__ import annotations
 
+import io
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,7 @@ def test_deb_layout(deb: Path, version: str) -> None:
         f"./usr/share/applications/{APP_ID}.desktop",
         f"./usr/share/metainfo/{APP_ID}.metainfo.xml",
         f"./usr/share/icons/hicolor/scalable/apps/{APP_ID}.svg",
+        f"./usr/share/mime/packages/{APP_ID}.xml",
         "./usr/share/doc/switchboard/copyright",
         "./usr/share/doc/switchboard/changelog.gz",
     } | {f"./usr/share/icons/hicolor/{s}x{s}/apps/{APP_ID}.png" for s in (16, 24, 32, 48, 64, 128, 256, 512)}
@@ -40,6 +43,19 @@ def test_deb_layout(deb: Path, version: str) -> None:
     assert fields["Package"] == "switchboard" and fields["Version"] == version
     for dep in ("libxcb-cursor0", "libxkbcommon-x11-0", "libegl1", "libfontconfig1", "libdbus-1-3"):
         assert dep in fields["Depends"], fields["Depends"]
+
+
+def test_deb_declares_the_mcpb_type_and_activates_the_mime_and_desktop_triggers(deb: Path, extracted: Path) -> None:
+    shipped = extracted / "usr" / "share" / "mime" / "packages" / f"{APP_ID}.xml"
+    assert shipped.read_bytes() == linux.MIME_SOURCE.read_bytes()
+    control = subprocess.run(["dpkg-deb", "--ctrl-tarfile", str(deb)], capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(control)) as tar:
+        member = tar.extractfile("./triggers")
+        assert member is not None
+        triggers = member.read().decode().splitlines()
+    assert triggers == ["activate-noawait /usr/share/mime/packages", "activate-noawait /usr/share/applications"]
+    entry = (extracted / "usr" / "share" / "applications" / f"{APP_ID}.desktop").read_text(encoding="utf-8")
+    assert "MimeType=application/x-mcpb;\n" in entry and "Exec=switchboard %F\n" in entry
 
 
 def test_lintian_reports_no_errors(lintian: tuple[int, str]) -> None:
@@ -54,7 +70,7 @@ def test_desktop_entry_validates(extracted: Path) -> None:
     result = run(["desktop-file-validate", entry])
     assert result.returncode == 0 and not result.stdout.strip(), result.stdout + result.stderr
     text = entry.read_text(encoding="utf-8")
-    assert "Exec=switchboard\n" in text and f"Icon={APP_ID}\n" in text
+    assert "Exec=switchboard %F\n" in text and f"Icon={APP_ID}\n" in text
 
 
 def test_appstream_metainfo_validates(extracted: Path, version: str) -> None:
@@ -70,6 +86,13 @@ def test_installed_package_puts_files_in_place(installed: Path) -> None:
     assert str(INSTALLED) in owned
     assert f"/usr/share/applications/{APP_ID}.desktop" in owned
     assert Path(f"/usr/share/icons/hicolor/256x256/apps/{APP_ID}.png").is_file()
+    assert f"/usr/share/mime/packages/{APP_ID}.xml" in owned
+    # dpkg ran the triggers: the MIME database knows *.mcpb, the desktop database names the app for it.
+    if Path("/usr/bin/update-mime-database").exists():
+        assert "application/x-mcpb:*.mcpb" in Path("/usr/share/mime/globs2").read_text(encoding="utf-8")
+    if Path("/usr/bin/update-desktop-database").exists():
+        cache = Path("/usr/share/applications/mimeinfo.cache").read_text(encoding="utf-8")
+        assert f"application/x-mcpb={APP_ID}.desktop;" in cache
 
 
 def test_runtime_packages_are_the_first_alternatives() -> None:
@@ -84,5 +107,11 @@ def test_tarball_desktop_entry_script_points_at_the_unpacked_folder(unpacked: Pa
     assert result.returncode == 0, result.stderr
     entry = tmp_path / "applications" / f"{APP_ID}.desktop"
     assert run(["desktop-file-validate", entry]).returncode == 0
-    assert f'Exec="{unpacked}"' in entry.read_text(encoding="utf-8")
+    assert f'Exec="{unpacked}" %F' in entry.read_text(encoding="utf-8")
     assert (tmp_path / "icons" / "hicolor" / "scalable" / "apps" / f"{APP_ID}.svg").is_file()
+    assert (tmp_path / "mime" / "packages" / f"{APP_ID}.xml").is_file()
+    if Path("/usr/bin/update-mime-database").exists():  # the user's MIME database knows *.mcpb
+        assert "application/x-mcpb:*.mcpb" in (tmp_path / "mime" / "globs2").read_text(encoding="utf-8")
+    if Path("/usr/bin/update-desktop-database").exists():
+        cache = (tmp_path / "applications" / "mimeinfo.cache").read_text(encoding="utf-8")
+        assert f"application/x-mcpb={APP_ID}.desktop;" in cache

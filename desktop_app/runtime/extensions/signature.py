@@ -6,8 +6,17 @@ archive bytes with SHA-256 and authenticated attributes, and ``MCPB_SIG_END``. T
 * ``unsigned`` — no signature block;
 * ``invalid`` — a block that does not verify (the archive was changed after signing, or the block is
   damaged): signed, but not to be trusted;
-* ``self-signed`` — valid, by a certificate that issued itself (``mcpb verify`` calls this self-signed);
+* ``self-signed`` — valid, by a certificate that issued itself;
 * ``signed`` — valid, by a certificate issued by another authority.
+
+``mcpb verify`` (``verifyMcpbFile``) answers "Signature is valid" or "Signature is valid (self-signed)" only
+when the signature is intact **and** the certificate chains to one in the computer's trust store; everything
+else — no block, a block that does not verify, a certificate the computer does not trust (a self-signed one
+not added to the store, an unknown authority) — it reports as "Extension is not signed".
+:attr:`Signature.trusted` is that trust check (the system's CA certificates, as Python's ``ssl`` loads them,
+walked up through the bundle's intermediate certificates), and :attr:`Signature.mcpb_verdict` the line
+``mcpb verify`` prints, so the install screen can say both what is true of the bundle and what the
+official tool would say.
 """
 
 from __future__ import annotations
@@ -27,16 +36,28 @@ class Signature:
     publisher: str = ""
     issuer: str = ""
     reason: str = ""
+    trusted: bool = False
+    """The certificate chains to one in this computer's trust store (what ``mcpb verify`` also requires)."""
 
     @property
     def summary(self) -> str:
+        """One line: ``unsigned``, ``signed but INVALID (…)`` or ``signed and valid, …`` with the trust."""
         if self.state == "unsigned":
             return "unsigned"
         if self.state == "invalid":
             return f"signed but INVALID ({self.reason}); do not trust it"
         if self.state == "self-signed":
-            return f"signed and valid, self-signed by {self.publisher}"
-        return f"signed and valid, by {self.publisher} (issued by {self.issuer})"
+            text = f"signed and valid, self-signed by {self.publisher}"
+            return text if self.trusted else text + " (no authority vouches for the publisher)"
+        text = f"signed and valid, by {self.publisher} (issued by {self.issuer})"
+        return text if self.trusted else text + f"; {self.issuer} is not an authority this computer trusts"
+
+    @property
+    def mcpb_verdict(self) -> str:
+        """What ``mcpb verify`` prints for this bundle on this computer."""
+        if self.state in ("signed", "self-signed") and self.trusted:
+            return "Signature is valid" + (" (self-signed)" if self.state == "self-signed" else "")
+        return "Extension is not signed"
 
 
 def _verify_signer(signed_attrs: bytes, signature: bytes, certificate: bytes, algorithm: str) -> None:
@@ -54,7 +75,48 @@ def _verify_signer(signed_attrs: bytes, signature: bytes, certificate: bytes, al
         raise ValueError("unsupported key type")
 
 
-def verify(bundle: Bundle) -> Signature:
+def _system_roots() -> list[bytes]:
+    import ssl
+
+    try:
+        return [bytes(c) for c in ssl.create_default_context().get_ca_certs(binary_form=True)]
+    except (ssl.SSLError, OSError):
+        return []
+
+
+def chain_trusted(leaf: bytes, intermediates: list[bytes], roots: list[bytes] | None = None) -> bool:
+    """Whether ``leaf`` (DER) chains to one of ``roots`` (the system's CA certificates when ``None``),
+    through ``intermediates``; each link's signature and validity period are checked."""
+    from datetime import UTC, datetime
+
+    from cryptography import x509
+
+    anchors = [x509.load_der_x509_certificate(der) for der in (_system_roots() if roots is None else roots)]
+    middle = [x509.load_der_x509_certificate(der) for der in intermediates]
+    current = x509.load_der_x509_certificate(leaf)
+    now = datetime.now(UTC)
+    for _ in range(8):
+        if not current.not_valid_before_utc <= now <= current.not_valid_after_utc:
+            return False
+        if current in anchors:
+            return True
+        for issuer in [*anchors, *middle]:
+            if issuer.subject != current.issuer or issuer == current:
+                continue
+            try:
+                current.verify_directly_issued_by(issuer)
+            except Exception:
+                continue
+            if issuer in anchors:
+                return issuer.not_valid_before_utc <= now <= issuer.not_valid_after_utc
+            current = issuer
+            break
+        else:
+            return False
+    return False
+
+
+def verify(bundle: Bundle, *, roots: list[bytes] | None = None) -> Signature:
     """The bundle's signature state (never raises)."""
     if bundle.signature is None:
         return Signature("unsigned")
@@ -85,7 +147,11 @@ def verify(bundle: Bundle) -> Signature:
     subject = certificate.subject.native.get("common_name", "unknown")
     issuer = certificate.issuer.native.get("common_name", "unknown")
     state: State = "self-signed" if certificate.self_signed != "no" else "signed"
-    return Signature(state, publisher=str(subject), issuer=str(issuer))
+    try:
+        trusted = chain_trusted(certificate.dump(), [c.dump() for c in certificates[1:]], roots)
+    except Exception:  # a certificate the library cannot read: not trusted
+        trusted = False
+    return Signature(state, publisher=str(subject), issuer=str(issuer), trusted=trusted)
 
 
-__all__ = ["Signature", "State", "verify"]
+__all__ = ["Signature", "State", "chain_trusted", "verify"]

@@ -42,6 +42,10 @@ def test_signed_tampered_and_unsigned_bundles_show_their_state(
     assert states[signed.name][0] == "self-signed" and states[signed.name][1].startswith("Signed and valid")
     assert states[tampered.name][0] == "invalid" and "Signed but INVALID" in states[tampered.name][1]
     assert "changed after it was signed" in states[tampered.name][1]
+    # What the official CLI says on this computer, under each (the self-signed certificate is not trusted here).
+    for name in (plain.name, signed.name, tampered.name):
+        assert "mcpb verify: Extension is not signed" in states[name][1]
+    assert "no authority vouches for the publisher" in states[signed.name][1]
 
 
 def test_form_from_user_config_and_refusal(qtbot: QtBot, packed_bundles: dict[str, Path]) -> None:

@@ -17,10 +17,10 @@ from desktop_app.runtime.extensions import compat
 from desktop_app.runtime.extensions.archive import BundleError, read_bundle
 from desktop_app.runtime.extensions.install import MissingValues, Places, install, installed, uninstall
 from desktop_app.runtime.extensions.launch import configure, resolve_launch, substitute
-from desktop_app.runtime.extensions.signature import verify
+from desktop_app.runtime.extensions.signature import chain_trusted, verify
 from desktop_app.runtime.host import config_edit
 from desktop_app.runtime.host.config import ServerConfig
-from tests.support.bundles import HERE, sign_self_signed
+from tests.support.bundles import HERE, mcpb, sign_self_signed
 
 
 def manifest(**changes: Any) -> dict[str, Any]:
@@ -193,3 +193,39 @@ def test_signature_states_from_the_official_cli(packed_bundles: dict[str, Path],
     assert bad.state == "invalid" and "changed after it was signed" in bad.summary
     with zipfile.ZipFile(io.BytesIO(read_bundle(tampered).archive)) as zf:
         assert "manifest.json" in zf.namelist()
+
+
+def _verify_line(path: Path) -> str:
+    """The verdict ``mcpb verify`` prints (``Signature is valid…`` or ``Extension is not signed``)."""
+    done = mcpb("verify", path)
+    lines = [line.removeprefix("ERROR: ") for line in (done.stdout + done.stderr).splitlines()]
+    return next(line for line in lines if line.startswith(("Signature is valid", "Extension is not signed")))
+
+
+def test_the_mcpb_verdict_is_what_mcpb_verify_prints(packed_bundles: dict[str, Path], tmp_path: Path) -> None:
+    plain = packed_bundles["node-probe"]
+    signed = sign_self_signed(plain, tmp_path)
+    tampered = tmp_path / "tampered.mcpb"
+    raw = bytearray(signed.read_bytes())
+    raw[10] ^= 1
+    tampered.write_bytes(bytes(raw))
+    for path in (plain, signed, tampered):
+        assert verify(read_bundle(path)).mcpb_verdict == _verify_line(path), path.name
+    # The self-signed certificate is not in this computer's trust store: mcpb verify calls the bundle "not
+    # signed"; Switchboard says it is signed and valid, and that nobody vouches for the publisher.
+    state = verify(read_bundle(signed))
+    assert not state.trusted and "no authority vouches" in state.summary
+
+
+def test_a_certificate_in_the_trust_store_makes_the_signature_trusted(
+    packed_bundles: dict[str, Path], tmp_path: Path
+) -> None:
+    from asn1crypto import cms
+
+    bundle = read_bundle(sign_self_signed(packed_bundles["node-probe"], tmp_path))
+    assert bundle.signature is not None
+    certificate = cms.ContentInfo.load(bundle.signature)["content"]["certificates"][0].chosen.dump()
+    trusted = verify(bundle, roots=[certificate])
+    assert trusted.trusted and trusted.mcpb_verdict == "Signature is valid (self-signed)"
+    assert trusted.summary == "signed and valid, self-signed by MCPB Self-Signed Certificate"
+    assert not chain_trusted(certificate, [], roots=[])
