@@ -15,9 +15,15 @@ from PySide6.QtWidgets import QMainWindow, QMenu
 
 
 def add_agent_menu(
-    window: QMainWindow, runtime: Any, conversation: Callable[[], str], status: Callable[[str], None]
+    window: QMainWindow,
+    runtime: Any,
+    conversation: Callable[[], str],
+    status: Callable[[str], None],
+    *,
+    pick: Callable[[str], bool] | None = None,
 ) -> QMenu | None:
-    """Add the Agent menu (``None`` when the runtime has no agents)."""
+    """Add the Agent menu (``None`` when the runtime has no agents); ``pick``: the composer's agent picker's
+    (which also stores the choice with the conversation)."""
     if getattr(runtime, "agents", None) is None:
         return None
     menu = window.menuBar().addMenu("&Agent")
@@ -25,7 +31,10 @@ def add_agent_menu(
     group = QActionGroup(menu)
     group.setExclusive(True)
 
-    def pick(name: str) -> None:
+    def choose(name: str) -> None:
+        if pick is not None:
+            pick(name)
+            return
         try:
             runtime.set_conversation_agent(conversation(), name)
         except Exception as exc:  # busy, or the agent went away
@@ -47,7 +56,7 @@ def add_agent_menu(
             action.setToolTip(definition.description if definition is not None else "")
             action.setStatusTip(definition.description if definition is not None else "")
             action.setChecked(name == current)
-            action.triggered.connect(lambda _checked=False, name=name: pick(name))
+            action.triggered.connect(lambda _checked=False, name=name: choose(name))
             group.addAction(action)
             menu.addAction(action)
 

@@ -172,8 +172,13 @@ class MainWindow(
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         from desktop_app.ui.agent_menu import add_agent_menu
+        from desktop_app.ui.chat.agent_picker import install_agent_picker
 
-        self.agent_menu = add_agent_menu(self, runtime, lambda: controller.conversation_id, self.set_status)
+        self.agent_picker = install_agent_picker(self, runtime, lambda: controller.conversation_id)
+        picked = self.agent_picker.pick if self.agent_picker is not None else None
+        self.agent_menu = add_agent_menu(
+            self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
+        )
         self._attach_composer(runtime, controller)
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)

@@ -35,6 +35,9 @@ class WindowProvider:
                 settings = chooser(conversation)
             self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
             self._fill_model_picker(settings)
+            picker = getattr(self, "agent_picker", None)
+            if picker is not None:
+                picker.refresh()  # the shown conversation's agent (``chat.agent_picker``)
 
     def _fill_model_picker(self, current: object) -> None:
         """The composer's provider/model picker: the conversation's provider, the default one, the vision

@@ -66,7 +66,10 @@ def attach_store(runtime: Runtime, store: Store) -> Recorder:
     A failed write is published to the runtime's subscribers as a ``StoreFailed`` event.
     """
     recorder = Recorder(
-        store, base_url=lambda cid: runtime.conversation_provider(cid).base_url, on_failure=runtime.notify
+        store,
+        base_url=lambda cid: runtime.conversation_provider(cid).base_url,
+        on_failure=runtime.notify,
+        agent=getattr(runtime, "conversation_agent", None),  # test fakes have no agents
     )
     runtime.subscribe(recorder)
     return recorder

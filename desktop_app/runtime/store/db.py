@@ -159,12 +159,14 @@ class Store:
         return cur.rowcount > 0
 
     def delete_conversation(self, conversation_id: str) -> None:
-        """Soft delete: hidden from lists and search until ``restore_conversation`` (undo) or ``purge_deleted``."""
+        """Soft delete: hidden from lists and search until ``restore_conversation`` (undo) or ``purge_deleted``
+        (its sub-agent runs with it)."""
         with self.transaction() as c:
             self._changed(
                 c.execute("UPDATE conversations SET deleted_at = ? WHERE id = ?", (self.now(), conversation_id)),
                 conversation_id,
             )
+            c.execute("UPDATE conversations SET deleted_at = ? WHERE root_id = ?", (self.now(), conversation_id))
 
     def restore_conversation(self, conversation_id: str) -> None:
         with self.transaction() as c:
@@ -172,6 +174,7 @@ class Store:
                 c.execute("UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)),
                 conversation_id,
             )
+            c.execute("UPDATE conversations SET deleted_at = NULL WHERE root_id = ?", (conversation_id,))
 
     def purge_deleted(self, older_than_s: float = 0.0) -> int:
         """Really delete conversations soft-deleted at least ``older_than_s`` seconds ago."""
@@ -184,18 +187,18 @@ class Store:
 
     def get_conversation(self, conversation_id: str) -> ConversationInfo | None:
         row = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick "
-            "FROM conversations WHERE id = ?",
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick, agent, "
+            "parent_id FROM conversations WHERE id = ?",
             (conversation_id,),
         ).fetchone()
         return conversation_info(row) if row else None
 
     def list_conversations(self, *, include_deleted: bool = False, limit: int | None = None) -> list[ConversationInfo]:
-        """Most recently updated first."""
-        where = "" if include_deleted else "WHERE deleted_at IS NULL"
+        """Most recently updated first; sub-agent runs (``store.agents``) only with ``include_deleted`` (all)."""
+        where = "" if include_deleted else "WHERE deleted_at IS NULL AND parent_id IS NULL"
         rows = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick "
-            f"FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick, agent, "
+            f"parent_id FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
             (-1 if limit is None else limit,),
         ).fetchall()
         return [conversation_info(r) for r in rows]

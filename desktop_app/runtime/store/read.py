@@ -179,9 +179,10 @@ def search(conn: sqlite3.Connection, query: str, limit: int, *, marks: tuple[str
         (json.dumps(list(rank)),),
     ).fetchall()
     top = sorted((r[0] for r in live), key=lambda pid: (rank[pid], -pid))[:limit]
-    rows = conn.execute(
-        "SELECT p.id, m.conversation_id, c.title, m.id, m.role, p.kind, p.text, m.created_at FROM parts p "
-        "JOIN messages m ON m.id = p.message_id JOIN conversations c ON c.id = m.conversation_id "
+    rows = conn.execute(  # a hit in a sub-agent's run names its top-level conversation (``store.agents``)
+        "SELECT p.id, COALESCE(c.root_id, c.id), COALESCE(r.title, c.title), m.id, m.role, p.kind, p.text, "
+        "m.created_at FROM parts p JOIN messages m ON m.id = p.message_id "
+        "JOIN conversations c ON c.id = m.conversation_id LEFT JOIN conversations r ON r.id = c.root_id "
         "WHERE p.id IN (SELECT value FROM json_each(?))",
         (json.dumps(top),),
     ).fetchall()

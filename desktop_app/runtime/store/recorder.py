@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from desktop_app.runtime import events as ev
+from desktop_app.runtime.store.agents import link_subagent, set_agent
 from desktop_app.runtime.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class Recorder:
         use_timer: bool = True,
         base_url: Callable[[str], str] | None = None,
         on_failure: Callable[[ev.StoreFailed], None] | None = None,
+        agent: Callable[[str], str] | None = None,
     ) -> None:
         self.store = store
         self._on_failure = on_failure
@@ -77,6 +79,7 @@ class Recorder:
         self._interval = interval
         self._use_timer = use_timer
         self._base_url = base_url  # conversation id -> the endpoint it talks to, stored with the conversation
+        self._agent = agent  # conversation id -> the agent it talks to, stored with the conversation
         self._runs: dict[str, _RunState] = {}
         self.stats = FlushStats()
 
@@ -237,6 +240,8 @@ class Recorder:
         base_url = self._base_url(event.conversation_id) if self._base_url else ""
         with self.store.transaction():
             self.store.ensure_conversation(event.conversation_id, base_url=base_url, model=event.model)
+            if self._agent is not None:
+                set_agent(self.store, event.conversation_id, self._agent(event.conversation_id))
             if not event.continued:  # a continued run carries on a paused turn: no new prompt
                 message_id = self.store.add_message(
                     event.conversation_id, "user", run_id=event.run_id, status="complete"
@@ -364,6 +369,10 @@ class Recorder:
             self.store.touch(event.conversation_id)
         self._forget(state)
 
+    def _subagent_started(self, state: _RunState, event: ev.SubagentStarted) -> None:
+        """The agent's run is a child of this tool call: reached from its card, not listed on its own."""
+        link_subagent(self.store, event.child_conversation_id, event.conversation_id, event.tool_call_id, event.agent)
+
     def _forget(self, state: _RunState) -> None:
         self._cancel_timer(state)
         self._runs.pop(state.run_id, None)
@@ -381,4 +390,5 @@ _HANDLERS: dict[type, Callable[[Recorder, _RunState, ev.Event], None]] = {
     ev.Usage: Recorder._usage,  # type: ignore[dict-item]
     ev.RunFinished: Recorder._run_finished,  # type: ignore[dict-item]
     ev.Error: Recorder._error,  # type: ignore[dict-item]
+    ev.SubagentStarted: Recorder._subagent_started,  # type: ignore[dict-item]
 }

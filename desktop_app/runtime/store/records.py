@@ -45,6 +45,10 @@ class ConversationInfo:
     deleted: bool
     quick: bool = False
     """Started in the quick prompt (listed like any other conversation, with a mark)."""
+    agent: str = ""
+    """The agent it talks to ("": the default agent)."""
+    parent_id: str | None = None
+    """For a sub-agent's run: the conversation whose tool call started it (see ``store.agents``)."""
 
 
 @dataclass(frozen=True)
@@ -190,4 +194,5 @@ def conversation_info(row: tuple[Any, ...]) -> ConversationInfo:
     return ConversationInfo(
         id=row[0], title=row[1], created_at=row[2], updated_at=row[3], base_url=row[4], model=row[5],
         deleted=bool(row[6]), quick=bool(row[7]) if len(row) > 7 else False,
+        agent=str(row[8] or "") if len(row) > 8 else "", parent_id=row[9] if len(row) > 9 else None,
     )  # fmt: skip

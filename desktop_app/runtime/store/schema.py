@@ -183,7 +183,17 @@ def _v4(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4)
+def _v5(conn: sqlite3.Connection) -> None:
+    """Each conversation records the agent it talks to; a sub-agent's run (``chat-with-<agent>``) is a child
+    conversation of the tool call that started it, under its top-level (root) conversation."""
+    conn.execute("ALTER TABLE conversations ADD COLUMN agent TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE conversations ADD COLUMN parent_id TEXT")
+    conn.execute("ALTER TABLE conversations ADD COLUMN parent_tool_call_id TEXT")
+    conn.execute("ALTER TABLE conversations ADD COLUMN root_id TEXT")
+    conn.execute("CREATE INDEX conversations_by_parent ON conversations (parent_id) WHERE parent_id IS NOT NULL")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4, _v5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -42,11 +42,9 @@ SIGNAL_FOR_KIND = {
 }
 
 
-SUBAGENT_KINDS = frozenset(
-    {"tool_call", "approval_required", "approval_decided", "tool_result", "hook_notice", "tool_progress"}
-)
-"""A sub-agent's events shown in its parent's view (flat, as cards of their own), so its approvals reach the
-user like any other; its streamed text reaches the parent as the ``chat-with-<agent>`` tool's result."""
+SUBAGENT_STATUS_KINDS = frozenset({"approval_required", "approval_decided"})
+"""A sub-agent's events that also go out on the ordinary signals (the status line says an approval waits);
+all of them go out on ``subagent_event``, which the view nests under the parent's tool card."""
 
 
 class GrantsLike(Protocol):
@@ -112,6 +110,8 @@ class ChatController(QObject):
         images_described(object): an ``ImagesDescribed`` event (a vision model described the attached images).
         busy_changed(bool): a run of this conversation started (True) or ended (False).
         store_failed(object): a ``StoreFailed`` event (the store could not write this conversation's run).
+        subagent_event(object): an event of an agent this conversation called (``SubagentStarted``/``Finished``
+            on the parent's tool call, then the agent's own run; its text deltas coalesced like the parent's).
     """
 
     run_started = Signal(object)
@@ -130,6 +130,7 @@ class ChatController(QObject):
     images_described = Signal(object)
     busy_changed = Signal(bool)
     store_failed = Signal(object)
+    subagent_event = Signal(object)
 
     def __init__(self, runtime: RuntimeLike, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +141,7 @@ class ChatController(QObject):
         self._subagents: dict[str, str] = {}  # a sub-agent's conversation -> the conversation whose view shows it
         self._reasoning: list[str] = []
         self._content: list[str] = []
+        self._child_deltas: list[tuple[ev.Event, list[str]]] = []  # a sub-agent's deltas, coalesced in order
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
@@ -224,14 +226,17 @@ class ChatController(QObject):
 
     def _on_event(self, event: ev.Event) -> None:
         kind = event.kind
-        if kind == "subagent_started":
+        if kind in ("subagent_started", "subagent_finished"):
             root = self._subagents.get(event.conversation_id, event.conversation_id)
-            self._subagents[event.child_conversation_id] = root  # nested agents show in the same view
+            if kind == "subagent_started":
+                self._subagents[event.child_conversation_id] = root  # nested agents show in the same view
+            if root == self.conversation_id:
+                self.flush()
+                self.subagent_event.emit(event)
             return
         if event.conversation_id != self.conversation_id:
-            if self._subagents.get(event.conversation_id) == self.conversation_id and kind in SUBAGENT_KINDS:
-                self.flush()
-                getattr(self, SIGNAL_FOR_KIND[kind]).emit(event)
+            if self._subagents.get(event.conversation_id) == self.conversation_id:
+                self._on_subagent_event(event)
             return
         if kind == "reasoning_delta":
             if self._content:  # keep order: answer text before this reasoning goes out first
@@ -251,6 +256,21 @@ class ChatController(QObject):
             else:
                 getattr(self, name).emit(event)
 
+    def _on_subagent_event(self, event: ev.Event) -> None:
+        kind = event.kind
+        if kind in ("reasoning_delta", "content_delta"):
+            last = self._child_deltas[-1] if self._child_deltas else None
+            if last is not None and (last[0].conversation_id, last[0].kind) == (event.conversation_id, kind):
+                last[1].append(event.text)  # type: ignore[union-attr]
+            else:
+                self._child_deltas.append((event, [event.text]))  # type: ignore[union-attr]
+            self._schedule()
+            return
+        self.flush()
+        self.subagent_event.emit(event)
+        if kind in SUBAGENT_STATUS_KINDS:
+            getattr(self, SIGNAL_FOR_KIND[kind]).emit(event)
+
     def _schedule(self) -> None:
         if not self._timer.isActive():
             self._timer.start()
@@ -265,6 +285,10 @@ class ChatController(QObject):
             text = "".join(self._content)
             self._content.clear()
             self.content_appended.emit(text)
+        if self._child_deltas:
+            deltas, self._child_deltas = self._child_deltas, []
+            for first, texts in deltas:
+                self.subagent_event.emit(first.model_copy(update={"text": "".join(texts)}))
 
     def _set_busy(self, busy: bool) -> None:
         if busy != self._busy:

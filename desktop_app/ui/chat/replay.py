@@ -55,13 +55,22 @@ class Transcript:
     """Older messages left out of ``messages`` (a windowed read, see ``read_transcript``)."""
     more: Callable[[], Transcript] | None = None
     """Reads the transcript again with a larger window (when ``earlier`` > 0)."""
+    subagents: dict[str, tuple[str, Callable[[], Transcript]]] = field(default_factory=dict)
+    """Tool-call id -> (agent, reader of its whole run): the sub-agent runs its ``chat-with-`` calls started."""
 
 
 def read_transcript(store: Store, conversation_id: str, limit: int | None = REPLAY_WINDOW) -> Transcript:
     """Read one conversation's transcript from the store: its latest ``limit`` messages in whole turns
     (``None``: all of them)."""
+    from desktop_app.runtime.store.agents import subagent_runs
+
     start, earlier = (0, 0) if limit is None else store.tail_position(conversation_id, limit)
+    children = {
+        call_id: (link.agent, lambda cid=link.conversation_id: read_transcript(store, cid, None))
+        for call_id, link in subagent_runs(store, conversation_id).items()
+    }
     return Transcript(
+        subagents=children,
         messages=store.messages(conversation_id, from_position=start),
         runs=store.runs(conversation_id),
         approvals=store.approvals(conversation_id),
@@ -146,6 +155,13 @@ class _Replayer:
         tool = str(payload.get("tool") or payload.get("name") or part.text or "tool")
         card = self.view.add_tool_card(call_id, str(payload.get("server", "")), tool, shown)
         card.model_call_id = str(payload.get("wire_id") or call_id)
+        child = self.transcript.subagents.get(call_id)
+        if child is not None:  # a chat-with-<agent> call: its run nests under the card, read when opened
+            from desktop_app.ui.chat.subagents import attach_stored
+
+            agent, read = child
+            sub = attach_stored(card, agent, lambda body, read=read: _Replayer(body, read()).run())  # type: ignore[arg-type]
+            sub.body.decided.connect(self.view.decided)
         if approval is None:
             return
         decision = approval.get("decision")
@@ -269,7 +285,13 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
     from desktop_app.runtime.messages import Message, SystemMessage
     from desktop_app.runtime.store.records import to_model_messages
 
+    info = store.get_conversation(conversation_id)
     system_prompt = runtime.settings.system_prompt
+    agent_notice = None
+    if info is not None and info.agent:
+        from desktop_app.ui.chat.agent_picker import restore_agent
+
+        system_prompt, agent_notice = restore_agent(runtime, conversation_id, info.agent, system_prompt)
 
     def history() -> list[Message]:  # the whole history, read when the next run needs it
         messages = store.load_messages(conversation_id)
@@ -285,8 +307,10 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         set_usage(conversation_id, sum_usage_rows(store.usage(conversation_id)))
     transcript = read_transcript(store, conversation_id)
     view.load_transcript(transcript)
-    info = store.get_conversation(conversation_id)
-    notice = provider_notice(info, runtime.provider_settings)
+    if agent_notice:
+        view.add_notice(agent_notice)
+    chooser = getattr(runtime, "conversation_provider", None)  # its agent's provider, else the default
+    notice = provider_notice(info, chooser(conversation_id) if chooser is not None else runtime.provider_settings)
     if notice and info is not None:
         # Each conversation keeps the provider and model it was started with.
         runtime.set_conversation_provider(conversation_id, runtime.stored_provider(info.base_url, info.model))

@@ -100,6 +100,9 @@ class ChatView(StreamSlots, QScrollArea):
         self.setWidget(page)
 
         self.cards: dict[str, ToolCard] = {}
+        from desktop_app.ui.chat.subagents import SubagentNesting
+
+        self.nested = SubagentNesting(self)  # sub-agent runs under their tool cards (``subagents``)
         self.request_cards: dict[str, QWidget] = {}  # servers' sampling/elicitation requests, by request id
         self.reasoning: ReasoningBlock | None = None
         self.answer: AnswerBlock | None = None
@@ -211,6 +214,7 @@ class ChatView(StreamSlots, QScrollArea):
         self.request_cards = {key: card for key, card in self.request_cards.items() if card in waiting}
         self.empty_hint.setVisible(not waiting)
         self.cards.clear()
+        self.nested.clear()
         self.reasoning = self.answer = None
         self.footer = None
         self.retry_line = self.last_answer = None
@@ -273,7 +277,7 @@ class ChatView(StreamSlots, QScrollArea):
 
     def approval_failed(self, tool_call_id: str) -> None:
         """The runtime refused the answer (the call no longer waits): take the controls off the card."""
-        card = self.cards.get(tool_call_id)
+        card = self.cards.get(tool_call_id) or self.nested.find_card(tool_call_id)
         if card is not None:
             card.disarm("No longer waiting for approval")
 
@@ -287,7 +291,7 @@ class ChatView(StreamSlots, QScrollArea):
         self._stick = True
 
     def pending_cards(self) -> list[ToolCard]:
-        return [card for card in self.cards.values() if card.state == "waiting"]
+        return [card for card in self.cards.values() if card.state == "waiting"] + self.nested.pending_cards()
 
     def _card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
         card = self.cards.get(tool_call_id)

@@ -38,6 +38,7 @@ FOLLOWED_SIGNALS = (
     "usage_reported",
     "run_finished",
     "run_failed",
+    "subagent_event",
 )
 """The ``ChatController`` signals a view renders, each into its ``_on_<signal>`` slot (see ``follow``)."""
 
@@ -60,6 +61,7 @@ class StreamSlots:
     stop_requested: Any
     _running: bool
     _turn_answered: bool
+    nested: Any  # subagents.SubagentNesting: sub-agent runs under their tool cards
 
     def follow(self, controller: Any) -> None:
         """Render what ``controller`` (a ``ChatController``) streams: one slot per followed signal."""
@@ -101,12 +103,21 @@ class StreamSlots:
         card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
         card.model_call_id = event.model_call_id or event.tool_call_id
 
-    def _on_approval_required(self, event: ev.ApprovalRequired) -> ToolCard:
+    def _on_subagent_event(self, event: ev.Event) -> None:
+        self.nested.on_event(event)
+
+    def _on_approval_required(self, event: ev.ApprovalRequired) -> ToolCard | None:
+        if self.nested.owns(event.conversation_id):  # a sub-agent's: its card is nested (``subagents``)
+            found: ToolCard | None = self.nested.find_card(event.tool_call_id)
+            return found
         card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
         card.ask()
         return card
 
-    def _on_approval_decided(self, event: ev.ApprovalDecided) -> ToolCard:
+    def _on_approval_decided(self, event: ev.ApprovalDecided) -> ToolCard | None:
+        if self.nested.owns(event.conversation_id):
+            found: ToolCard | None = self.nested.find_card(event.tool_call_id)
+            return found
         card = self._card(event.tool_call_id, "", "tool call", {})
         card.show_decision(event.approved, event.reason, event.source, event.scope, event.edited_arguments)
         return card

@@ -1,0 +1,176 @@
+"""The composer's agent picker: which agent the shown conversation talks to, kept with the conversation.
+
+A button beside the provider/model picker names the conversation's agent ("assistant" for a new one: the
+default agent); its menu lists the agents (settings and ``agents/*.md``) with their descriptions, the
+current one checked, and "Manage agents…" (Settings → Agents). Picking one applies from the conversation's
+next run (its instructions, provider and model, servers, tool allowlist and approval default), is refused
+while the conversation runs, and is stored with the conversation (``store.agents``), so a reopened
+conversation goes on with it after a restart (:func:`restore_agent`, called by ``replay.reopen``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QBoxLayout, QLayout, QMenu, QToolButton, QWidget
+
+
+def restore_agent(runtime: Any, conversation_id: str, agent: str, system_prompt: str) -> tuple[str, str | None]:
+    """Make a reopened conversation talk to its stored ``agent`` again: (the system prompt its history starts
+    with, a notice when the agent is gone and the default agent takes over)."""
+    catalog = getattr(runtime, "agents", None)
+    if catalog is None:
+        return system_prompt, None
+    if catalog.get(agent) is None:
+        return system_prompt, (
+            f"This conversation talked to the agent '{agent}', which is no longer defined; it goes on with "
+            f"the default agent '{catalog.default}'. Define '{agent}' again (Settings → Agents) to go back to it."
+        )
+    try:
+        runtime.set_conversation_agent(conversation_id, agent)
+    except Exception as exc:  # a running conversation keeps the agent it runs with
+        return system_prompt, str(exc)
+    if catalog.unrestricted(agent):
+        return system_prompt, None
+    return str(catalog.agents[agent].instructions), None
+
+
+def remember_agent(store: Any, conversation_id: str, agent: str) -> None:
+    """Store a picked agent with a conversation the store already has (a new one gets it with its first run)."""
+    if store is None or store.get_conversation(conversation_id) is None:
+        return
+    from desktop_app.runtime.store.agents import set_agent
+
+    set_agent(store, conversation_id, agent)
+
+
+def _row_of(widget: QWidget, layout: QLayout | None) -> QBoxLayout | None:
+    """The box layout (at any depth under ``layout``) that holds ``widget``."""
+    if layout is None:
+        return None
+    if isinstance(layout, QBoxLayout) and layout.indexOf(widget) >= 0:
+        return layout
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        inner = item.layout() if item is not None else None
+        found = _row_of(widget, inner) if inner is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+class AgentPicker(QToolButton):
+    """The button and its menu; ``changed`` is called after a successful pick (the window shows the provider)."""
+
+    def __init__(
+        self,
+        runtime: Any,
+        conversation: Callable[[], str],
+        *,
+        store: Callable[[], Any],
+        status: Callable[[str], None],
+        changed: Callable[[], None] = lambda: None,
+        manage: Callable[[], None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.runtime = runtime
+        self._conversation = conversation
+        self._store = store
+        self._status = status
+        self._changed = changed
+        self._manage = manage
+        self.setObjectName("agentPicker")
+        self.setAccessibleName("Agent for this conversation")
+        self.setToolTip("The agent this conversation talks to: its instructions, model, servers and tools")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.picker_menu = QMenu(self)
+        self.picker_menu.setObjectName("agentPickerMenu")
+        self.picker_menu.aboutToShow.connect(self._fill)
+        self.setMenu(self.picker_menu)
+        self.refresh()
+
+    def current(self) -> str:
+        return str(self.runtime.conversation_agent(self._conversation()))
+
+    def refresh(self) -> None:
+        """Show the shown conversation's agent (after a switch of conversation or of the agents)."""
+        catalog = self.runtime.agents
+        name = self.current()
+        definition = catalog.get(name) if catalog is not None else None
+        self.setText(f"⚇ {name}")
+        description = definition.description if definition is not None else ""
+        self.setToolTip(f"Agent: {name}" + (f" — {description}" if description else "") + " (click to change)")
+
+    def _fill(self) -> None:
+        menu = self.picker_menu
+        menu.clear()
+        catalog = self.runtime.agents
+        group = QActionGroup(menu)
+        group.setExclusive(True)
+        current = self.current()
+        for name in catalog.names():
+            definition = catalog.get(name)
+            label = name + (" (default)" if name == catalog.default else "")
+            action = QAction(label, menu, checkable=True)
+            action.setObjectName(f"pickAgent-{name}")
+            action.setToolTip(definition.description if definition is not None else "")
+            action.setChecked(name == current)
+            action.triggered.connect(lambda _checked=False, name=name: self.pick(name))
+            group.addAction(action)
+            menu.addAction(action)
+        menu.setToolTipsVisible(True)
+        if self._manage is not None:
+            menu.addSeparator()
+            manage = menu.addAction("Manage agents…", self._manage)
+            manage.setObjectName("manageAgents")
+
+    def pick(self, name: str) -> bool:
+        """Make the shown conversation talk to ``name``; the status line says what happened."""
+        conversation = self._conversation()
+        try:
+            self.runtime.set_conversation_agent(conversation, name)
+        except Exception as exc:  # busy, or the agent went away
+            self._status(str(exc))
+            return False
+        remember_agent(self._store(), conversation, name)
+        self.refresh()
+        self._changed()
+        self._status(f"This conversation now talks to the agent '{name}' (from its next message).")
+        return True
+
+
+def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], str]) -> AgentPicker | None:
+    """Put the picker in ``window``'s composer, before the provider/model picker (``None``: no agents)."""
+    if getattr(runtime, "agents", None) is None:
+        return None
+    composer = window.composer
+
+    def changed() -> None:
+        show = getattr(window, "_show_provider", None)
+        if show is not None:
+            show()
+
+    def manage() -> None:
+        opener = getattr(window, "open_agents_settings", None)
+        if opener is not None:
+            opener()
+
+    picker = AgentPicker(
+        runtime,
+        conversation,
+        store=lambda: getattr(window, "store", None),
+        status=window.set_status,
+        changed=changed,
+        manage=manage,
+        parent=composer,
+    )
+    row = _row_of(composer.model_button, composer.layout())
+    if row is not None:
+        row.insertWidget(row.indexOf(composer.model_button), picker)
+    return picker
+
+
+__all__ = ["AgentPicker", "install_agent_picker", "remember_agent", "restore_agent"]
