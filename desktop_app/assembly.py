@@ -182,9 +182,10 @@ def _wire_hooks(
 
 
 def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
-    """Skills: the lazy built-in ``switchboard.skills`` (``load_skill``) and the index block in the system prompt."""
-    from desktop_app.runtime.skills import discover, index_block, skill_roots
-    from desktop_app.runtime.skills.server import SERVER_NAME, make_skills_server
+    """Skills: the lazy built-in ``switchboard.skills`` (``load_skill``) and the index block in the system prompt;
+    both appear once a skill exists, also one added while the app runs (runtime/skills/wiring.py)."""
+    from desktop_app.runtime.skills import discover, skill_roots
+    from desktop_app.runtime.skills.wiring import SkillsWiring
 
     def load() -> Any:
         settings = runtime.settings
@@ -195,12 +196,7 @@ def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
         )
         return discover([*roots, *enabled_skill_roots(paths.data_dir, settings.plugins)])
 
-    found = load()
-    if not found.skills:
-        return found.problems
-    try:
-        host.register_builtin(SERVER_NAME, lambda: make_skills_server(load))
-    except ValueError:
-        return [*found.problems, f"An MCP server in mcp.json is named '{SERVER_NAME}'; the skills are off."]
-    runtime.system_blocks.append(lambda: index_block(load().skills.values()))
-    return found.problems
+    wiring = SkillsWiring(host, load)
+    found = wiring.refresh()
+    runtime.system_blocks.append(wiring.block)
+    return [*found.problems, *([wiring.problem] if wiring.problem else [])]

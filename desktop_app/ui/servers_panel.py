@@ -198,7 +198,8 @@ class ServersPanel(QWidget):
             self._on_tools(event)
 
     def _on_state(self, event: ServerStateChanged) -> None:
-        info = self._info(event.server)
+        status = self.host.states().get(event.server) if event.server not in self.servers and self.host else None
+        info = self._info(event.server, builtin=bool(getattr(status, "builtin", False)))  # e.g. skills added later
         info.state, info.error, info.attempt = event.state, event.error, event.attempt
         info.tool_count = event.tool_count if event.state == "ready" else 0
         info.deadline = (
