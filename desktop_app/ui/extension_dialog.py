@@ -4,13 +4,16 @@ and a form generated from its ``user_config``. Nothing runs before the user pres
 Fields: string (a password field when sensitive), number (a spin box with the manifest's min and max),
 boolean (a check box), directory and file (a path with Choose…; ``multiple`` takes several, one per line).
 Defaults are filled in with ``${HOME}`` … substituted; Install stays disabled while a required value is
-missing or the bundle cannot run here, and says why. Installing writes through
-:func:`desktop_app.runtime.extensions.install.install` (sensitive values to the keyring) and emits
-``installed(name)``.
+missing or the bundle cannot run here, and says why. The same screen updates an installed bundle
+(``mode="update"``: the user's current values filled in) and reconfigures one (``mode="reconfigure"``, from
+the Servers panel: the current values, a sensitive one shown as "stored in keyring" and kept when left
+empty). The ``install`` callable does the writing (:func:`desktop_app.runtime.extensions.install.install`,
+sensitive values to the keyring, or ``reconfigure``); the dialog then emits ``installed(name)``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -94,15 +97,30 @@ class InstallExtensionDialog(QDialog):
 
     installed = Signal(str)
 
-    def __init__(self, bundle: Bundle, refusals: list[str], install: Any, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        refusals: list[str],
+        install: Any,
+        parent: QWidget | None = None,
+        *,
+        mode: str = "install",
+        current: Mapping[str, Any] | None = None,
+        stored: Collection[str] = (),
+        icon_bytes: bytes | None = None,
+        previous_version: str | None = None,
+    ) -> None:
         super().__init__(parent)
         from desktop_app.runtime.extensions.signature import verify
         from desktop_app.runtime.extensions.user_config import default_of
 
         self.bundle = bundle
         self._install = install
+        self.mode = mode
+        self.stored = set(stored)
         m = bundle.manifest
-        self.setWindowTitle(f"Install {m.title}")
+        verb = {"install": "Install", "update": "Update", "reconfigure": "Reconfigure"}[mode]
+        self.setWindowTitle(f"{verb} {m.title}")
         self.setObjectName("installExtensionDialog")
         self.setMinimumWidth(560)
         outer = QVBoxLayout(self)
@@ -110,14 +128,18 @@ class InstallExtensionDialog(QDialog):
         outer.setContentsMargins(20, 20, 20, 16)
         header = QHBoxLayout()
         self.icon = QLabel(self)
-        icon_bytes = bundle.member(m.icon) if m.icon else None
+        if icon_bytes is None and m.icon and bundle.archive:
+            icon_bytes = bundle.member(m.icon)
         pixmap = QPixmap()
         if icon_bytes and pixmap.loadFromData(icon_bytes):
             self.icon.setPixmap(
                 pixmap.scaled(56, 56, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation)
             )
         header.addWidget(self.icon, 0, Qt.AlignmentFlag.AlignTop)
-        title = QLabel(f"<b style='font-size:15pt'>{_e(m.title)}</b> &nbsp;{_e(m.version)}<br>by {_e(m.author.name)}")
+        version = (
+            _e(m.version) if not previous_version or mode != "update" else f"{_e(previous_version)} → {_e(m.version)}"
+        )
+        title = QLabel(f"<b style='font-size:15pt'>{_e(m.title)}</b> &nbsp;{version}<br>by {_e(m.author.name)}")
         title.setObjectName("extensionTitle")
         header.addWidget(title, 1)
         outer.addLayout(header)
@@ -153,6 +175,9 @@ class InstallExtensionDialog(QDialog):
         if self.signature.state == "invalid":
             self.signature_label.setStyleSheet("color: #c62828; font-weight: 600")
         facts.addRow("Signature:", self.signature_label)
+        if mode == "reconfigure":  # installed already: what it needs and how it was signed were shown then
+            for label in (self.compat_label, self.signature_label):
+                facts.setRowVisible(label, False)
         outer.addLayout(facts)
         self.fields: dict[str, QWidget] = {}
         if m.user_config:
@@ -162,13 +187,19 @@ class InstallExtensionDialog(QDialog):
                 widget = self._field(option)
                 widget.setObjectName(f"field_{key}")
                 widget.setToolTip(option.description)
-                default = default_of(key, option)
-                if default is not None:
-                    self._set(widget, default)
+                value = current[key] if current is not None and key in current else default_of(key, option)
+                if option.sensitive and key in self.stored:
+                    if isinstance(widget, QLineEdit):
+                        widget.setPlaceholderText("stored in keyring (leave empty to keep it)")
+                    widget.setToolTip(f"{option.description}\n\nStored in the keyring; type a new value to replace it.")
+                elif value is not None:
+                    self._set(widget, value)
                 self.fields[key] = widget
                 label = option.title + (" *" if option.required else "")
                 form.addRow(label + ":", widget)
-            outer.addWidget(QLabel("<b>Settings</b> (sensitive ones are kept in the keyring)"))
+            heading = QLabel("<b>Settings</b> (sensitive ones are kept in the keyring)")
+            heading.setObjectName("userConfigHeading")
+            outer.addWidget(heading)
             outer.addLayout(form)
         self.problem = QLabel("")
         self.problem.setObjectName("installProblem")
@@ -176,7 +207,8 @@ class InstallExtensionDialog(QDialog):
         self.problem.setStyleSheet("color: #c62828")
         outer.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
-        self.install_button = self.buttons.addButton("Install", QDialogButtonBox.ButtonRole.AcceptRole)
+        button_text = {"install": "Install", "update": "Update", "reconfigure": "Save and restart"}[mode]
+        self.install_button = self.buttons.addButton(button_text, QDialogButtonBox.ButtonRole.AcceptRole)
         self.install_button.setObjectName("installButton")
         self.install_button.clicked.connect(self.do_install)
         self.buttons.rejected.connect(self.reject)
@@ -237,13 +269,14 @@ class InstallExtensionDialog(QDialog):
         return [
             option.title
             for key, option in self.bundle.manifest.user_config.items()
-            if option.required and not given.get(key)
+            if option.required and not given.get(key) and key not in self.stored
         ]
 
     def _update(self, *_args: object) -> None:
         missing = self.missing()
-        self.install_button.setEnabled(not self._refused and not missing)
-        if self._refused:
+        refused = self._refused and self.mode != "reconfigure"
+        self.install_button.setEnabled(not refused and not missing)
+        if self._refused and self.mode != "reconfigure":
             self.problem.setText("This bundle cannot be installed here (see Compatibility).")
         elif missing:
             self.problem.setText("Fill in: " + ", ".join(missing))

@@ -1,7 +1,8 @@
 """Installing an MCP Bundle from the window: File → Install extension…, or a ``.mcpb`` dropped on the window
 (or passed on the command line by the file manager's association). Reads the bundle, shows the install screen
 (:class:`~desktop_app.ui.extension_dialog.InstallExtensionDialog`) and, once installed, starts the server
-through the window's usual path for newly added servers.
+through the window's usual path for newly added servers. A bundle that is installed already is an update: the
+user's values are filled in, and the running server restarts on the new version's files.
 """
 
 from __future__ import annotations
@@ -55,16 +56,41 @@ class ExtensionInstaller(QObject):
             box.open()
             self.dialog = box
             return box
+        from desktop_app.runtime.extensions.install import installed, kept_values, stored_secrets
+
         places = self.places()
+        previous = installed(places).get(bundle.manifest.name)  # an update: the user's values are filled in
+        current: dict[str, Any] = {}
+        stored: set[str] = set()
+        if previous is not None:
+            current = kept_values(places, previous, self.credentials)
+            stored = stored_secrets(places, previous, self.credentials) & set(bundle.manifest.user_config)
+            current = {k: v for k, v in current.items() if k not in stored}
 
         def do_install(values: dict[str, Any]) -> str:
             return install(bundle, places, self.credentials, values).name
 
-        dialog = InstallExtensionDialog(bundle, compat.refusals(bundle.manifest), do_install, self.window)
-        dialog.installed.connect(lambda name: self.on_installed([name]))
+        dialog = InstallExtensionDialog(
+            bundle,
+            compat.refusals(bundle.manifest),
+            do_install,
+            self.window,
+            mode="update" if previous is not None else "install",
+            current=current,
+            stored=stored,
+            previous_version=previous.version if previous is not None else None,
+        )
+        dialog.installed.connect(lambda name: self._installed(name, updated=previous is not None))
         self.dialog = dialog
         dialog.open()
         return dialog
+
+    def _installed(self, name: str, *, updated: bool) -> None:
+        self.on_installed([name])
+        panel = getattr(getattr(self.window, "servers_dock", None), "panel", None)
+        info = panel.servers.get(name) if panel is not None else None
+        if updated and info is not None and info.state != "disabled":  # the new version's files: start them
+            panel.restart(name)
 
 
 def bundle_paths(urls: list[Any]) -> list[Path]:

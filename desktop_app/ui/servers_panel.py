@@ -104,6 +104,7 @@ class ServersPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         self.actions: ServerActions | None = None
+        self.extension_bar: Any = None  # ui/extension_manage.py, built with the manager (not at start-up)
         self.import_opener: Callable[[], object] | None = None
         toolbar = QHBoxLayout()
         self.add_button = QPushButton("Add…")
@@ -292,10 +293,7 @@ class ServersPanel(QWidget):
 
     def _origin(self, name: str) -> str:
         """`` · extension`` for an installed MCP Bundle, `` · plugin P`` for a plugin's server (from mcp.json)."""
-        try:
-            entry = self.actions.manager.entries().get(name) if self.actions is not None else None
-        except Exception:  # a broken mcp.json is reported elsewhere; the row just shows no origin
-            return ""
+        entry = self._entry(name)
         if not isinstance(entry, dict):
             return ""
         if entry.get("extension"):
@@ -363,14 +361,25 @@ class ServersPanel(QWidget):
         self.details.show_server(name, stderr)
         info = self.servers.get(name) if name is not None else None
         self.inspector.show_server(name, info, self.host, managed=self.actions is not None)
+        if self.extension_bar is not None:  # an extension's Reconfigure…/Update…, a plugin's origin
+            self.extension_bar.show_for(name, self._entry(name))
+
+    def _entry(self, name: str | None) -> object:
+        try:
+            return self.actions.manager.entries().get(name) if self.actions is not None and name else None
+        except Exception:  # a broken mcp.json is reported elsewhere
+            return None
 
     # -- management ---------------------------------------------------------------------------------
 
     def attach_manager(self, manager: Any, *, import_opener: Callable[[], object] | None = None) -> ServerActions:
         """Enable Add…, Edit…, Enable/Disable and Remove through ``manager`` (a ``ServerManager``), and
         follow ``mcp.json`` on disk; ``import_opener`` opens the import preview."""
+        from desktop_app.ui.extension_manage import ExtensionBar
         from desktop_app.ui.servers_manage import ServerActions
 
+        self.extension_bar = ExtensionBar(self, self.inspector)
+        self.inspector.layout().insertWidget(1, self.extension_bar)
         actions = ServerActions(manager, self, tasks=self.tasks)
         actions.notice.connect(self.notice)
         actions.changed.connect(self.sync_rows)

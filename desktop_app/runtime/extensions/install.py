@@ -4,7 +4,8 @@ A bundle named ``N`` lives in ``<data>/extensions/N`` (one folder each), is regi
 server ``N`` (through :mod:`~desktop_app.runtime.host.config_edit`, which keeps the user's formatting) with
 ``"extension": "N"``, keeps its non-sensitive values in the settings (``extensions.N``) and its sensitive
 ones in the keyring (``mcpb:N:KEY``). Installing a bundle that is already installed is an update: values
-the user set are kept, new settings take their defaults. Uninstalling removes all four.
+the user set are kept, new settings take their defaults. :func:`reconfigure` sets new values for an
+installed bundle (a sensitive one left empty keeps its keyring entry). Uninstalling removes all four.
 Nothing is written before every check passed (manifest, member paths, compatibility, required values).
 """
 
@@ -136,6 +137,27 @@ def install(
     folder = places.folder(manifest.name)
     extract(bundle, folder)
     result = InstallResult(manifest.name, manifest.version, folder, previous.version if previous else None)
+    _store_values(manifest, values, places, credentials, result)
+    if previous is not None:  # settings the new version no longer declares leave the keyring too
+        for key, option in previous.user_config.items():
+            if option.sensitive and key not in manifest.user_config:
+                credentials.delete(keyring_name(manifest.name, key))
+    command, args, env = manifest.server.mcp_config.for_platform(compat.current_platform())
+    entry: dict[str, Any] = {"command": command, "args": args}
+    if env:
+        entry["env"] = env
+    entry["extension"] = manifest.name
+    old_entry = config_edit.read_servers(places.mcp_file).get(manifest.name)
+    if isinstance(old_entry, dict) and old_entry.get("disabled"):
+        entry["disabled"] = True
+    config_edit.put_server(places.mcp_file, manifest.name, entry)
+    return result
+
+
+def _store_values(
+    manifest: Manifest, values: Mapping[str, Value], places: Places, credentials: Credentials, result: InstallResult
+) -> None:
+    """Sensitive values to the keyring (an unset one leaves it), the others to ``extensions.<name>``."""
     plain: dict[str, Any] = {}
     for key, option in manifest.user_config.items():
         if key not in values:
@@ -148,23 +170,47 @@ def install(
         else:
             plain[key] = values[key]
             result.settings.append(key)
-    if previous is not None:  # settings the new version no longer declares leave the keyring too
-        for key, option in previous.user_config.items():
-            if option.sensitive and key not in manifest.user_config:
-                credentials.delete(keyring_name(manifest.name, key))
     settings = load_settings(places.settings_file)
     extensions = dict(settings.extensions)
     extensions[manifest.name] = {"version": manifest.version, "user_config": plain}
     save_settings(places.settings_file, settings.model_copy(update={"extensions": extensions}))
-    command, args, env = manifest.server.mcp_config.for_platform(compat.current_platform())
-    entry: dict[str, Any] = {"command": command, "args": args}
-    if env:
-        entry["env"] = env
-    entry["extension"] = manifest.name
-    old_entry = config_edit.read_servers(places.mcp_file).get(manifest.name)
-    if isinstance(old_entry, dict) and old_entry.get("disabled"):
-        entry["disabled"] = True
-    config_edit.put_server(places.mcp_file, manifest.name, entry)
+
+
+def stored_secrets(places: Places, manifest: Manifest, credentials: Credentials) -> set[str]:
+    """The sensitive settings of an installed bundle that have a keyring entry."""
+    return {
+        key
+        for key, option in manifest.user_config.items()
+        if option.sensitive and credentials.get(keyring_name(manifest.name, key)) is not None
+    }
+
+
+def reconfigure(
+    name: str, places: Places, credentials: Credentials, given: Mapping[str, str | list[str]]
+) -> InstallResult:
+    """New values for installed bundle ``name`` (its files and mcp.json entry stay as they are).
+
+    ``given`` holds every non-sensitive value the user wants (one left out goes back to its default, or is
+    unset); a sensitive value left out keeps the keyring entry. The server reads them when it next starts.
+    """
+    manifest = installed(places).get(name)
+    if manifest is None:
+        raise BundleError(f"no extension named {name!r} is installed; install its .mcpb first")
+    kept = {
+        key: value
+        for key, value in kept_values(places, manifest, credentials).items()
+        if manifest.user_config[key].sensitive
+    }
+    try:
+        values, absent = resolve(manifest, dict(given), kept)
+    except ValueError as exc:
+        raise BundleError(str(exc)) from None
+    if absent:
+        raise MissingValues(manifest, absent)
+    if any(manifest.user_config[k].sensitive for k in given) and not credentials.check():
+        raise BundleError(f"{manifest.title}: there is no usable keyring to keep its sensitive settings in")
+    result = InstallResult(name, manifest.version, places.folder(name), manifest.version)
+    _store_values(manifest, values, places, credentials, result)
     return result
 
 
@@ -198,5 +244,7 @@ __all__ = [
     "installed",
     "kept_values",
     "read_bundle",
+    "reconfigure",
+    "stored_secrets",
     "uninstall",
 ]
