@@ -98,6 +98,14 @@ class Conversation:
         self._messages = [] if callable(value) else value
         self._loader = value if callable(value) else None
 
+    def map_messages(self, change: Callable[[list[Message]], list[Message]]) -> None:
+        """Apply ``change`` to the history: now, or when a lazily loaded one is first read."""
+        if self._loader is None:
+            self._messages = list(change(self._messages))
+            return
+        loader = self._loader
+        self._loader = lambda: change(list(loader()))
+
     @property
     def loaded(self) -> bool:
         """Whether the history has been read (``False`` while it waits on its loader)."""

@@ -31,15 +31,21 @@ class RuntimeConversations(RuntimeSettings):
 
     # -- conversations -----------------------------------------------------------------------------------------
 
+    def default_system_prompt(self) -> str:
+        """The settings' system prompt and the system blocks (e.g. the skills index)."""
+        return "\n\n".join(text for text in [self._settings.system_prompt, *(b() for b in self.system_blocks)] if text)
+
     def new_conversation(self, *, agent: str | None = None) -> str:
-        """A new empty conversation, talking to ``agent`` (default: the default agent)."""
+        """A new empty conversation, talking to ``agent`` (default: the default agent, with its instructions
+        when it is a defined one)."""
         conv = Conversation(id=uuid.uuid4().hex)
-        system = "\n\n".join(
-            text for text in [self._settings.system_prompt, *(b() for b in self.system_blocks)] if text
-        )
+        system = self.default_system_prompt()
         if system:
             conv.messages.append(SystemMessage(content=system))
         self._conversations[conv.id] = conv
+        catalog = getattr(self, "_agents", None)
+        if agent is None and catalog is not None and not catalog.unrestricted(catalog.default):
+            agent = catalog.default  # a defined default agent: its instructions, not the settings' prompt
         if agent is not None:
             self.set_conversation_agent(conv.id, agent)
         return conv.id

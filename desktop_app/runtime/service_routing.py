@@ -114,9 +114,18 @@ class RuntimeRouting(RuntimeConversations):
         if conv is not None and conv.active_run is not None:
             raise ConversationBusyError("Stop the run first: a conversation's agent cannot change while it runs.")
         self._conversation_agents[conversation_id] = agent
-        if conv is not None and conv.loaded and all(isinstance(m, SystemMessage) for m in conv.messages):
-            instructions = self._agents.agents[agent].instructions
-            conv.messages = [SystemMessage(content=instructions)] if instructions else []
+        if conv is not None:  # its next run starts from the agent's instructions (also a lazily loaded history)
+            from desktop_app.runtime.agents.definitions import with_instructions
+
+            text = self.agent_instructions(agent)
+            conv.map_messages(lambda messages: with_instructions(messages, text))
+
+    def agent_instructions(self, agent: str) -> str:
+        """The system prompt of ``agent``'s conversations: its instructions; for the built-in default agent, the
+        settings' system prompt and the system blocks (the skills index), as a new conversation has them."""
+        if self._agents is None or self._agents.unrestricted(agent) or self._agents.get(agent) is None:
+            return self.default_system_prompt()
+        return self._agents.agents[agent].instructions
 
     def agent_provider(self, agent: str) -> ProviderSettings:
         """The provider and model ``agent`` runs on (its own, else the default provider with its model)."""

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.host.jsonfiles import parse_yaml
+from desktop_app.runtime.messages import Message, SystemMessage
 from desktop_app.runtime.settings import AgentSettings, Settings
 
 FOLDER_NAME = "agents"
@@ -143,6 +144,12 @@ class AgentCatalog:
         if agent is None or callee not in self.agents or callee == caller:
             return False
         return any(fnmatchcase(callee, pattern) for pattern in agent.agents)
+
+
+def with_instructions(messages: list[Message], instructions: str) -> list[Message]:
+    """``messages`` starting from ``instructions`` as the system prompt (the old one, if any, replaced)."""
+    rest = messages[1:] if messages and isinstance(messages[0], SystemMessage) else messages
+    return [*([SystemMessage(content=instructions)] if instructions else []), *rest]
 
 
 def tool_allowed(agent: AgentSettings, server: str, tool: str, model_name: str) -> bool:

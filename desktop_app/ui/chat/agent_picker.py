@@ -17,24 +17,19 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QBoxLayout, QLayout, QMenu, QToolButton, QWidget
 
 
-def restore_agent(runtime: Any, conversation_id: str, agent: str, system_prompt: str) -> tuple[str, str | None]:
-    """Make a reopened conversation talk to its stored ``agent`` again: (the system prompt its history starts
-    with, a notice when the agent is gone and the default agent takes over)."""
+def restore_agent(runtime: Any, conversation_id: str, agent: str) -> str | None:
+    """Make a reopened conversation talk to its stored ``agent`` again (its next run gets the agent's
+    instructions, model, tools and approval default); a notice when the agent is gone."""
     catalog = getattr(runtime, "agents", None)
-    if catalog is None:
-        return system_prompt, None
+    if catalog is None or runtime.is_running(conversation_id):  # a running one keeps the agent it runs with
+        return None
     if catalog.get(agent) is None:
-        return system_prompt, (
+        return (
             f"This conversation talked to the agent '{agent}', which is no longer defined; it goes on with "
             f"the default agent '{catalog.default}'. Define '{agent}' again (Settings → Agents) to go back to it."
         )
-    try:
-        runtime.set_conversation_agent(conversation_id, agent)
-    except Exception as exc:  # a running conversation keeps the agent it runs with
-        return system_prompt, str(exc)
-    if catalog.unrestricted(agent):
-        return system_prompt, None
-    return str(catalog.agents[agent].instructions), None
+    runtime.set_conversation_agent(conversation_id, agent)
+    return None
 
 
 def remember_agent(store: Any, conversation_id: str, agent: str) -> None:
@@ -167,9 +162,11 @@ def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], s
         manage=manage,
         parent=composer,
     )
-    row = _row_of(composer.model_button, composer.layout())
-    if row is not None:
-        row.insertWidget(row.indexOf(composer.model_button), picker)
+    holder = composer.model_button.parentWidget() or composer
+    row = _row_of(composer.model_button, holder.layout())
+    if row is None:  # the composer's layout changed: say so rather than float the button
+        raise RuntimeError("the composer has no row with its provider/model picker for the agent picker")
+    row.insertWidget(row.indexOf(composer.model_button), picker)
     return picker
 
 

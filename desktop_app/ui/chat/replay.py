@@ -287,11 +287,6 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
 
     info = store.get_conversation(conversation_id)
     system_prompt = runtime.settings.system_prompt
-    agent_notice = None
-    if info is not None and info.agent:
-        from desktop_app.ui.chat.agent_picker import restore_agent
-
-        system_prompt, agent_notice = restore_agent(runtime, conversation_id, info.agent, system_prompt)
 
     def history() -> list[Message]:  # the whole history, read when the next run needs it
         messages = store.load_messages(conversation_id)
@@ -300,6 +295,11 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         return messages
 
     runtime.load_conversation(conversation_id, history)
+    agent_notice = None
+    if info is not None and info.agent:  # it goes on with its agent (its instructions replace the prompt)
+        from desktop_app.ui.chat.agent_picker import restore_agent
+
+        agent_notice = restore_agent(runtime, conversation_id, info.agent)
     set_usage = getattr(runtime, "set_conversation_usage", None)
     if set_usage is not None:  # the conversation footer's totals go on from the stored runs' usage
         from desktop_app.runtime.usage import sum_usage_rows

@@ -154,3 +154,51 @@ def test_the_researchers_run_nests_live_under_its_card_and_again_after_a_restart
         assert not body.isVisible() and sub.isVisible()
     finally:
         close(qtbot, qloop, win, assembly)
+
+
+@pytest.mark.integration
+def test_an_approval_inside_the_researcher_is_answered_in_the_window_and_the_run_goes_on(
+    qtbot, qloop, llm_server, tmp_path
+):
+    llm_server.enqueue(
+        tool_call_reply([("call_r", "chat-with-researcher", {"prompt": "What time is it in UTC?"})]),
+        tool_call_reply([("call_t", "mcp__time__get_current_time", {"timezone": "UTC"})]),
+        text_reply("It is noon in UTC."),
+        text_reply("The researcher says it is noon in UTC."),
+    )
+    paths = make_home(tmp_path, llm_server.url, time_server=True)
+    assembly = assemble(paths, strict=True, policy=ApprovalPolicy("ask"))
+    win = open_window(qtbot, assembly)
+    try:
+        starting = qloop.create_task(assembly.host.start())  # as the app does: mcp-server-time connects
+        qtbot.waitUntil(starting.done, timeout=20_000)
+        starting.result()
+        send(qtbot, win, "What time is it?")
+        qtbot.waitUntil(lambda: agent_card(win) is not None and agent_card(win).pending, timeout=10_000)
+        card = agent_card(win)
+        assert card is not None
+        qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)  # the default agent may ask it
+
+        def nested_card() -> ToolCard | None:
+            sub = sub_of(card)
+            return next(iter(sub.body.cards.values()), None) if sub is not None else None
+
+        qtbot.waitUntil(lambda: nested_card() is not None and nested_card().pending, timeout=20_000)
+        time_card = nested_card()
+        sub = sub_of(card)
+        assert time_card is not None and sub is not None
+        assert time_card.tool == "get_current_time" and time_card.approve_button.isVisible()
+        assert sub.expanded and sub.status.text() == "Waiting for your approval"
+        assert win.status.text() == "Waiting for your approval: get_current_time"
+        assert win.view.pending_cards() == [time_card]
+        assert assembly.runtime.pending_approvals() == [time_card.tool_call_id]
+        qtbot.mouseClick(time_card.approve_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=20_000)
+        assert time_card.status.text() == "Approved" and time_card.has_result and not time_card.is_error
+        assert '"timezone": "UTC"' in time_card.result.text() or "UTC" in time_card.result.text()
+        assert sub.body.last_answer is not None and sub.body.last_answer.text == "It is noon in UTC."
+        assert sub.status.text() == "Answered"
+        assert card.result.text() == "It is noon in UTC." and not card.is_error
+        assert win.view.last_answer.text == "The researcher says it is noon in UTC."
+    finally:
+        close(qtbot, qloop, win, assembly)
