@@ -140,6 +140,9 @@ def assemble(
 
     problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
     problems.extend(_wire_skills(host, runtime, paths))
+    from desktop_app.runtime.plugins.prompts import wire_prompts
+
+    wire_prompts(host, paths.data_dir, paths.settings_file)  # enabled plugins' prompts, as switchboard.plugins
     # Agents: definitions from the settings and agents/*.md; each one a lazy chat-with-<agent> server.
     from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 

@@ -6,7 +6,8 @@ Claude Code's layout: ``.claude-plugin/plugin.json`` (``name`` required; ``versi
 ``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
 ``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
 required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` (Whale's own hook
-format), ``.mcp.json`` or ``mcp.json``, and ``agents/``. Agents are listed as not supported yet.
+format), ``.mcp.json`` or ``mcp.json``, ``agents/``, ``[[prompts]]`` tables and ``permissions``. Agents are
+listed as not supported yet. Prompts (``commands/*.md`` and ``[[prompts]]``) are served by :mod:`.prompts`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class Plugin:
     prompts: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    permissions: list[str] = field(default_factory=list)
+    """What the manifest says the plugin needs (Whale's ``permissions``), shown before it is enabled."""
 
     @property
     def hook_count(self) -> int:
@@ -101,6 +104,15 @@ def _names(folder: Path, pattern: str) -> list[str]:
     return sorted(p.parent.name if p.name == "SKILL.md" else p.stem for p in folder.glob(pattern))
 
 
+def _permissions(value: Any) -> list[str]:
+    """``permissions`` as a list of strings, or a table of ``name = true/"why"`` (Whale)."""
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, dict):
+        return [k if v is True else f"{k}: {v}" for k, v in value.items() if v not in (False, None)]
+    return [str(value)] if isinstance(value, str) and value else []
+
+
 def read_plugin(folder: Path) -> Plugin:
     """Read the plugin in ``folder``; a folder that is no plugin, or a broken manifest, raises PluginError."""
     folder = folder.expanduser().resolve()
@@ -152,6 +164,11 @@ def read_plugin(folder: Path) -> Plugin:
             plugin.hooks = hooks if isinstance(hooks, dict) else {}
     plugin.skills = _names(folder / "skills", "*/SKILL.md")
     plugin.prompts = _names(folder / "commands", "*.md")
+    declared_prompts = manifest.get("prompts") if fmt == "whale" else None
+    for entry in declared_prompts if isinstance(declared_prompts, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in plugin.prompts:
+            plugin.prompts.append(entry["name"])
+    plugin.permissions = _permissions(manifest.get("permissions"))
     plugin.agents = _names(folder / "agents", "*.md")
     return plugin
 

@@ -88,10 +88,12 @@ class PromptCatalog(QObject):
 
     def attach(self, host: Any) -> None:
         """Follow ``host`` and fetch the prompts of the servers already ready."""
+        from desktop_app.runtime.plugins.prompts import SERVER_NAME as PLUGIN_PROMPTS
+
         self.host = host
         self.bridge.attach(host)
         for name, status in host.states().items():
-            if status.state == "ready":
+            if status.state == "ready" or name == PLUGIN_PROMPTS:  # plugin prompts: offered from the start
                 self.refresh(name)
 
     def entries(self) -> list[PromptEntry]:

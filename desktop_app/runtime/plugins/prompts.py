@@ -1,0 +1,193 @@
+"""Plugin prompts, served as MCP prompts by the built-in ``switchboard.plugins`` server.
+
+Where they come from: Claude Code's ``commands/*.md`` (both layouts; the optional frontmatter's
+``description`` and ``argument-hint``, else the first line of the text), and Whale's ``whale-plugin.toml``
+``[[prompts]]`` tables (``name``, ``description``, and ``text`` or a ``file`` inside the plugin). Each is named
+``<plugin>:<command>`` (Claude Code's ``/plugin:command``) and takes one optional argument, ``arguments``:
+``$ARGUMENTS`` in the text is replaced by it, ``$1`` … ``$9`` by its words; a text without placeholders gets
+the arguments appended. Only enabled plugins' prompts are served; the composer's ``/`` picker lists them like
+any server's prompts. :func:`wire_prompts` registers the server once an enabled plugin has prompts (at
+start-up, and again after a plugin is enabled); :func:`refresh` restarts it so a change shows.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from desktop_app.runtime.plugins.model import WHALE_MANIFEST, Plugin, PluginError, read_plugin
+
+SERVER_NAME = "switchboard.plugins"
+MAX_PROMPT_BYTES = 256 * 1024
+_POSITIONAL = re.compile(r"\$([1-9])")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PluginPrompt:
+    plugin: str
+    command: str
+    description: str
+    text: str
+    argument_hint: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{self.plugin}:{self.command}"
+
+    def render(self, arguments: str = "") -> str:
+        """The text with ``$ARGUMENTS`` and ``$1`` … ``$9`` filled in (arguments appended when it has none)."""
+        words = arguments.split()
+        has_placeholder = "$ARGUMENTS" in self.text or _POSITIONAL.search(self.text) is not None
+        text = self.text.replace("$ARGUMENTS", arguments)
+        text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
+        if arguments and not has_placeholder:
+            text = f"{text.rstrip()}\n\n{arguments}"
+        return text.strip()
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip().lstrip("#").strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.skills.discovery import split_frontmatter
+
+    try:
+        if path.stat().st_size > MAX_PROMPT_BYTES:
+            plugin.problems.append(f"{path}: larger than {MAX_PROMPT_BYTES // 1024} KiB; skipped")
+            return None
+        meta, body = split_frontmatter(path.read_text(encoding="utf-8"), path)
+    except (OSError, UnicodeDecodeError, ConfigError) as exc:
+        plugin.problems.append(f"{path}: cannot be read as a prompt ({exc})")
+        return None
+    meta = meta or {}
+    description = str(meta.get("description") or _first_line(body))
+    return PluginPrompt(plugin.id, path.stem, description, body, str(meta.get("argument-hint") or ""))
+
+
+def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
+    try:
+        manifest = tomllib.loads((plugin.folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    found: list[PluginPrompt] = []
+    entries = manifest.get("prompts", [])
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        where = f"{plugin.folder / WHALE_MANIFEST}: prompts[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            plugin.problems.append(f"{where}: needs a name")
+            continue
+        text = entry.get("text")
+        if isinstance(entry.get("file"), str):
+            path = (plugin.folder / entry["file"]).resolve()
+            if not path.is_relative_to(plugin.folder):
+                plugin.problems.append(f"{where}: file {entry['file']!r} is outside the plugin")
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                plugin.problems.append(f"{where}: cannot read {entry['file']!r} ({exc})")
+                continue
+        if not isinstance(text, str):
+            plugin.problems.append(f"{where}: needs a text or a file")
+            continue
+        description = str(entry.get("description") or _first_line(text))
+        found.append(PluginPrompt(plugin.id, entry["name"].strip(), description, text))
+    return found
+
+
+def read_prompts(plugin: Plugin) -> list[PluginPrompt]:
+    """The plugin's prompts: ``commands/*.md``, then Whale's ``[[prompts]]`` (the first of a name wins)."""
+    found: dict[str, PluginPrompt] = {}
+    for path in sorted((plugin.folder / "commands").glob("*.md")):
+        prompt = _command_file(plugin, path)
+        if prompt is not None:
+            found.setdefault(prompt.command, prompt)
+    if plugin.format == "whale":
+        for prompt in _whale_prompts(plugin):
+            found.setdefault(prompt.command, prompt)
+    return list(found.values())
+
+
+def enabled_prompts(data_dir: Path, records: dict[str, dict[str, Any]]) -> list[PluginPrompt]:
+    """The prompts of the enabled plugins (a plugin whose files no longer read is skipped)."""
+    from desktop_app.runtime.plugins.manage import FILES_DIR
+
+    prompts: list[PluginPrompt] = []
+    for plugin_id, record in sorted(records.items()):
+        if not record.get("enabled"):
+            continue
+        try:
+            prompts.extend(read_prompts(read_plugin(data_dir / FILES_DIR / plugin_id)))
+        except PluginError as exc:
+            log.warning("plugin %s: %s", plugin_id, exc)
+    return prompts
+
+
+def _filler(prompt: PluginPrompt) -> Any:
+    def fill(arguments: str = "") -> str:
+        """The text to send; ``arguments``: what to fill in for $ARGUMENTS (optional)."""
+        return prompt.render(arguments)
+
+    return fill
+
+
+def make_prompts_server(prompts: list[PluginPrompt]) -> Any:
+    """A new ``switchboard.plugins`` server offering ``prompts`` (an MCPServer)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.prompts.base import Prompt
+
+    from desktop_app import __version__
+
+    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    for prompt in prompts:
+        description = prompt.description + (f" (arguments: {prompt.argument_hint})" if prompt.argument_hint else "")
+        server.add_prompt(Prompt.from_function(_filler(prompt), name=prompt.name, description=description))
+    return server
+
+
+def _current(data_dir: Path, settings_file: Path) -> list[PluginPrompt]:
+    from desktop_app.runtime.settings import load_settings
+
+    try:
+        return enabled_prompts(data_dir, load_settings(settings_file).plugins)
+    except Exception as exc:  # a broken settings file is reported where it is read; no prompts meanwhile
+        log.warning("plugin prompts are off: %s", exc)
+        return []
+
+
+def wire_prompts(host: Any, data_dir: Path, settings_file: Path) -> bool:
+    """Register ``switchboard.plugins`` (lazy) once an enabled plugin has prompts; whether it is registered."""
+    if SERVER_NAME in host.states():
+        return True
+    if not _current(data_dir, settings_file):
+        return False
+    try:
+        host.register_builtin(SERVER_NAME, lambda: make_prompts_server(_current(data_dir, settings_file)))
+    except ValueError:
+        log.warning("an MCP server in mcp.json is named %s; plugin prompts are off", SERVER_NAME)
+        return False
+    return True
+
+
+async def refresh(host: Any, data_dir: Path, settings_file: Path) -> None:
+    """After a plugin was enabled, disabled or removed: serve the prompts as they are now."""
+    if wire_prompts(host, data_dir, settings_file):
+        await host.restart(SERVER_NAME)
+
+
+__all__ = [
+    "SERVER_NAME",
+    "PluginPrompt",
+    "enabled_prompts",
+    "make_prompts_server",
+    "read_prompts",
+    "refresh",
+    "wire_prompts",
+]
