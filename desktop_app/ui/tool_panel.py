@@ -412,6 +412,8 @@ class ToolPanel(QWidget):
 class ToolsDock(QDockWidget):
     """The dock that holds the :class:`ToolPanel`; :meth:`open_search` shows it and focuses the search."""
 
+    shortcut_first: QObject | None = None  # keeps Ctrl+K from the focused text field (``_ShortcutFirst``)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Tools", parent)
         self.setObjectName("toolsDock")
@@ -435,12 +437,32 @@ class ToolsDock(QDockWidget):
 
 class _ShortcutFirst(QObject):
     """Lets ``action``'s shortcut win over text fields in ``window``: Qt's text widgets claim Ctrl+K
-    ("delete to the end of the line" on X11) before window shortcuts see it."""
+    ("delete to the end of the line" on X11) before window shortcuts see it.
+
+    ShortcutOverride goes to the focus widget, so the filter sits on the focus widget alone (moved on each
+    focus change), not on the application: an application filter in Python sees every event of every widget
+    (paint, layout, timers), ~1 ms a frame while an answer streams."""
 
     def __init__(self, window: QWidget, action: QAction) -> None:
         super().__init__(window)
         self._window = window
         self._action = action
+        self._watched: QWidget | None = None
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._on_focus_changed)
+            self._on_focus_changed(None, app.focusWidget())
+
+    def _on_focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        if self._watched is not None:
+            try:
+                self._watched.removeEventFilter(self)
+            except RuntimeError:  # the widget is already gone
+                pass
+            self._watched = None
+        if new is not None and new.window() is self._window:
+            new.installEventFilter(self)
+            self._watched = new
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
@@ -459,9 +481,7 @@ def install_tools_dock(window: QMainWindow) -> ToolsDock:
     dock.hide()
     menu = view_menu(window)
     menu.addAction(dock.search_action)
-    app = QApplication.instance()
-    if app is not None:
-        app.installEventFilter(_ShortcutFirst(window, dock.search_action))
+    dock.shortcut_first = _ShortcutFirst(window, dock.search_action)
     shortcuts = getattr(window, "shortcut_actions", None)
     if isinstance(shortcuts, dict):
         shortcuts["tool_search"] = dock.search_action  # Settings → Shortcuts can change Ctrl+K

@@ -2,8 +2,8 @@
 
 The runtime calls its listeners on the loop thread, which under qasync is the Qt main thread, so the
 controller emits directly. Reasoning and answer deltas are buffered and flushed at most every
-``FLUSH_INTERVAL_MS`` (and before any other event, so that order is kept): a 20,000-token answer makes a
-few hundred view updates, not 20,000 layout passes.
+``FLUSH_INTERVAL_MS`` (and before any other event, so that order is kept), or once ``FLUSH_CHARS`` wait: a
+20,000-token answer makes a few hundred view updates, not 20,000 layout passes.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ if TYPE_CHECKING:  # not at run time: the pydantic models cost start-up time bef
 log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL_MS = 30
+FLUSH_CHARS = 1500
+"""A stream faster than this many characters per ``FLUSH_INTERVAL_MS`` (a fast local model, or a burst after a
+network stall) is flushed as each such piece is in: the view writes it within a frame and keeps up with the
+stream, instead of getting thousands of tokens at once every 30 ms."""
 
 # Event ``kind`` -> the signal that carries it (deltas are coalesced separately).
 SIGNAL_FOR_KIND = {
@@ -142,6 +146,7 @@ class ChatController(QObject):
         self._reasoning: list[str] = []
         self._content: list[str] = []
         self._child_deltas: list[tuple[ev.Event, list[str]]] = []  # a sub-agent's deltas, coalesced in order
+        self._buffered = 0  # characters in the two buffers
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
@@ -242,11 +247,13 @@ class ChatController(QObject):
             if self._content:  # keep order: answer text before this reasoning goes out first
                 self.flush()
             self._reasoning.append(event.text)
+            self._buffered += len(event.text)
             self._schedule()
         elif kind == "content_delta":
             if self._reasoning:
                 self.flush()
             self._content.append(event.text)
+            self._buffered += len(event.text)
             self._schedule()
         else:
             self.flush()
@@ -272,11 +279,15 @@ class ChatController(QObject):
             getattr(self, SIGNAL_FOR_KIND[kind]).emit(event)
 
     def _schedule(self) -> None:
-        if not self._timer.isActive():
+        if self._buffered >= FLUSH_CHARS:  # a fast stream: hand it over in pieces the view writes in a frame
+            self.flush()
+        elif not self._timer.isActive():
             self._timer.start()
 
     def flush(self) -> None:
         """Emit the buffered reasoning and answer text now."""
+        self._buffered = 0
+        self._timer.stop()
         if self._reasoning:
             text = "".join(self._reasoning)
             self._reasoning.clear()

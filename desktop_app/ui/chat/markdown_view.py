@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QGuiApplication, QTextCursor, QTextDocument
+from PySide6.QtGui import QFont, QGuiApplication, QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -41,6 +41,8 @@ from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, write_block
 COPIED_FEEDBACK_MS = 1500
 PARSE_CHUNK = 1000  # characters parsed per step of a burst
 FRAME_BUDGET_MS = 4.0  # finished blocks written per turn of the event loop, at most (a frame is 16 ms)
+DRAIN_DELAY_MS = 1  # the next pass of a burst: a timer (not a posted call), so it runs on the next turn of the
+# event loop, after this turn's layout and paint (a posted call would run in this turn, and the stalls add up)
 
 
 class AutoHeightText(QTextBrowser):
@@ -57,7 +59,9 @@ class AutoHeightText(QTextBrowser):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.viewport().setAutoFillBackground(False)
-        self.setStyleSheet("QTextBrowser { background: transparent; }")
+        palette = self.palette()  # transparent through the palette: a per-widget style sheet costs ~1 ms a block
+        palette.setColor(QPalette.ColorRole.Base, Qt.GlobalColor.transparent)
+        self.setPalette(palette)
         self.document().setDocumentMargin(2)
         self.document().documentLayout().documentSizeChanged.connect(self._on_document_size_changed)
         self._fit(self.document().size())
@@ -260,6 +264,7 @@ class MarkdownView(QWidget):
         self._tail: Block | None = None
         self._tail_dirty = False
         self._drain_scheduled = False
+        self._drain_timer: QTimer | None = None
         self._incoming = ""  # appended text not parsed yet
 
     # -- the public face --------------------------------------------------------------------------------
@@ -279,14 +284,16 @@ class MarkdownView(QWidget):
         if self.finished or not text:
             return
         self._incoming += text
-        self._drain()
+        if not self._drain_scheduled:  # else a burst is being written: its next pass takes this text too
+            self._drain()
 
     def finish(self) -> None:
         """The text is complete: write the open block as written (once)."""
         if self.finished:
             return
         self.finished = True
-        self._drain()
+        if not self._drain_scheduled:  # else the burst's next pass writes the end too, in its own frame
+            self._drain()
 
     def set_markdown(self, text: str) -> None:
         """Show ``text`` as a finished document (a stored answer), written at once."""
@@ -327,10 +334,22 @@ class MarkdownView(QWidget):
         self._tail, self._tail_dirty = None, False
 
     def _drain(self, budget_ms: float | None = FRAME_BUDGET_MS) -> None:
+        """Parse and write what waits, for at most ``budget_ms`` (``None``: all of it), then yield.
+
+        A block that needs a new widget (a code block, or prose after code) costs a few ms to build, so it is
+        placed only in the first half of a pass's budget. The rest of a burst waits for the next pass, which a
+        timer starts after the event loop has laid out and painted what this one wrote (a zero-time call would
+        run in the same turn of the loop, before the paint, and the stalls would add up). Text appended while a
+        pass is due waits for it."""
         self._drain_scheduled = False
-        deadline = None if budget_ms is None else time.perf_counter() + budget_ms / 1000
+        start = time.perf_counter()
+        deadline = None if budget_ms is None else start + budget_ms / 1000
+        half = None if budget_ms is None else start + budget_ms / 2000  # past it, no new widget this pass
         while True:
             if self._queue:
+                if half is not None and time.perf_counter() > half and self._needs_widget(self._queue[0]):
+                    self._schedule_drain()
+                    return
                 self._place(self._queue.popleft(), final=True)
             elif self._incoming:  # parse a bounded piece: the cost of a step never depends on the burst
                 chunk, self._incoming = self._incoming[:PARSE_CHUNK], self._incoming[PARSE_CHUNK:]
@@ -346,6 +365,10 @@ class MarkdownView(QWidget):
                 self._schedule_drain()
                 return
         if self._tail_dirty:
+            late = half is not None and time.perf_counter() > half
+            if late and self._tail is not None and self._needs_widget(self._tail):
+                self._schedule_drain()
+                return
             self._tail_dirty = False
             if self._tail is not None:
                 self._place(self._tail, final=False)
@@ -355,10 +378,21 @@ class MarkdownView(QWidget):
                 self._tail_code.closed = True
                 self._tail_code = None
 
+    def _needs_widget(self, block: Block) -> bool:
+        """Whether placing ``block`` builds a new segment widget (the costly part of writing a block)."""
+        if block.kind == "code":
+            return self._tail_code is None
+        return self._tail_code is not None or not (self._segments and isinstance(self._segments[-1], ProseView))
+
     def _schedule_drain(self) -> None:
         if not self._drain_scheduled:
             self._drain_scheduled = True
-            QTimer.singleShot(0, self, self._drain)
+            if self._drain_timer is None:
+                self._drain_timer = QTimer(self)
+                self._drain_timer.setSingleShot(True)
+                self._drain_timer.setInterval(DRAIN_DELAY_MS)
+                self._drain_timer.timeout.connect(self._drain)
+            self._drain_timer.start()
 
     def _last_prose(self) -> ProseView:
         last = self._segments[-1] if self._segments else None

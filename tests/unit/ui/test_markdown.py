@@ -221,5 +221,6 @@ def test_the_view_is_reusable_outside_the_transcript(qtbot):
     qtbot.addWidget(host)
     for token in _tokens("# Quick\n\nAn answer with **bold**."):
         view.append(token)
+    qtbot.waitUntil(lambda: not view.pending)  # tokens fed in one turn of the loop are written over a few frames
     assert _structure(view)["headings"] == [(1, "Quick")]
     assert view.toPlainText() == "Quick\nAn answer with bold."
