@@ -173,6 +173,11 @@ class App:
             self.window.view.show_error(problem)
         if not self.smoke:
             self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")
+            if runtime.settings.http_host.enabled:  # MCP over HTTP: imported only when it is on
+                from desktop_app.ui.http_host_ui import attach_http_host
+
+                served = attach_http_host(self.window, runtime, self.assembly.host, self.assembly.agent_runner)
+                served.apply(runtime.settings)
 
     async def _start_servers(self, runtime: Runtime) -> None:
         host: Any = runtime.host
@@ -189,6 +194,10 @@ class App:
             self.shell.close()
             await self.shell.quick.tasks.cancel_all()
         await self.window.tasks.cancel_all()
+        http = sys.modules.get("desktop_app.runtime.http_service")  # never imported while the host was off
+        served = http.existing_service(self.runtime) if http is not None and self.runtime is not None else None
+        if served is not None:
+            await served.stop()
         if self.assembly is not None:
             try:
                 await self.assembly.aclose()

@@ -20,7 +20,7 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TextIO
 
 from desktop_app.paths import HOME_ENV, app_paths
@@ -67,12 +67,12 @@ def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
 
 
 @contextlib.contextmanager
-def _stop_on(server: Any) -> Iterator[None]:
+def _stop_on(stop: Callable[[], None]) -> Iterator[None]:
     loop = asyncio.get_running_loop()
     installed = []
     for signum in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):  # Windows: no loop signal handlers
-            loop.add_signal_handler(signum, lambda: setattr(server, "should_exit", True))
+            loop.add_signal_handler(signum, stop)
             installed.append(signum)
     try:
         yield
@@ -93,23 +93,19 @@ async def _terminal_ask(err: TextIO, lock: asyncio.Lock, tool: str, arguments: d
     return line in {"y", "yes"}, "the user said no on the terminal"
 
 
-async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    import uvicorn
-
+async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, auth: bool = True) -> int:
+    """``switchboard serve``. ``auth=False`` leaves out the bearer check and nothing else: only the
+    conformance suite's stand-in (``tests/conformance/serve_host.py``) runs it so, as the suite cannot
+    send a token."""
     from desktop_app.assembly import assemble
     from desktop_app.cli_terminal import TerminalApprover, terminal_safe
     from desktop_app.runtime.approvals import ApprovalPolicy
-    from desktop_app.runtime.http_host import LOOPBACK, MCP_PATH, bind_loopback, http_app, make_http_host
+    from desktop_app.runtime.http_service import HttpHostError, HttpHostService
     from desktop_app.runtime.redaction import redact
 
-    token = _token(ns, err)
-    if token is None:
+    token = _token(ns, err) if auth else None
+    if auth and token is None:
         return EXIT_USAGE
-    try:
-        sock = bind_loopback(ns.port)
-    except OSError as exc:
-        err.write(f"switchboard: cannot listen on {LOOPBACK}:{ns.port} ({exc.strerror or exc}); pick another --port\n")
-        return EXIT_FAILED
     built = assemble(
         app_paths(ns.home).ensure(), strict=True, policy=ApprovalPolicy(ns.approve), serve_default_agent=True
     )
@@ -128,45 +124,18 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
         async def ask(tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
             return await _terminal_ask(err, lock, tool, arguments)
 
-        catalog = runtime.agents
-        assert catalog is not None  # assemble attaches the agents
-        mcp = make_http_host(host, catalog, runtime.policy, ask if has_terminal else None, runtime=runtime)
-        port = sock.getsockname()[1]
-        config = uvicorn.Config(
-            http_app(mcp, token), log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=5
-        )  # an open client stream must not hold up a stop for long
-        server = _Server(config)
-        out.write(f"http://{LOOPBACK}:{port}{MCP_PATH}\n")
+        service = HttpHostService(runtime, host, runtime.credentials, ask=ask if has_terminal else None)
+        try:
+            url = await service.start(ns.port, runtime.settings.http_host.expose, bearer=token)
+        except HttpHostError as exc:
+            err.write(f"switchboard: {exc} (pick another --port)\n")
+            return EXIT_FAILED
+        out.write(f"{url}\n")
         out.flush()
-        with _stop_on(server):
-            await server.serve(sockets=[sock])
+        with _stop_on(service.request_stop):
+            await service.wait()
+        await service.stop()
     finally:
-        sock.close()
         await built.aclose()
     err.write("switchboard: stopped\n")
     return EXIT_OK
-
-
-class _Server:
-    """uvicorn's server with our own signal handling (its own re-raises the signal after shutdown)."""
-
-    def __init__(self, config: Any) -> None:
-        import uvicorn
-
-        class Quiet(uvicorn.Server):
-            @contextlib.contextmanager
-            def capture_signals(self) -> Iterator[None]:
-                yield
-
-        self._server = Quiet(config)
-
-    @property
-    def should_exit(self) -> bool:
-        return bool(self._server.should_exit)
-
-    @should_exit.setter
-    def should_exit(self, value: bool) -> None:
-        self._server.should_exit = value
-
-    async def serve(self, sockets: list[Any]) -> None:
-        await self._server.serve(sockets=sockets)

@@ -1,10 +1,14 @@
 """The host served as MCP over streamable HTTP (nanobot §2.5): the agents' ``chat-with-<agent>`` tools for
 other MCP clients (editors, CLIs, other Switchboards), with the mcp SDK's server support.
 
-Each tool call arriving over HTTP is decided by the approval policy first (``always``, ``never``, or ``ask``
-through the ``ask`` callback, which says no when there is no one to ask), then goes through ``Host.call``
-(so hooks run) to the agent's in-process server, whose run is the agent's loop on the same Runtime, with the
-agent's own tool approvals. Every request needs ``Authorization: Bearer <token>`` (else 401). The socket is
+Besides the agents, the tools of the user's MCP servers named in ``expose`` are offered under their
+model-facing names (``mcp__<server>__<tool>``) and proxied through the same ``Host.call``.
+
+Each tool call arriving over HTTP is decided by the approval policy first (``always``, ``never``, a read-only
+tool the policy lets through, or ``ask`` through the ``ask`` callback, which says no when there is no one to
+ask), then goes through ``Host.call`` (so hooks run) to the agent's in-process server, whose run is the
+agent's loop on the same Runtime, with the agent's own tool approvals, or to the exposed server.
+Every request needs ``Authorization: Bearer <token>`` (else 401). The socket is
 bound to 127.0.0.1 only (:func:`bind_loopback`); the SDK's DNS-rebinding guard answers localhost Hosts only.
 """
 
@@ -16,6 +20,7 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mcp import types as mtypes
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
@@ -26,12 +31,14 @@ from desktop_app.runtime.agents.progress import ProgressTracker
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
 from desktop_app.runtime.agents.server import AgentAttachment, requested_conversation
 from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.http_clients import CallStatus, ClientLog, client_key, current_client
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
 TOKEN_NAME = "serve-token"
 """The keyring entry (service ``switchboard``) that holds the bearer token of the served host."""
 
+DENIED = "Switchboard denied"
 AskApproval = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, str]]]
 """``(tool, arguments) -> (approved, reason)``: the ``ask`` policy's question to a person."""
 
@@ -50,16 +57,21 @@ def bind_loopback(port: int = 0) -> socket.socket:
     return sock
 
 
-async def decide(policy: ApprovalPolicy, ask: AskApproval | None, tool: str, arguments: dict[str, Any]) -> str | None:
-    """``None`` when the call may go on, else the reason it was denied (the client reads it)."""
+async def decide(
+    policy: ApprovalPolicy, ask: AskApproval | None, tool: str, arguments: dict[str, Any], *, read_only: bool = False
+) -> str | None:
+    """``None`` when the call may go on, else the reason it was denied (the client reads it). A read-only
+    tool goes on by itself when the policy auto-approves read-only tools."""
     if policy.mode == "always":
         return None
     if policy.mode == "never":
-        return f"Switchboard denied '{tool}': switchboard serve runs with --approve never."
+        return f"{DENIED} '{tool}': switchboard serve runs with --approve never."
+    if read_only and policy.auto_approve_read_only:
+        return None
     if ask is None:
-        return f"Switchboard denied '{tool}': nobody can approve it here (no terminal to ask on; --approve ask)."
+        return f"{DENIED} '{tool}': nobody can approve it here (no terminal to ask on; --approve ask)."
     approved, reason = await ask(tool, arguments)
-    return None if approved else f"Switchboard denied '{tool}': {reason or 'the user said no'}."
+    return None if approved else f"{DENIED} '{tool}': {reason or 'the user said no'}."
 
 
 RESOURCE_BASE = "switchboard://conversations/{conversation_id}/"
@@ -73,23 +85,139 @@ def resource_uri(conversation_id: str, what: str) -> str:
     return RESOURCE_BASE.format(conversation_id=conversation_id) + what
 
 
+class ServedHost(MCPServer):
+    """``MCPServer`` with the exposed servers' tools listed and called next to the agents' own tools.
+
+    ``close()`` stops following the runtime's events (the resources' tracker)."""
+
+    def __init__(
+        self, *args: Any, proxy: ExposedTools | None = None, clients: ClientLog | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.proxy = proxy
+        self.clients = clients
+        self._closers: list[Callable[[], None]] = []
+
+    def close(self) -> None:
+        for closer in self._closers:
+            closer()
+        self._closers.clear()
+
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> mtypes.ListToolsResult:
+        result = await super()._handle_list_tools(ctx, params)
+        if self.proxy is not None:
+            result.tools.extend(self.proxy.listed())
+        return result
+
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        if self.proxy is not None:
+            found = self.proxy.find(name)
+            if found is not None:
+                return dict(found.input_schema)
+        return super()._tool_input_schema(name)
+
+    async def _handle_call_tool(self, ctx: Any, params: mtypes.CallToolRequestParams) -> Any:
+        key, label = client_key(ctx)
+        call = self.clients.call_started(key, label, params.name) if self.clients is not None else None
+        token = current_client.set(label)
+        try:
+            result = await self._call_tool(ctx, params)
+        except BaseException as exc:
+            if call is not None and self.clients is not None:
+                cancelled = not isinstance(exc, Exception)
+                self.clients.call_finished(call, "cancelled" if cancelled else "error", str(exc))
+            raise
+        finally:
+            current_client.reset(token)
+        if call is not None and self.clients is not None:
+            self.clients.call_finished(call, *_status(result))
+        return result
+
+    async def _call_tool(self, ctx: Any, params: mtypes.CallToolRequestParams) -> Any:
+        if self.proxy is not None:
+            found = self.proxy.find(params.name)
+            if found is not None:
+                return await self.proxy.call(found, dict(params.arguments or {}))
+        return await super()._handle_call_tool(ctx, params)
+
+
+def _status(result: Any) -> tuple[CallStatus, str]:
+    if not getattr(result, "is_error", False):
+        return "ok", ""
+    text = next((b.text for b in getattr(result, "content", []) if isinstance(b, mtypes.TextContent)), "")
+    return ("denied" if DENIED in text else "error"), text
+
+
+class ExposedTools:
+    """The tools of the servers the user chose to expose, from ``host.tools()`` (connected servers only),
+    each called through ``host.call`` after the approval decision."""
+
+    def __init__(self, host: Any, servers: list[str], policy: ApprovalPolicy, ask: AskApproval | None) -> None:
+        self.host = host
+        self.servers = list(servers)
+        self.policy = policy
+        self.ask = ask
+
+    def tools(self) -> list[Any]:
+        is_builtin = getattr(self.host, "is_builtin", lambda _s: False)
+        return [
+            t
+            for t in self.host.tools()
+            if t.server in self.servers and not is_builtin(t.server) and not getattr(t, "excluded", False)
+        ]
+
+    def listed(self) -> list[mtypes.Tool]:
+        return [
+            mtypes.Tool(
+                name=t.name,
+                description=f"{t.description} (MCP server '{t.server}', through Switchboard)".strip(),
+                input_schema=t.input_schema or {"type": "object"},
+                annotations=mtypes.ToolAnnotations(read_only_hint=True) if t.read_only else None,
+            )
+            for t in self.tools()
+        ]
+
+    def find(self, name: str) -> Any:
+        return next((t for t in self.tools() if t.name == name), None)
+
+    async def call(self, tool: Any, arguments: dict[str, Any]) -> mtypes.CallToolResult:
+        denied = await decide(self.policy, self.ask, tool.name, arguments, read_only=tool.read_only)
+        if denied is not None:
+            return mtypes.CallToolResult(content=[mtypes.TextContent(type="text", text=denied)], is_error=True)
+        outcome = await self.host.call(tool.server, tool.tool, arguments)
+        content = outcome.content or [{"type": "text", "text": outcome.text}]
+        try:
+            return mtypes.CallToolResult.model_validate(
+                {"content": content, "isError": outcome.is_error, "structuredContent": outcome.structured}
+            )
+        except ValueError:  # a block this SDK cannot re-send: the text the model would read
+            return mtypes.CallToolResult(
+                content=[mtypes.TextContent(type="text", text=outcome.text)], is_error=outcome.is_error
+            )
+
+
 def make_http_host(
     host: Any,
     catalog: AgentCatalog,
     policy: ApprovalPolicy,
     ask: AskApproval | None = None,
     runtime: Any = None,
-) -> MCPServer:
+    expose: list[str] | None = None,
+    clients: ClientLog | None = None,
+) -> ServedHost:
     """The served ``MCPServer``: one ``chat-with-<agent>`` tool per agent, each through ``host.call``; with
     ``runtime``, each conversation's ``chat-history``, ``chat-progress`` and ``pending-elicitation`` as
-    resources, whose updates reach clients that listen to them (``subscriptions/listen``, 2026-07-28)."""
+    resources, whose updates reach clients that listen to them (``subscriptions/listen``, 2026-07-28, or
+    ``resources/subscribe``, 2025-11-25); with ``expose``, those servers' tools too."""
     bus = InMemorySubscriptionBus()
-    server = MCPServer(
+    server = ServedHost(
         "switchboard",
         version=__version__,
         log_level="WARNING",
         instructions="Switchboard's agents: call chat-with-<agent> with a prompt; it answers with its final reply.",
         subscriptions=bus,
+        proxy=ExposedTools(host, expose, policy, ask) if expose else None,
+        clients=clients,
     )
     if runtime is not None:
         _add_resources(server, runtime, bus)
@@ -132,19 +260,26 @@ def make_http_host(
     return server
 
 
-def _add_resources(server: MCPServer, runtime: Any, bus: InMemorySubscriptionBus) -> None:
+def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBus) -> None:
     import asyncio
 
+    from desktop_app.runtime.http_subscriptions import LegacySubscriptions
+
     pending_publishes: set[asyncio.Task[None]] = set()
+    legacy = LegacySubscriptions(server)
 
     def changed(conversation_id: str) -> None:
         for what in (PROGRESS, PENDING):
-            task = asyncio.ensure_future(bus.publish(ResourceUpdated(uri=resource_uri(conversation_id, what))))
-            pending_publishes.add(task)
-            task.add_done_callback(pending_publishes.discard)
+            uri = resource_uri(conversation_id, what)
+            for publish in (bus.publish(ResourceUpdated(uri=uri)), legacy.updated(uri)):
+                task = asyncio.ensure_future(publish)
+                pending_publishes.add(task)
+                task.add_done_callback(pending_publishes.discard)
 
     tracker = ProgressTracker(changed)
-    runtime.subscribe(tracker)
+    unsubscribe = runtime.subscribe(tracker)
+    if callable(unsubscribe):
+        server._closers.append(unsubscribe)
 
     def known(conversation_id: str) -> Any:
         try:
@@ -178,6 +313,10 @@ class BearerAuth:
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
+        self.set_token(token)
+
+    def set_token(self, token: str) -> None:
+        """From the next request on, only ``token`` is accepted (a regenerated token)."""
         self._expected = f"Bearer {token}".encode()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -203,7 +342,8 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def http_app(server: MCPServer, token: str) -> Any:
-    """The ASGI app: the SDK's streamable HTTP app at ``/mcp`` behind the bearer check."""
+def http_app(server: MCPServer, token: str | None) -> Any:
+    """The ASGI app: the SDK's streamable HTTP app at ``/mcp`` behind the bearer check (``token`` ``None``:
+    no check, only for the conformance suite's stand-in, which cannot send a token)."""
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
-    return BearerAuth(app, token)
+    return app if token is None else BearerAuth(app, token)

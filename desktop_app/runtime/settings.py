@@ -159,6 +159,31 @@ class ShortcutSettings(BaseModel):
     )
 
 
+class HttpHostSettings(BaseModel):
+    """The host served as MCP over streamable HTTP on 127.0.0.1 (``desktop_app.runtime.http_service``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        False,
+        title="Serve Switchboard as MCP over HTTP",
+        description="Other MCP clients on this computer (editors, Claude Desktop, other Switchboards) can use "
+        "your agents, with the bearer token below",
+    )
+    port: int = Field(
+        0,
+        ge=0,
+        le=65535,
+        title="Port",
+        description="On 127.0.0.1 only; 0 picks a free port at each start (a fixed port keeps clients' configs valid)",
+    )
+    expose: list[str] = Field(
+        default_factory=list,
+        title="Also serve these MCP servers",
+        description="Your MCP servers whose tools are offered next to the agents (their calls ask for approval)",
+    )
+
+
 AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$"
 DEFAULT_AGENT = "assistant"
 
@@ -300,6 +325,7 @@ class Settings(BaseModel):
         default_factory=dict,
         description="Installed MCP Bundles ({name: {version, user_config}}); sensitive values are in the keyring",
     )
+    http_host: HttpHostSettings = Field(default_factory=HttpHostSettings, title="MCP over HTTP")
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 
