@@ -195,7 +195,9 @@ class AgentSettings(BaseModel):
 
     name: str = Field(pattern=AGENT_NAME_PATTERN, description="The agent's name; its tool is chat-with-<name>")
     description: str = Field("", description="What the agent is for (the description of its tool)")
-    instructions: str = Field("", description="The agent's system prompt")
+    instructions: str = Field(
+        "", description="The agent's system prompt (the body of its file)", json_schema_extra={"multiline": True}
+    )
     provider: ProviderSettings | None = Field(None, description="Its own provider (null: the default provider)")
     model: str = Field("", description="Its model on that provider (empty: the provider's model)")
     servers: list[str] | None = Field(None, description="The MCP servers it may use (null: every server)")

@@ -53,6 +53,7 @@ def parse_agent_file(path: Path) -> AgentSettings:
     meta: Any = {}
     body = text
     lines = text.splitlines(keepends=True)
+    end: int | None = None
     if lines and lines[0].strip() == "---":
         end = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)
         if end is None:
@@ -71,8 +72,19 @@ def parse_agent_file(path: Path) -> AgentSettings:
     try:
         return AgentSettings.model_validate(data)
     except ValidationError as exc:
+        front = lines[1:end] if end is not None else []
+        found = [_key_line(front, str(e["loc"][0])) for e in exc.errors() if e["loc"]]
+        where = f"{path}:{found[0]}" if found and found[0] is not None else str(path)  # the first problem's line
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
-        raise AgentFileError(f"{path}: {problems}") from exc
+        raise AgentFileError(f"{where}: {problems}") from exc
+
+
+def _key_line(front: list[str], key: str) -> int | None:
+    """The file line (1-based; the frontmatter starts on line 2) where the frontmatter sets ``key``."""
+    for index, line in enumerate(front):
+        if line.split(":", 1)[0].strip() == key and not line.startswith((" ", "\t", "-")):
+            return index + 2
+    return None
 
 
 def load_agent_files(folder: Path) -> tuple[list[AgentSettings], list[str]]:

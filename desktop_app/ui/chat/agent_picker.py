@@ -149,9 +149,9 @@ def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], s
             show()
 
     def manage() -> None:
-        opener = getattr(window, "open_agents_settings", None)
+        opener = getattr(window, "open_settings_window", None)
         if opener is not None:
-            opener()
+            opener("agents")  # Settings → Agents
 
     picker = AgentPicker(
         runtime,
