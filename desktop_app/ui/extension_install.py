@@ -86,6 +86,12 @@ class ExtensionInstaller(QObject):
         return dialog
 
     def _installed(self, name: str, *, updated: bool) -> None:
+        from desktop_app.runtime.plugins.live import sync_records
+
+        try:  # the runtime holds the new extensions record, so a later Settings save keeps it
+            sync_records(getattr(self.window, "runtime", None), self.places().settings_file)
+        except Exception:  # a broken settings file is reported where it is read
+            pass
         self.on_installed([name])
         panel = getattr(getattr(self.window, "servers_dock", None), "panel", None)
         info = panel.servers.get(name) if panel is not None else None

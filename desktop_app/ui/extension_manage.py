@@ -136,7 +136,18 @@ class ExtensionBar(QWidget):
         dialog.open()
         return dialog
 
+    def sync(self) -> None:
+        """The runtime adopts the extension and plugin records on disk (after an install, reconfigure or an
+        uninstall through Remove), so a later Settings save keeps them as they are."""
+        from desktop_app.runtime.plugins.live import sync_records
+
+        try:
+            sync_records(getattr(self.window(), "runtime", None), self.places().settings_file)
+        except Exception:  # a broken settings file is reported where it is read
+            return
+
     def _saved(self, name: str) -> None:
+        self.sync()
         info = self.panel.servers.get(name)
         if info is not None and info.state != "disabled":
             self.panel.notice.emit(f"Saved the settings of '{name}'; restarting it with them.")

@@ -383,6 +383,7 @@ class ServersPanel(QWidget):
         actions = ServerActions(manager, self, tasks=self.tasks)
         actions.notice.connect(self.notice)
         actions.changed.connect(self.sync_rows)
+        actions.changed.connect(self.extension_bar.sync)  # an uninstall changed the settings' records
         self.actions = actions
         self.import_opener = import_opener
         self.add_button.setEnabled(True)

@@ -73,8 +73,10 @@ class HookRunner:
         self._static.extend(hooks)
 
     def add_file(self, path: Path, source: HookSource) -> None:
-        """A hooks file read now and again whenever it changes (a project's, a plugin's, an imported one)."""
-        self._files.append(_FileSource(path, source))
+        """A hooks file read now and again whenever it changes (a project's, a plugin's, an imported one);
+        a file already followed is not added twice (a plugin enabled again while the app runs)."""
+        if not any(file.path == path for file in self._files):
+            self._files.append(_FileSource(path, source))
 
     def bind(self, call: ToolCaller) -> None:
         """The raw tool call path (no hooks) that ``mcp`` hooks and message hooks use."""

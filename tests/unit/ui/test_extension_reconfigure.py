@@ -53,7 +53,8 @@ def test_reconfigure_and_update_an_extension_from_the_servers_panel(
     settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
     win = MainWindow()
     qtbot.addWidget(win)
-    win.attach_runtime(Runtime(settings=settings, host=host, credentials=credentials))
+    runtime = Runtime(settings=settings, host=host, credentials=credentials)
+    win.attach_runtime(runtime)
     win.attach_host(host, credentials=credentials, mcp_config=places.mcp_file)
     win.show()
     win.servers_dock.show()
@@ -116,6 +117,7 @@ def test_reconfigure_and_update_an_extension_from_the_servers_panel(
     qtbot.waitUntil(lambda: bool(restarted), timeout=30_000)
     record = json.loads(places.settings_file.read_text())["extensions"]["python-probe"]
     assert record == {"version": "1.1.0", "user_config": {"workspace": str(second), "limit": 7}}
+    assert runtime.settings.extensions["python-probe"] == record  # a later Settings save keeps it
     assert f"key_sha256={hashlib.sha256(b'sk-one').hexdigest()}" in _probe(qtbot, qloop, host)
     panel.refresh_details()
     assert "1.1.0" in bar.label.text()

@@ -1,0 +1,127 @@
+"""What a plugin would contribute, shown before it is enabled: its MCP servers (and the program each starts),
+skills, hooks (with what they run, untrusted until trusted), prompts, agents (not supported yet) and the
+permissions it declares or implies. :func:`contributions_html` is the text the plugin screen shows for the
+selected plugin; :class:`EnablePluginDialog` asks before enabling, with the same text.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+MUTED = "#888888"
+WARN = "#c98a00"
+
+
+def _command(entry: dict[str, Any]) -> str:
+    if entry.get("url"):
+        return str(entry["url"])
+    return " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip()
+
+
+def _section(title: str, items: list[str], empty: str = "none") -> str:
+    body = "".join(f"<li>{item}</li>" for item in items) if items else f"<li style='color:{MUTED}'>{empty}</li>"
+    return f"<p style='margin:8px 0 2px 0'><b>{escape(title)}</b></p><ul style='margin-top:0'>{body}</ul>"
+
+
+def hook_lines(plugin: Any) -> list[str]:
+    """Each declared hook: its event, matcher and command (the plugin's folder variable left as written)."""
+    lines = []
+    for event, hooks in sorted(plugin.hooks.items()):
+        for hook in hooks if isinstance(hooks, list) else []:
+            match = f" on {escape(str(hook['match']))}" if hook.get("match") else ""
+            body = hook.get("command") or hook.get("url") or ""
+            lines.append(f"{escape(event)}{match}: <code>{escape(str(body))}</code>")
+    return lines
+
+
+def permissions(plugin: Any) -> list[str]:
+    """What the plugin declares it needs, and what its contributions imply."""
+    from desktop_app.runtime.plugins.manage import server_name
+
+    found = [escape(p) for p in plugin.permissions]
+    for name, entry in sorted(plugin.servers.items()):
+        kind = "connects to" if entry.get("url") else "starts the program"
+        found.append(
+            f"{kind} <code>{escape(_command(entry))}</code> (MCP server {escape(server_name(plugin.id, name))})"
+        )
+    if plugin.hook_count:
+        found.append(f"runs {plugin.hook_count} hook command(s) around tool calls, once you trust them")
+    return found
+
+
+def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> str:
+    """The plugin's declared contributions and permissions; ``hook_states`` (reviewed hooks) once enabled."""
+    from desktop_app.runtime.plugins.manage import server_name
+
+    head = f"<p><b style='font-size:13pt'>{escape(plugin.id)}</b> {escape(plugin.version)}"
+    head += f" <span style='color:{MUTED}'>({escape(plugin.format)} plugin"
+    head += f"{', by ' + escape(plugin.author) if plugin.author else ''})</span></p>"
+    if plugin.description:
+        head += f"<p>{escape(plugin.description)}</p>"
+    servers = [
+        f"{escape(server_name(plugin.id, name))}: <code>{escape(_command(entry))}</code>"
+        for name, entry in sorted(plugin.servers.items())
+    ]
+    if hook_states:
+        hooks = [
+            f"{escape(item.entry.event)}: <code>{escape(item.entry.body)}</code> — "
+            f"<span style='color:{WARN if item.state != 'trusted' else '#2e9d5b'}'>{escape(item.state)}</span>"
+            for item in hook_states
+        ]
+    else:
+        hooks = [
+            f"{line} — <span style='color:{WARN}'>untrusted until you trust it</span>" for line in hook_lines(plugin)
+        ]
+    agents = [f"{escape(a)} <span style='color:{MUTED}'>(not supported yet; ignored)</span>" for a in plugin.agents]
+    parts = [
+        head,
+        _section("MCP servers", servers),
+        _section("Skills", [escape(s) for s in plugin.skills]),
+        _section("Hooks", hooks),
+        _section("Prompts (in the / menu)", [escape(f"{plugin.id}:{p}") for p in plugin.prompts]),
+        _section("Agents", agents),
+        _section("Permissions", permissions(plugin), "none declared"),
+    ]
+    if plugin.problems:
+        parts.append(_section("Problems", [escape(p) for p in plugin.problems]))
+    return "".join(parts)
+
+
+class EnablePluginDialog(QDialog):
+    """ "Enable <plugin>?" with everything it contributes; Enable accepts."""
+
+    def __init__(self, plugin: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("enablePluginDialog")
+        self.setWindowTitle(f"Enable {plugin.id}")
+        self.setMinimumWidth(560)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(20, 20, 20, 16)
+        intro = QLabel(
+            "Enabling this plugin adds what is listed below. Its servers start at once; its hooks stay off until "
+            "you trust them."
+        )
+        intro.setWordWrap(True)
+        layout.addWidget(intro)
+        self.contents = QLabel(contributions_html(plugin))
+        self.contents.setObjectName("pluginContributions")
+        self.contents.setWordWrap(True)
+        self.contents.setTextFormat(Qt.TextFormat.RichText)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.contents)
+        scroll.setMinimumHeight(280)
+        layout.addWidget(scroll, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.enable_button = buttons.addButton("Enable", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.enable_button.setObjectName("confirmEnablePluginButton")
+        self.enable_button.clicked.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+
+__all__ = ["EnablePluginDialog", "contributions_html", "hook_lines", "permissions"]
