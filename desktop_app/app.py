@@ -177,6 +177,7 @@ class App:
                 from desktop_app.ui.http_host_ui import attach_http_host
 
                 served = attach_http_host(self.window, runtime, self.assembly.host, self.assembly.agent_runner)
+                served.announce = lambda line: print(line, flush=True)
                 served.apply(runtime.settings)
 
     async def _start_servers(self, runtime: Runtime) -> None:

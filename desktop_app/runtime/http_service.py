@@ -257,12 +257,14 @@ class HttpHostService:
                 self.host, catalog, self.runtime.policy, self.ask, runtime=self.runtime, expose=expose,
                 clients=self.clients,
             )  # fmt: skip
-            app: Any = self._mcp.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
+            app: Any = RecordClients(  # behind the bearer check: a refused request is nobody's activity
+                self._mcp.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK), self.clients
+            )
             if bearer is not None:
                 self._auth = app = BearerAuth(app, bearer or self.token())
             started = asyncio.get_running_loop().create_future()
             config = uvicorn.Config(
-                _StartupSignal(RecordClients(app, self.clients), started),
+                _StartupSignal(app, started),
                 log_level="warning",
                 lifespan="on",
                 access_log=False,

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop_app.runtime.http_service import HttpApproval, HttpHostService, service_for
 from desktop_app.ui.chat.common import ERROR_COLOR
@@ -72,9 +73,13 @@ class HttpApprovalDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(480, 300)
 
+    answered: str = ""
+    """What the user did, for the status line: "allowed" or "denied" ("" while open, or when withdrawn)."""
+
     def _answer(self, approved: bool) -> None:
         try:
             self.service.approvals.answer(self.approval.id, approved, self.reason.text().strip())
+            self.answered = "allowed" if approved else "denied"
         except KeyError:
             pass  # answered or withdrawn meanwhile
         self.close()
@@ -94,6 +99,9 @@ class HttpHostUi:
         self.window = window
         self.service = service
         self.dialogs: dict[str, HttpApprovalDialog] = {}
+        self.announce: Any = None
+        """``announce(line)`` when the host starts serving or fails (the app prints it, like its start-up lines)."""
+        self._announced = ""
         self.label = QLabel("")
         self.label.setObjectName("httpHostStatus")
         self.label.setAccessibleName("MCP over HTTP status")
@@ -125,13 +133,17 @@ class HttpHostUi:
         self.label.setStyleSheet(f"QLabel {{ {style} padding: 0 8px; }}")
         self.label.setToolTip(tip)
         self.label.setVisible(bool(text))
+        line = f"mcp-http: serving {service.url}" if service.state == "serving" else ""
+        line = f"mcp-http: failed: {service.error}" if service.state == "failed" else line
+        if line and line != self._announced and self.announce is not None:
+            self.announce(line)
+        self._announced = line
 
     def _on_approval(self, what: str, approval: HttpApproval) -> None:
         if what == "opened":
             parent = self.window if isinstance(self.window, QWidget) else None
             dialog = HttpApprovalDialog(approval, self.service, parent)
-            self.dialogs[approval.id] = dialog
-            dialog.destroyed.connect(lambda *_a, key=approval.id: self.dialogs.pop(key, None))
+            self.dialogs[approval.id] = dialog  # until the runtime closes the question
             dialog.show()
             dialog.raise_()
             dialog.activateWindow()
@@ -140,8 +152,13 @@ class HttpHostUi:
                 set_status(f"Waiting for your approval: {approval.tool} (from {approval.client}, over HTTP)")
         else:
             dialog = self.dialogs.pop(approval.id, None)
-            if dialog is not None:
+            answered = dialog.answered if dialog is not None else ""
+            if dialog is not None and isValid(dialog):  # still open: the client hung up, or the host stopped
                 dialog.close()
+            set_status = getattr(self.window, "set_status", None)
+            if callable(set_status):
+                what = f"You {answered} {approval.tool}" if answered else f"{approval.tool} was withdrawn"
+                set_status(f"{what} (from {approval.client}, over HTTP)")
 
     def apply(self, settings: Any, tasks: Any = None) -> Any:
         """Start, stop or restart the host for ``settings`` (``Settings``); errors show in the status bar."""

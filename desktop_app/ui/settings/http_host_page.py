@@ -69,7 +69,7 @@ class HttpHostPanel(PageExtra):
         self.servers = QListWidget()
         self.servers.setObjectName("httpHostServers")
         self.servers.setAccessibleName("MCP servers whose tools are served too")
-        self.servers.setMaximumHeight(120)
+        self.servers.setMaximumHeight(84)
         self.servers.itemChanged.connect(lambda _item: self.changed.emit())
         layout.addWidget(self.servers)
 
@@ -114,7 +114,7 @@ class HttpHostPanel(PageExtra):
         self.clients.setAccessibleName("MCP clients connected over HTTP")
         self.clients.setHeaderLabels(list(CLIENT_COLUMNS))
         self.clients.setRootIsDecorated(False)
-        self.clients.setMaximumHeight(130)
+        self.clients.setMaximumHeight(110)
         layout.addWidget(self.clients)
         layout.addWidget(_section("Their latest calls"))
         self.calls = QTreeWidget()

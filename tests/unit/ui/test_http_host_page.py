@@ -129,6 +129,7 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     assert dialog.approval.tool == "mcp__notes__read_note" and '"shopping"' in arguments.toPlainText()
     qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not thread.is_alive(), timeout=30_000)
+    assert main.status.text().startswith("You allowed mcp__notes__read_note (from mcp")
     names, result = outcome["value"]
     assert names == {"chat-with-assistant", "chat-with-helper", "mcp__notes__read_note"}
     assert not result.is_error and result.content[0].text == "note shopping: buy milk"
