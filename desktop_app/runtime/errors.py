@@ -156,6 +156,13 @@ class EmptyCompletionError(ProviderError):
         self.retryable = retryable
         super().__init__(message)
 
+    @classmethod
+    def no_answer(cls, reasoning: str) -> EmptyCompletionError:
+        """A response with no answer and no tool call: worth a new stream when the model only reasoned."""
+        if reasoning.strip():
+            return cls("The model reasoned but returned no answer and no tool call. Try again.", retryable=True)
+        return cls("The model returned no answer and no tool call. Try again or rephrase the request.", retryable=False)
+
 
 class HostError(SwitchboardError):
     code = "host_error"

@@ -11,19 +11,24 @@ This module owns three small pieces:
 * ``SSEReader`` — reads lines from the network and yields the data frames, raising ``StreamStalled`` when
   no *model progress* arrives for ``idle_timeout`` seconds of waiting. The consumer reports progress with
   ``mark_progress()``; keep-alive comments and other non-progress frames do not reset the timer.
+* ``assemble_stream`` — the read loop both dialects share: decode each frame, feed it to the dialect's
+  ``FrameAssembler``, report progress to the reader, end with the assembler's ``Completion`` once the answer
+  is whole, and raise ``StreamDisconnected`` when the body ends before that.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from desktop_app.runtime.errors import StreamDisconnected, StreamStalled
+from desktop_app.runtime.providers.base import Completion, ProviderEvent, is_progress
 
 DEFAULT_IDLE_TIMEOUT = 90.0
 
@@ -165,3 +170,51 @@ class SSEReader:
             aclose = getattr(self._lines, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+
+class FrameAssembler(Protocol):
+    """One dialect's pure assembly of decoded frames into provider events (its ``StreamAssembler``)."""
+
+    progressed: bool
+    """Some model output (content, reasoning or a tool-call delta) came out of ``feed``."""
+
+    @property
+    def finished(self) -> bool:
+        """The answer is whole: ``complete()`` may be called without reading the rest of the body."""
+        ...
+
+    def feed(self, frame: dict[str, Any]) -> list[ProviderEvent]: ...
+
+    def complete(self) -> Completion: ...
+
+
+async def assemble_stream(
+    lines: AsyncIterator[str], assembler: FrameAssembler, *, idle_timeout: float, done_completes: bool
+) -> AsyncGenerator[ProviderEvent, None]:
+    """The provider events of one SSE body as ``assembler`` reads them, ending with exactly one ``Completion``.
+
+    Blank and malformed frames are skipped. ``data: [DONE]`` ends the answer when ``done_completes``, and is
+    skipped otherwise. The answer also ends as soon as ``assembler.finished``. Raises ``StreamStalled`` (see
+    ``SSEReader``), whatever ``feed`` raises, and ``StreamDisconnected`` when the body ends first; both stream
+    errors say whether output was already emitted.
+    """
+    reader = SSEReader(lines, idle_timeout=idle_timeout)
+    async with contextlib.aclosing(reader.frames()) as frames:
+        async for data in frames:
+            frame = decode_data(data)
+            if frame is DONE and done_completes:
+                yield assembler.complete()
+                return
+            if not isinstance(frame, dict):
+                continue  # blank, malformed, or a [DONE] this dialect does not end on: skipped
+            for event in assembler.feed(frame):
+                if is_progress(event):
+                    reader.mark_progress()
+                yield event
+            if assembler.finished:
+                yield assembler.complete()
+                return
+    raise StreamDisconnected(
+        "The model stream ended before the answer was complete. Try again.",
+        after_progress=assembler.progressed,
+    )

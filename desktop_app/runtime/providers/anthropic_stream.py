@@ -16,11 +16,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from desktop_app.runtime.errors import EmptyCompletionError, ProviderError, StreamDisconnected, StreamError
+from desktop_app.runtime.errors import EmptyCompletionError, ProviderError, StreamError
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import ToolCallRequest
-from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, SSEReader, decode_data
+from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, assemble_stream
 from desktop_app.runtime.providers.base import (
+    INCOMPLETE,
     Completion,
     ContentChunk,
     FinishReason,
@@ -28,11 +29,20 @@ from desktop_app.runtime.providers.base import (
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
+    finish_reason,
     is_progress,
 )
 
 RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 """``error`` event types that are worth a new stream (before progress); others are raised as they are."""
+
+
+STOP_REASONS: dict[str, FinishReason] = {
+    "max_tokens": "max_tokens",
+    "refusal": "content_filter",
+    "tool_use": "tool_use",
+}
+"""``stop_reason`` values with a meaning of their own; ``end_turn``, ``stop_sequence`` and the rest follow the calls."""
 
 
 def _int(value: Any) -> int:
@@ -210,26 +220,11 @@ class StreamAssembler:
         reasoning = "".join("".join(b.parts) for b in thinking)
         signature = next((b.signature for b in reversed(thinking) if b.signature), "")
         calls = self.tool_calls()
-        finish: FinishReason
-        if self.stop_reason == "max_tokens":
-            finish = "max_tokens"
-        elif self.stop_reason == "refusal":
-            finish = "content_filter"
-        elif self.stop_reason == "tool_use" or calls:
-            finish = "tool_use"
-        else:
-            finish = "end_turn"
-        if not calls and not content.strip() and finish in ("max_tokens", "content_filter"):
+        finish = finish_reason(self.stop_reason, STOP_REASONS, tool_calls=bool(calls))
+        if not calls and not content.strip() and finish in INCOMPLETE:
             return Completion(content=content, reasoning=reasoning, reasoning_signature=signature, finish_reason=finish)
         if not calls and not content.strip():
-            if reasoning.strip():
-                raise EmptyCompletionError(
-                    "The model reasoned but returned no answer and no tool call. Try again.", retryable=True
-                )
-            raise EmptyCompletionError(
-                "The model returned no answer and no tool call. Try again or rephrase the request.",
-                retryable=False,
-            )
+            raise EmptyCompletionError.no_answer(reasoning)
         return Completion(
             content=content,
             reasoning=reasoning,
@@ -240,36 +235,17 @@ class StreamAssembler:
         )
 
 
-async def read_stream(
+def read_stream(
     lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 ) -> AsyncGenerator[ProviderEvent, None]:
     """The provider events of one Messages SSE body, ending with exactly one ``Completion`` at ``message_stop``.
 
     Raises ``StreamStalled`` when no model output arrives for ``idle_timeout`` seconds (``ping`` does not
     count), ``StreamDisconnected`` when the stream ends before ``message_stop``, and a ``StreamError`` for an
-    ``overloaded_error``-like ``error`` event; each says whether output was already emitted.
+    ``overloaded_error``-like ``error`` event; each says whether output was already emitted. A stray
+    ``[DONE]`` is skipped.
     """
-    reader = SSEReader(lines, idle_timeout=idle_timeout)
-    assembler = StreamAssembler()
-    frames = reader.frames()
-    try:
-        async for data in frames:
-            frame = decode_data(data)
-            if not isinstance(frame, dict):
-                continue  # blank, malformed or a stray [DONE]: skipped
-            for event in assembler.feed(frame):
-                if is_progress(event):
-                    reader.mark_progress()
-                yield event
-            if assembler.finished:
-                yield assembler.complete()
-                return
-    finally:
-        await frames.aclose()
-    raise StreamDisconnected(
-        "The model stream ended before the answer was complete. Try again.",
-        after_progress=assembler.progressed,
-    )
+    return assemble_stream(lines, StreamAssembler(), idle_timeout=idle_timeout, done_completes=False)
 
 
 __all__ = ["RETRYABLE_STREAM_ERRORS", "StreamAssembler", "read_stream", "stream_error"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,6 +27,18 @@ class ChatRequest(BaseModel):
 FinishReason = Literal["end_turn", "tool_use", "max_tokens", "content_filter"]
 """Why a response ended. ``max_tokens`` (wire ``length``) and ``content_filter`` (OpenAI's filter, Anthropic's
 ``refusal``) are incomplete answers: the run says so, and the CLI exits with its own code."""
+
+INCOMPLETE: frozenset[FinishReason] = frozenset({"max_tokens", "content_filter"})
+"""The finish reasons of an answer that was cut off or filtered: an empty one is incomplete, not retried."""
+
+
+def finish_reason(wire: str | None, dialect: Mapping[str, FinishReason], *, tool_calls: bool) -> FinishReason:
+    """A wire stop reason as a ``FinishReason``: the dialect's own mapping when it has one for ``wire``, else
+    ``tool_use`` when the answer carries tool calls, else ``end_turn``."""
+    mapped = dialect.get(wire) if wire is not None else None
+    if mapped is not None:
+        return mapped
+    return "tool_use" if tool_calls else "end_turn"
 
 
 class _Item(BaseModel):

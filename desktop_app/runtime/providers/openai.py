@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import httpx
 
-from desktop_app.runtime.errors import EmptyCompletionError, ProviderHTTPError, ProviderStreamError, StreamDisconnected
+from desktop_app.runtime.errors import EmptyCompletionError, ProviderHTTPError, ProviderStreamError
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import (
     AssistantMessage,
@@ -31,8 +31,9 @@ from desktop_app.runtime.messages import (
 )
 from desktop_app.runtime.providers._http import StreamingHttpProvider
 from desktop_app.runtime.providers._retry import RetryPolicy, Sleep
-from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, DONE, SSEReader, decode_data
+from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, assemble_stream
 from desktop_app.runtime.providers.base import (
+    INCOMPLETE,
     ChatRequest,
     Completion,
     ContentChunk,
@@ -41,6 +42,7 @@ from desktop_app.runtime.providers.base import (
     ReasoningChunk,
     ToolCallChunk,
     UsageChunk,
+    finish_reason,
     is_progress,
 )
 from desktop_app.runtime.providers.deepseek import (
@@ -207,6 +209,10 @@ def parse_usage(raw: Any) -> TokenUsage | None:
     )
 
 
+FINISH_REASONS: dict[str, FinishReason] = {"length": "max_tokens", "content_filter": "content_filter"}
+"""``finish_reason`` values with a meaning of their own; ``stop``, ``tool_calls`` and the rest follow the calls."""
+
+
 @dataclass
 class _PartialCall:
     id: str = ""
@@ -230,12 +236,14 @@ class StreamAssembler:
         self.progressed = False
 
     @property
-    def finished_with_tool_calls(self) -> bool:
+    def finished(self) -> bool:
         """``finish_reason: tool_calls`` arrived: the answer is complete without waiting for ``[DONE]``."""
         return self.finish_reason == "tool_calls"
 
     def feed(self, frame: Mapping[str, Any]) -> list[ProviderEvent]:
-        """The events carried by one frame, in order."""
+        """The events carried by one frame, in order; an error object (``{"error": …}``) raises."""
+        if "error" in frame and not frame.get("choices"):
+            raise stream_error_object(frame["error"])
         events: list[ProviderEvent] = []
         choices = frame.get("choices")
         if isinstance(choices, list) and choices and isinstance(choices[0], Mapping):
@@ -310,28 +318,13 @@ class StreamAssembler:
         content = "".join(self._content)
         reasoning = "".join(self._reasoning)
         calls = self.tool_calls()
-        finish: FinishReason
-        if self.finish_reason == "length":
-            finish = "max_tokens"
-        elif self.finish_reason == "content_filter":
-            finish = "content_filter"
-        elif calls:
-            finish = "tool_use"
-        else:
-            finish = "end_turn"
-        if not calls and not content.strip() and finish in ("max_tokens", "content_filter"):
+        finish = finish_reason(self.finish_reason, FINISH_REASONS, tool_calls=bool(calls))
+        if not calls and not content.strip() and finish in INCOMPLETE:
             # Cut off (e.g. every token spent on reasoning) or filtered: an incomplete answer, not an empty one
             # worth retrying; the run reports why.
             return Completion(content=content, reasoning=reasoning, finish_reason=finish, usage=self.usage)
         if not calls and not content.strip():
-            if reasoning.strip():
-                raise EmptyCompletionError(
-                    "The model reasoned but returned no answer and no tool call. Try again.", retryable=True
-                )
-            raise EmptyCompletionError(
-                "The model returned no answer and no tool call. Try again or rephrase the request.",
-                retryable=False,
-            )
+            raise EmptyCompletionError.no_answer(reasoning)
         return Completion(
             content=content, reasoning=reasoning, tool_calls=calls, finish_reason=finish, usage=self.usage
         )
@@ -349,7 +342,7 @@ def stream_error_object(error: Any) -> ProviderStreamError:
     return ProviderStreamError(f"The model provider reported an error mid-answer{label}: {detail.strip()}")
 
 
-async def read_stream(
+def read_stream(
     lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
 ) -> AsyncGenerator[ProviderEvent, None]:
     """The provider events of one SSE response body, ending with exactly one ``Completion``.
@@ -359,32 +352,7 @@ async def read_stream(
     ``StreamStalled`` when no model output arrives for ``idle_timeout`` seconds and ``StreamDisconnected``
     when the stream ends without a terminal frame; both say whether output was already emitted.
     """
-    reader = SSEReader(lines, idle_timeout=idle_timeout)
-    assembler = StreamAssembler()
-    frames = reader.frames()
-    try:
-        async for data in frames:
-            frame = decode_data(data)
-            if frame is None:
-                continue  # blank or malformed: skipped
-            if frame is DONE:
-                yield assembler.complete()
-                return
-            if "error" in frame and not frame.get("choices"):
-                raise stream_error_object(frame["error"])
-            for event in assembler.feed(frame):
-                if is_progress(event):
-                    reader.mark_progress()
-                yield event
-            if assembler.finished_with_tool_calls:
-                yield assembler.complete()
-                return
-    finally:
-        await frames.aclose()
-    raise StreamDisconnected(
-        "The model stream ended before the answer was complete. Try again.",
-        after_progress=assembler.progressed,
-    )
+    return assemble_stream(lines, StreamAssembler(), idle_timeout=idle_timeout, done_completes=True)
 
 
 # ---- the provider -------------------------------------------------------------------------------------

@@ -310,10 +310,20 @@ def test_tool_use_input_json_split_across_deltas() -> None:
     assert completion.tool_calls[0].parsed_arguments() == {"tz": "UTC"}
 
 
-def test_max_tokens_stop_reason() -> None:
-    raw = raw_of(*anthropic_text_reply("trunc").steps).replace(b'"end_turn"', b'"max_tokens"')
+@pytest.mark.parametrize(
+    ("stop_reason", "finish"),
+    [
+        ("max_tokens", "max_tokens"),
+        ("refusal", "content_filter"),
+        ("tool_use", "tool_use"),
+        ("end_turn", "end_turn"),
+        ("stop_sequence", "end_turn"),
+    ],
+)
+def test_stop_reasons(stop_reason: str, finish: str) -> None:
+    raw = raw_of(*anthropic_text_reply("trunc").steps).replace(b'"end_turn"', f'"{stop_reason}"'.encode())
     _, assembler = assemble(raw)
-    assert assembler.complete().finish_reason == "max_tokens"
+    assert assembler.complete().finish_reason == finish
 
 
 def test_empty_completions() -> None:
@@ -395,6 +405,14 @@ async def test_eof_before_message_stop_is_a_disconnect() -> None:
     with pytest.raises(StreamDisconnected) as info:
         await collect_stream(lines_of(raw_of(message_start(), PING)))
     assert info.value.after_progress is False
+
+
+@pytest.mark.asyncio
+async def test_a_stray_done_frame_does_not_end_the_answer() -> None:
+    first, *rest = anthropic_text_reply("after").steps
+    events = await collect_stream(lines_of(raw_of(first, b"data: [DONE]\n\n", *rest)))
+    completion = events[-1]
+    assert isinstance(completion, Completion) and completion.content == "after"
 
 
 @pytest.mark.asyncio

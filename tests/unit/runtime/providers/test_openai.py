@@ -191,7 +191,7 @@ def test_interleaved_tool_calls_are_assembled_by_index() -> None:
         ToolCallChunk(index=0, id="a", name="first", arguments_delta=": 1}"),
         ToolCallChunk(index=1, id="b", name="second", arguments_delta=": 2}"),
     ]
-    assert assembler.finished_with_tool_calls
+    assert assembler.finished
     completion = assembler.complete()
     assert completion.finish_reason == "tool_use"
     assert completion.tool_calls == (
@@ -264,10 +264,13 @@ def test_zero_usage_is_ignored_and_openai_cached_tokens_are_mapped() -> None:
     assert assembler.feed({"choices": [], "usage": usage}) == []  # repeated usage is not re-emitted
 
 
-def test_length_finish_is_max_tokens() -> None:
+@pytest.mark.parametrize(
+    ("wire", "finish"), [("length", "max_tokens"), ("content_filter", "content_filter"), ("stop", "end_turn")]
+)
+def test_finish_reasons(wire: str, finish: str) -> None:
     assembler = StreamAssembler()
-    assembler.feed(frame({"content": "cut sho"}, finish="length"))
-    assert assembler.complete().finish_reason == "max_tokens"
+    assembler.feed(frame({"content": "cut sho"}, finish=wire))
+    assert assembler.complete().finish_reason == finish
 
 
 def test_empty_completions() -> None:
