@@ -104,8 +104,7 @@ class SubTranscript(QWidget):
     def add_answer(self, text: str) -> MarkdownView:
         self.end_segment()
         block = self._answer_block()
-        block.append(text)
-        block.finish()
+        block.set_markdown(text)  # written now, whole (a stored answer is not a stream)
         return block
 
     def add_tool_card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard:

@@ -326,8 +326,7 @@ class ChatView(StreamSlots, QScrollArea):
         self.end_segment()
         self.empty_hint.hide()
         block = AnswerBlock()
-        block.append(text)
-        block.finish()
+        block.set_markdown(text)  # written now, whole (a stored answer is not a stream)
         self._add(block)
         return block
 
