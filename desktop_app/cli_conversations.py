@@ -63,6 +63,9 @@ def continue_conversation(runtime: Runtime, store: Store, conversation_id: str) 
     if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
         messages.insert(0, SystemMessage(content=system_prompt))
     runtime.load_conversation(conversation_id, messages)
+    from desktop_app.runtime.store.compactions import restore
+
+    restore(runtime, store, conversation_id)  # requests send the compacted history again
     from desktop_app.runtime.usage import sum_usage_rows
 
     runtime.set_conversation_usage(conversation_id, sum_usage_rows(store.usage(conversation_id)))

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from desktop_app.runtime.attachments import AttachmentLimits
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, ToolSpec
 from desktop_app.runtime.settings import ProviderSettings
 from desktop_app.runtime.tool_digest import digest
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.compaction import Compaction
 
 
 class ToolTarget(Protocol):
@@ -85,6 +88,9 @@ class Conversation:
         """The provider this conversation keeps (``None``: the runtime's default)."""
         self.usage = TokenUsage()
         """The token usage of all its runs (the store's totals when it was reopened), see ``runtime.usage``."""
+        self.compactions: list[Compaction] = []
+        """Its compactions, oldest first (undone ones too); requests send the latest one in force, see
+        ``runtime.compaction``. The messages they cover stay in ``messages``."""
 
     @property
     def messages(self) -> list[Message]:

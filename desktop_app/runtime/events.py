@@ -274,6 +274,62 @@ class SubagentFinished(_ToolEvent):
     content: str = ""
 
 
+CompactionReason = Literal["manual", "auto"]
+
+
+class CompactionStarted(_Event):
+    """The conversation's older turns are being summarised (``reason``: the user's command, or the context
+    passed the threshold before a request). ``run_id`` is the run's for an automatic compaction, else the
+    compaction's own id."""
+
+    kind: Literal["compaction_started"] = "compaction_started"
+    compaction_id: str
+    reason: CompactionReason = "manual"
+    messages_before: int = 0
+
+
+class ConversationCompacted(_Event):
+    """The first ``turns`` user turns (``summarised`` messages) are now sent as ``summary``; nothing was deleted.
+    ``kept_turns`` turns after them stay verbatim. ``notices``: what the PreCompact/PostCompact hooks said."""
+
+    kind: Literal["conversation_compacted"] = "conversation_compacted"
+    compaction_id: str
+    reason: CompactionReason = "manual"
+    summary: str
+    turns: int
+    kept_turns: int
+    summarised: int
+    messages_before: int
+    messages_after: int
+    tokens_before: int = 0
+    tokens_after: int = 0
+    """The estimated tokens of the next request before and after (``context_budget``)."""
+    model: str = ""
+    usage: TokenUsage | None = None
+    """What the summary request cost."""
+    notices: list[HookNotice] = Field(default_factory=list)
+
+
+class CompactionFailed(_Event):
+    """A compaction did not happen (provider error, a hook halted it, nothing to compact); the conversation is
+    exactly as it was. ``message`` says what happened and what to do."""
+
+    kind: Literal["compaction_failed"] = "compaction_failed"
+    compaction_id: str
+    reason: CompactionReason = "manual"
+    code: str
+    message: str
+    details: str | None = None
+    notices: list[HookNotice] = Field(default_factory=list)
+
+
+class CompactionUndone(_Event):
+    """A compaction was undone: the next request sends the history it had replaced again."""
+
+    kind: Literal["compaction_undone"] = "compaction_undone"
+    compaction_id: str
+
+
 Event = Annotated[
     RunStarted
     | PromptSent
@@ -293,7 +349,11 @@ Event = Annotated[
     | Error
     | StoreFailed
     | SubagentStarted
-    | SubagentFinished,
+    | SubagentFinished
+    | CompactionStarted
+    | ConversationCompacted
+    | CompactionFailed
+    | CompactionUndone,
     Field(discriminator="kind"),
 ]
 

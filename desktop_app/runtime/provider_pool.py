@@ -35,6 +35,11 @@ class ProviderPool:
         self._open: dict[str, Provider] = {}
         self._retired: list[Provider] = []
 
+    @property
+    def real(self) -> bool:
+        """Providers are the real dialects (no test factory): they talk to the endpoint the settings name."""
+        return self._factory is None
+
     def api_key(self, settings: ProviderSettings) -> str | None:
         """The key for ``settings``, trimmed (a pasted or file-read key often ends in a newline or CR) and
         remembered for redaction; ``None`` when there is none."""

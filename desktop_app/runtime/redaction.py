@@ -158,7 +158,7 @@ E = TypeVar("E", bound="BaseModel")
 
 _ERROR_FIELDS = frozenset({"message", "error", "detail", "details", "text", "line", "reason", "stderr"})
 """Text fields of error-ish events that get the full step (known secrets and key shapes)."""
-_ERROR_KINDS = frozenset({"error", "server_log", "server_state"})
+_ERROR_KINDS = frozenset({"error", "server_log", "server_state", "compaction_failed"})
 
 
 def redact_event(event: E) -> E:

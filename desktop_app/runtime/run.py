@@ -13,7 +13,7 @@ tool-round limit, the lifecycle hooks the loop fires); one tool call's step (dec
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Literal
 
 from desktop_app.runtime import events as ev
@@ -31,6 +31,7 @@ from desktop_app.runtime.attachments import (
     vision_refusal,
 )
 from desktop_app.runtime.clock import current_conversation
+from desktop_app.runtime.compaction import request_history
 from desktop_app.runtime.context import ContextItem, file_items, render_context
 from desktop_app.runtime.conversation import (
     Conversation,
@@ -84,8 +85,10 @@ class RunLoop(RunTools):
         emit: Emit,
         vision_provider: VisionFactory | None = None,
         hooks: LifecycleHooks | None = None,
+        auto_compact: Callable[[str], Awaitable[object]] | None = None,
     ) -> None:
         self._conv = conversation
+        self._auto_compact = auto_compact  # before each request: compacts when it would pass the threshold
         self._run_id = run_id
         self._provider = provider
         self._host = host
@@ -254,6 +257,8 @@ class RunLoop(RunTools):
         return UserMessage(content=prompt, attachments=tuple(loaded), context=block)
 
     async def _stream_once(self) -> Completion:
+        if self._auto_compact is not None:
+            await self._auto_compact(self._run_id)
         tools = tuple(self._host.tool_specs())
         request = ChatRequest(
             model=self._options.model,
@@ -293,7 +298,7 @@ class RunLoop(RunTools):
         """The conversation, plus the host's system note (the deferred tools block) after the system prompt."""
         system_note = getattr(self._host, "system_note", None)
         note = system_note() if system_note is not None else ""
-        messages = wire_messages(self._conv.messages)
+        messages = wire_messages(request_history(self._conv.messages, self._conv.compactions))
         if not note:
             return messages
         at = 0

@@ -45,8 +45,8 @@ from desktop_app.runtime.messages import ToolMessage
 from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
 from desktop_app.runtime.redaction import redact_event
 from desktop_app.runtime.run import RunLoop
+from desktop_app.runtime.service_compaction import RuntimeCompaction
 from desktop_app.runtime.service_features import RuntimeServerFeatures
-from desktop_app.runtime.service_routing import RuntimeRouting
 from desktop_app.runtime.settings import Settings
 
 if TYPE_CHECKING:
@@ -60,12 +60,12 @@ log = logging.getLogger(__name__)
 Listener = Callable[[ev.Event], None]
 
 
-class Runtime(RuntimeRouting, RuntimeServerFeatures):
+class Runtime(RuntimeCompaction, RuntimeServerFeatures):
     """Starts runs, answers approvals, cancels, and publishes every event to its subscribers.
 
     Settings: :class:`RuntimeSettings`; conversations: :class:`RuntimeConversations`; agents, providers,
     policy and tools per conversation: :class:`RuntimeRouting`; server requests, roots, resources and
-    grants: :class:`RuntimeServerFeatures`."""
+    grants: :class:`RuntimeServerFeatures`; compaction: :class:`RuntimeCompaction`."""
 
     def __init__(
         self,
@@ -104,6 +104,10 @@ class Runtime(RuntimeRouting, RuntimeServerFeatures):
         self._conversation_agents: dict[str, str] = {}
         self.system_blocks: list[Callable[[], str]] = []
         """Deterministic text appended to the system prompt of new conversations (e.g. the skills index)."""
+        from desktop_app.runtime.model_windows import ModelWindows
+
+        self.windows = ModelWindows()
+        """Context windows: the presets', else what the endpoints' model lists say (learned before a first run)."""
 
     # -- events ----------------------------------------------------------------------------------------
 
@@ -205,11 +209,14 @@ class Runtime(RuntimeRouting, RuntimeServerFeatures):
             pending = []
         run_id = uuid.uuid4().hex
         vision = self._settings.vision_provider
+        run_host = self._run_host(conv.id, run_id)
+        from desktop_app.runtime.compaction_runtime import auto_compaction
+
         loop = RunLoop(
             conversation=conv,
             run_id=run_id,
             provider=provider,
-            host=self._run_host(conv.id, run_id),
+            host=run_host,
             broker=self._broker,
             policy=self._run_policy(conv.id),
             grants=self.grants,
@@ -217,6 +224,7 @@ class Runtime(RuntimeRouting, RuntimeServerFeatures):
             emit=self._publish,
             vision_provider=self._get_vision_provider if vision is not None and vision.configured else None,
             hooks=self._lifecycle_hooks(),
+            auto_compact=auto_compaction(self, conv, chosen, provider, run_host, self._providers.api_key(chosen)),
         )
         # Built-in servers are lazy (created on first use): connect them before the run's first model request,
         # so that their tools are listed to the model and paused calls to them are found. Hosts without

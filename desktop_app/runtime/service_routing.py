@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime.agents.definitions import AgentCatalog
     from desktop_app.runtime.context_budget import ContextBudget
     from desktop_app.runtime.deferral import ToolDeferral
+    from desktop_app.runtime.model_windows import ModelWindows
 
 
 class RuntimeRouting(RuntimeConversations):
@@ -32,6 +33,7 @@ class RuntimeRouting(RuntimeConversations):
     _deferral: ToolDeferral | None
     _agents: AgentCatalog | None
     _conversation_agents: dict[str, str]
+    windows: ModelWindows
 
     if TYPE_CHECKING:
 
@@ -159,13 +161,16 @@ class RuntimeRouting(RuntimeConversations):
 
     def context_budget(self, conversation_id: str) -> ContextBudget:
         """The estimated tokens the conversation's next request would send (system, tools, history,
-        attachments) against its model's context window, for the composer's meter."""
-        from desktop_app.runtime.context_budget import budget, context_window
+        attachments; compacted turns as their summary) against its model's context window (the preset's,
+        else the endpoint's model list's), for the composer's meter."""
+        from desktop_app.runtime.compaction import request_history
+        from desktop_app.runtime.context_budget import budget
 
         conv = self.conversation(conversation_id)
         host: ToolHost = self._deferral.view(conv.id) if self._deferral is not None else self._host
         system_note = getattr(host, "system_note", None)
         note = system_note() if system_note is not None else ""
-        messages = [*wire_messages(conv.messages), *([SystemMessage(content=note)] if note else [])]
+        history = wire_messages(request_history(conv.messages, conv.compactions))
+        messages = [*history, *([SystemMessage(content=note)] if note else [])]
         chosen = self.conversation_provider(conv.id)
-        return budget(messages, host.tool_specs(), context_window(chosen.base_url, chosen.model))
+        return budget(messages, host.tool_specs(), self.windows.window(chosen.base_url, chosen.model))

@@ -224,6 +224,20 @@ class Settings(BaseModel):
         title="Tool result size sent to the model",
         description="Longer tool results reach the model as their head and tail (characters; 0: always whole)",
     )
+    compact_threshold_percent: int = Field(
+        80,
+        ge=0,
+        le=100,
+        title="Compact at (% of the context window)",
+        description="Before a request that would fill more of the model's window, older turns are summarised "
+        "(0: only when you ask)",
+    )
+    compact_keep_turns: int = Field(
+        2,
+        ge=1,
+        title="Turns kept verbatim",
+        description="The latest turns a compaction never summarises",
+    )
     system_prompt: str = Field(
         "",
         title="System prompt",

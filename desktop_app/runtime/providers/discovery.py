@@ -70,6 +70,76 @@ def parse_model_ids(payload: Any) -> list[str]:
     return sorted(i for i in ids if i.strip())
 
 
+CONTEXT_WINDOW_KEYS = (
+    "context_length",  # OpenRouter, Together, DeepInfra; vLLM's ``max_model_len`` below
+    "context_window",  # Groq, Mistral
+    "max_context_length",  # LM Studio
+    "loaded_context_length",
+    "max_model_len",
+    "max_input_tokens",
+    "input_token_limit",
+)
+"""Where model lists put a model's context window (tokens), by endpoint family; the first one set wins."""
+
+
+def _window_of(item: Mapping[str, Any]) -> int | None:
+    sources = [item]
+    for nested in ("top_provider", "capabilities", "meta"):
+        value = item.get(nested)
+        if isinstance(value, Mapping):
+            sources.append(value)
+    for source in sources:
+        for key in CONTEXT_WINDOW_KEYS:
+            value = source.get(key)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                return value
+    return None
+
+
+def parse_context_windows(payload: Any) -> dict[str, int]:
+    """``{model id: context window}`` for the models of an OpenAI-shaped list that state their window (see
+    ``CONTEXT_WINDOW_KEYS``); models that do not say are left out."""
+    data = payload.get("data") if isinstance(payload, Mapping) else None
+    windows: dict[str, int] = {}
+    for item in data if isinstance(data, list) else []:
+        if isinstance(item, Mapping) and isinstance(item.get("id"), str):
+            window = _window_of(item)
+            if window is not None:
+                windows[item["id"]] = window
+    return windows
+
+
+async def list_context_windows(
+    base_url: str,
+    api_key: str | None,
+    dialect: Dialect,
+    *,
+    client: httpx.AsyncClient | None = None,
+    timeout_s: float = LIST_TIMEOUT_S,
+) -> dict[str, int]:
+    """The context windows the endpoint's model list states (``parse_context_windows``). Raises
+    ``ModelListError`` like ``list_models``."""
+    url = models_url(base_url, dialect)
+    headers = _headers(api_key, dialect)
+
+    async def fetch(http: httpx.AsyncClient) -> dict[str, int]:
+        try:
+            response = await http.get(url, headers=headers, timeout=timeout_s)
+        except httpx.HTTPError as exc:
+            raise ModelListError(f"Could not reach {url} ({exc or type(exc).__name__}).") from exc
+        if not response.is_success:
+            raise ModelListError(_http_problem(url, response))
+        try:
+            return parse_context_windows(response.json())
+        except ValueError as exc:
+            raise ModelListError(f"{url} did not answer with a JSON model list.") from exc
+
+    if client is not None:
+        return await fetch(client)
+    async with httpx.AsyncClient() as own:
+        return await fetch(own)
+
+
 def _http_problem(url: str, response: httpx.Response) -> str:
     status = response.status_code
     if status in (401, 403):
@@ -174,7 +244,9 @@ __all__ = [
     "ModelListError",
     "detect_local_servers",
     "is_loopback_url",
+    "list_context_windows",
     "list_models",
     "models_url",
+    "parse_context_windows",
     "parse_model_ids",
 ]

@@ -72,4 +72,7 @@ def attach_store(runtime: Runtime, store: Store) -> Recorder:
         agent=getattr(runtime, "conversation_agent", None),  # test fakes have no agents
     )
     runtime.subscribe(recorder)
+    from desktop_app.runtime.store.compactions import CompactionRecorder
+
+    runtime.subscribe(CompactionRecorder(store, on_failure=runtime.notify))  # #16: compactions and undo
     return recorder

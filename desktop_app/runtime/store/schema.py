@@ -193,7 +193,26 @@ def _v5(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX conversations_by_parent ON conversations (parent_id) WHERE parent_id IS NOT NULL")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4, _v5)
+def _v6(conn: sqlite3.Connection) -> None:
+    """Compactions (#16): a summary that stands for a conversation's first ``turns`` user turns in requests.
+    The messages it covers are never deleted; ``boundary`` is the position of the first message kept
+    verbatim when it was made, ``undone_at`` is set by Undo."""
+    conn.execute(
+        """CREATE TABLE compactions (
+            id TEXT PRIMARY KEY,
+            conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+            turns INTEGER NOT NULL,
+            boundary INTEGER NOT NULL,
+            summary TEXT NOT NULL,
+            payload TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL,
+            undone_at REAL
+        )"""
+    )
+    conn.execute("CREATE INDEX compactions_by_conversation ON compactions (conversation_id, created_at)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

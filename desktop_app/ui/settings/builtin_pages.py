@@ -52,7 +52,10 @@ register_page(
             FormSection(fields=("system_prompt", "max_tool_rounds")),
             FormSection(title="Context", fields=("context_datetime", "context_os")),
             FormSection(title="Attachments", fields=("max_attachment_text_bytes", "max_attachment_image_bytes")),
-            FormSection(title="Long conversations", fields=("tool_result_replay_limit",)),
+            FormSection(
+                title="Long conversations",
+                fields=("tool_result_replay_limit", "compact_threshold_percent", "compact_keep_turns"),
+            ),
         ),
     )
 )
