@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import sys
 
-HEADLESS_COMMANDS = {"ask", "import-config", "tools", "hooks", "install", "uninstall", "extensions", "serve", "plugins"}
+HEADLESS_COMMANDS = {
+    "ask",
+    "import-config",
+    "tools",
+    "hooks",
+    "install",
+    "uninstall",
+    "extensions",
+    "serve",
+    "plugins",
+    "conversations",
+    "compact",
+}
 
 
 def main(argv: list[str] | None = None) -> int:

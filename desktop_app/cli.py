@@ -35,6 +35,10 @@ manages plugins (Claude Code layout or whale-plugin.toml; see cli_plugins.py).
 
 lists the stored conversations, most recent first (see cli_conversations.py).
 
+    switchboard compact --conversation ID|last [--undo] [--json]
+
+summarises a stored conversation's older turns, or undoes it (see cli_compact.py).
+
     switchboard serve [--port N] [--home DIR] [--token-env VAR] [--approve ask|always|never]
 
 serves the host's agents as MCP over streamable HTTP on 127.0.0.1 (see cli_serve.py).
@@ -104,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli_conversations import add_conversations_parser
 
     add_conversations_parser(sub)
+    from desktop_app.cli_compact import add_compact_parser
+
+    add_compact_parser(sub)
     from desktop_app.cli_tools import add_tools_parser
 
     add_tools_parser(sub)
@@ -383,6 +390,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             from desktop_app.cli_tools import tools_command
 
             return asyncio.run(tools_command(ns, out, err))
+        if ns.command == "compact":
+            from desktop_app.cli_compact import compact_command
+
+            return asyncio.run(compact_command(ns, out, err))
         if ns.command == "serve":
             from desktop_app.cli_serve import serve_command
 

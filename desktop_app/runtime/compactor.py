@@ -102,8 +102,12 @@ class Compactor:
         return budget(self.request_messages(), self._tools(), self.window)
 
     def over_threshold(self) -> bool:
+        """Whether the next request passes the threshold. Right after the user undid a compaction, only a
+        request that would not fit the window at all compacts again (undo must not be undone at once)."""
         fraction = self.estimate().fraction
-        return self._threshold > 0 and fraction is not None and fraction * 100 >= self._threshold
+        undone = bool(self._conv.compactions) and self._conv.compactions[-1].undone
+        threshold = 100 if undone else self._threshold
+        return self._threshold > 0 and fraction is not None and fraction * 100 >= threshold
 
     # -- automatic and manual compaction -----------------------------------------------------------------
 

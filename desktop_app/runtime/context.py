@@ -5,9 +5,11 @@ operating system, optional text the user chose to include (a selection, the clip
 files (name and size; their contents travel as attachments). The UI shows each item as a removable chip
 above the composer; ``label`` is the chip's text and ``text`` what the model gets.
 
-Decision: the items are rendered into one compact ``<context>…</context>`` block **in front of the user
-message** (``UserMessage.context``), not into the system prompt. The system prompt then stays byte-identical
-across turns (prompt caches keep hitting) and each turn carries the time at which it was asked.
+Decision: the items are rendered into one compact ``<context>…</context>`` block **at the end of the user
+message** (``UserMessage.context``, after the attached files and the prompt), not into the system prompt
+(#16). The system prompt then stays byte-identical across turns (prompt caches keep hitting), everything a
+request adds goes at its end, and each turn carries the time at which it was asked. Rendering is
+deterministic: the same items give the same bytes.
 
 ``Runtime.run(..., context=None)`` sends no block; callers that want the defaults (the composer's chips,
 ``Runtime.default_context()``) pass them explicitly.

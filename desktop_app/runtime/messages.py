@@ -82,18 +82,20 @@ class UserMessage(_Model):
     content: str
     attachments: tuple[Attachment, ...] = ()
     context: str = ""
-    """The run's ``<context>`` block (date, time, OS, selections), sent in front of the text; empty: none."""
+    """The run's ``<context>`` block (date, time, OS, selections), sent at the end of the text; empty: none."""
 
     @property
     def images(self) -> tuple[Attachment, ...]:
         return tuple(a for a in self.attachments if a.kind == "image")
 
     def text_with_attachments(self) -> str:
-        """The text a provider sends: the context block, each text attachment under a header, then the prompt.
+        """The text a provider sends: each text attachment under a header, the prompt, then the context block.
 
-        Images are not in it: each dialect sends them as its own parts (``images``).
+        The per-run context goes last (#16): everything before it is the user's own text, and the whole message
+        is repeated byte for byte by every later request. Images are not in it: each dialect sends them as its
+        own parts (``images``).
         """
-        parts = [self.context] if self.context else []
+        parts: list[str] = []
         for item in self.attachments:
             if item.kind == "text":
                 header = f'<file name="{_attr(item.name)}" type="{_attr(item.mime_type)}" size="{item.size}">'
@@ -104,6 +106,8 @@ class UserMessage(_Model):
                 parts.append(f'<image_description of="{_attr(item.name)}"{by}>\n{item.data}\n</image_description>')
         if self.content:
             parts.append(self.content)
+        if self.context:
+            parts.append(self.context)
         return "\n\n".join(parts)
 
 

@@ -1,6 +1,7 @@
 """Acceptance (#16): a scripted 30-turn conversation through ``switchboard ask --conversation``, one real
 process per turn, against the loopback SSE server. Every request's ``messages`` array starts with the
-previous request's, exactly, and the tool schemas never change (no promotion happens here)."""
+previous request's, exactly, except across the compaction (``switchboard compact`` after turn 15: its summary
+request and the first request after it), and the tool schemas never change (no promotion happens here)."""
 
 from __future__ import annotations
 
@@ -18,11 +19,12 @@ from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_re
 
 SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
 TURNS = 30
+COMPACT_AFTER = 15
 
 
-def ask(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+def ask(*args: str, home: Path, command_name: str = "ask") -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-    command = [SWITCHBOARD, "ask", "--home", str(home), *args]
+    command = [SWITCHBOARD, command_name, "--home", str(home), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
 
 
@@ -53,21 +55,34 @@ def test_thirty_turns_one_process_each_keep_an_exact_prefix(llm_server: Scripted
         (only,) = {e["conversation_id"] for e in events_of(proc.stdout)}
         conversation = conversation or only
         assert only == conversation  # every turn continued the first conversation
+        if turn + 1 == COMPACT_AFTER:  # the user compacts between two turns (default: the last 2 turns kept)
+            llm_server.enqueue(text_reply("Summary of questions 0 to 12."))
+            compacted = ask("--conversation", "last", *base[:6], home=home, command_name="compact")
+            assert compacted.returncode == 0, compacted.stderr
+            compaction_request = len(llm_server.requests) - 1
     final = events_of(proc.stdout)[-1]
     assert final["kind"] == "run_finished"
-    summary = final["conversation_usage"]  # the totals of all 30 processes' runs (10 + 5 per answer)
-    assert summary["tokens"]["total_tokens"] == 15 * TURNS and summary["tokens"]["prompt_tokens"] == 10 * TURNS
+    summary = final["conversation_usage"]  # the totals of all 30 processes' runs and the summary (10 + 5 each)
+    assert summary["tokens"]["total_tokens"] == 15 * (TURNS + 1) and summary["tokens"]["prompt_tokens"] == 10 * (
+        TURNS + 1
+    )
     assert summary["cost_usd"] is None  # the loopback server's model has no known price: tokens only
     assert llm_server.pending == 0
     bodies = [r.json for r in llm_server.requests]
-    assert len(bodies) == TURNS + TURNS // 3 + TURNS // 6
-    for earlier, later in itertools.pairwise(bodies):
+    assert len(bodies) == TURNS + TURNS // 3 + TURNS // 6 + 1
+    summary_request = bodies.pop(compaction_request)
+    assert "tools" not in summary_request and "Question 12?" in summary_request["messages"][1]["content"]
+    for index, (earlier, later) in enumerate(itertools.pairwise(bodies)):
+        assert json.dumps(later["tools"]) == json.dumps(earlier["tools"])
         before, after = earlier["messages"], later["messages"]
+        if index + 1 == compaction_request:  # across the compaction: the summary replaced turns 0-12
+            assert after[0]["role"] == "system" and "Summary of questions 0 to 12." in after[0]["content"]
+            assert len(after) < len(before)
+            continue
         assert len(after) > len(before)
         assert json.dumps(after[: len(before)]) == json.dumps(before), "the history changed between requests"
-        assert json.dumps(later["tools"]) == json.dumps(earlier["tools"])
     users = [m["content"] for m in bodies[-1]["messages"] if m["role"] == "user"]
-    assert users == [f"Question {turn}?" for turn in range(TURNS)]
+    assert users == [f"Question {turn}?" for turn in range(COMPACT_AFTER - 2, TURNS)]
 
 
 def test_conversation_that_does_not_exist_is_bad_usage(tmp_path: Path) -> None:

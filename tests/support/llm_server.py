@@ -199,7 +199,12 @@ class ScriptedLLMServer:
         host: str = "127.0.0.1",
         port: int = 0,
         on_write: Callable[[Write], None] | None = None,
+        models: Sequence[dict[str, Any]] = ({"id": "test-model"},),
     ) -> None:
+        """``models``: what ``GET /v1/models`` lists (e.g. with ``context_length``, as OpenRouter states it)."""
+        self.models = list(models)
+        self.gets: list[str] = []
+        """The paths of every GET (model lists), in order; ``requests`` holds the POSTs."""
         self._replies: deque[Reply] = deque(replies)
         self.requests: list[RecordedRequest] = []
         self.writes: list[Write] = []
@@ -216,8 +221,10 @@ class ScriptedLLMServer:
                 pass
 
             def do_GET(self) -> None:
+                with outer._lock:
+                    outer.gets.append(self.path)
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send_simple(200, {"object": "list", "data": [{"id": "test-model"}]})
+                    self._send_simple(200, {"object": "list", "data": outer.models})
                 else:
                     self._send_simple(404, {"error": {"message": "not found"}})
 

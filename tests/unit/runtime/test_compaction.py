@@ -94,18 +94,21 @@ async def test_compact_now_then_undo_and_the_store_restores_both(tmp_path: Path)
     provider.responses.append(answer("answer 4"))
     await runtime.run(cid, "question 4")
     sent = [m.content for m in provider.requests[-1].messages]
-    assert sent[0] == "Be brief." and "questions 0 and 1" in sent[1] and sent[2:] == [
-        "question 2",
-        "answer 2",
-        "question 3",
-        "answer 3",
-        "question 4",
-    ]
+    assert (
+        sent[0] == "Be brief."
+        and "questions 0 and 1" in sent[1]
+        and sent[2:]
+        == [
+            "question 2",
+            "answer 2",
+            "question 3",
+            "answer 3",
+            "question 4",
+        ]
+    )
     # After a restart: the store gives the same marks, and the next request is compacted the same way.
     stored = load(store, cid)
-    assert [(row.compaction.id, row.compaction.turns, row.compaction.undone) for row in stored] == [
-        (mark.id, 2, False)
-    ]
+    assert [(row.compaction.id, row.compaction.turns, row.compaction.undone) for row in stored] == [(mark.id, 2, False)]
     assert row_boundary_is_the_third_prompt(store, cid, stored[0].boundary)
     again = make_runtime(FakeProvider())
     again.load_conversation(cid, [SystemMessage(content="Be brief."), *store.load_messages(cid)])

@@ -98,7 +98,7 @@ def make_runtime(provider: FakeProvider, **settings: object) -> Runtime:
 
 
 @pytest.mark.asyncio
-async def test_run_sends_the_context_block_before_the_prompt_and_names_it_in_run_started() -> None:
+async def test_run_sends_the_context_block_at_the_end_of_the_prompt_and_names_it_in_run_started() -> None:
     provider = FakeProvider([answer("ok")])
     runtime = make_runtime(provider, context_os=False)
     events: list[ev.Event] = []
@@ -112,8 +112,8 @@ async def test_run_sends_the_context_block_before_the_prompt_and_names_it_in_run
         "<context>\ndate: Tuesday, 2025-03-04\ntime: 12:05 Europe/Berlin (UTC+01:00)\n"
         "clipboard:\npicked\nattached files: n.txt (2 B)\n</context>"
     )
-    assert sent.text_with_attachments().startswith(sent.context + '\n\n<file name="n.txt"')
-    assert sent.text_with_attachments().endswith("</file>\n\nWhat now?")
+    assert sent.text_with_attachments().startswith('<file name="n.txt"')
+    assert sent.text_with_attachments().endswith("</file>\n\nWhat now?\n\n" + sent.context)  # the end (#16)
     started = events[0]
     assert isinstance(started, ev.RunStarted)
     assert started.attachments == ["n.txt"]

@@ -38,7 +38,7 @@ def test_openai_user_message_with_images_is_a_parts_array() -> None:
     text = wire["content"][2]
     assert text["type"] == "text"
     assert text["text"] == (
-        f'{CONTEXT}\n\n<file name="notes.md" type="text/markdown" size="6">\n# Plan\n</file>\n\nWhat is this?'
+        f'<file name="notes.md" type="text/markdown" size="6">\n# Plan\n</file>\n\nWhat is this?\n\n{CONTEXT}'
     )
 
 
@@ -61,7 +61,7 @@ def test_anthropic_user_message_has_image_blocks_then_text() -> None:
     message = UserMessage(content="What is this?", attachments=(PNG, NOTES), context=CONTEXT)
     system, wire = anthropic.to_wire_messages([message, AssistantMessage(content="A chart.")])
     assert system == ""
-    text = f'{CONTEXT}\n\n<file name="notes.md" type="text/markdown" size="6">\n# Plan\n</file>\n\nWhat is this?'
+    text = f'<file name="notes.md" type="text/markdown" size="6">\n# Plan\n</file>\n\nWhat is this?\n\n{CONTEXT}'
     assert wire[0]["content"] == [
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}},
         {"type": "text", "text": text},
