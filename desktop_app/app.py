@@ -1,9 +1,12 @@
 """Composition root of the desktop app: arguments, logging, QApplication + qasync loop, Runtime, window.
 
-Start-up order keeps the first paint near the bare-Qt floor: Qt and the window first, then, after the
-first paint, the heavy runtime (the MCP SDK import alone costs ~0.8 s) is imported in a worker thread and
-attached to the window, which shows "Starting…" until then. Shutdown order: the window closes, the UI's
-tasks are cancelled, ``await runtime.aclose()`` stops runs and MCP servers, and only then the loop stops.
+Start-up order keeps the first paint near the bare-Qt floor: Qt and the window's shell first (the chat
+column, the composer, the conversation list and the menus; ``MainWindow(defer_rest=True)``), shown and
+painted on a plain Qt event loop; only then asyncio and qasync, the window's hidden docks and dialogs
+(``build_rest``), the tray, and the heavy runtime (the MCP SDK import alone costs ~0.6 s), imported in a
+worker thread and attached to the window, which shows "Starting…" until then. Shutdown order: the window
+closes, the UI's tasks are cancelled, ``await runtime.aclose()`` stops runs and MCP servers, and only then the
+loop stops.
 
 ``--smoke-test`` does the same start-up, prints ``startup: <seconds> s to first paint``, creates the
 runtime, shuts down in order and exits 0 (1 if anything failed).
@@ -12,8 +15,6 @@ runtime, shuts down in order and exits 0 (1 if anything failed).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import importlib
 import logging
 import os
 import sys
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from desktop_app.paths import HOME_ENV, AppPaths, app_paths
 
 if TYPE_CHECKING:
+    import asyncio
+
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.assembly import Assembly
@@ -106,6 +109,8 @@ class App:
             self._closed.set_result(None)
 
     async def run(self) -> int:
+        import asyncio
+
         from desktop_app.ui.asyncqt import first_paint, install_asyncgen_hooks
 
         loop = asyncio.get_running_loop()
@@ -115,7 +120,10 @@ class App:
         if self._quit_requested:
             closed.set_result(None)
         self.qapp.lastWindowClosed.connect(self.request_quit)
-        if self.show_window:
+        if self.show_window and self.window.isVisible():  # shown and painted by main(), before the loop
+            if self.shell is not None:
+                self.shell.quick.raise_if_shown()
+        elif self.show_window:
             painted = first_paint(self.window)
             self.window.show()
             painted_at = await asyncio.wait_for(painted, FIRST_PAINT_TIMEOUT_S)
@@ -128,6 +136,7 @@ class App:
         try:
             await self._start_runtime()
             print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
+            self.qapp.setApplicationVersion(_version())  # importlib.metadata: not on the way to ready
             from desktop_app.ui.asyncqt import freeze_startup_objects
 
             # Once start-up has settled (the runtime is in, the servers are starting): freeze what it made, and
@@ -148,6 +157,9 @@ class App:
         return status
 
     async def _start_runtime(self) -> None:
+        import asyncio
+        import importlib
+
         # Import the runtime (mcp, ~0.8 s) off the UI thread so the "Starting…" window stays responsive.
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.service")
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.host")
@@ -230,12 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from desktop_app.ui.main_window import MainWindow
-
     qapp = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Switchboard")
-    qapp.setApplicationVersion(_version())
     qapp.setDesktopFileName("switchboard")
     icon = resource_path("switchboard.svg")
     if icon.exists():
@@ -255,17 +264,30 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.warning("single instance is off for this session (see the error above)")
             instance = None
 
+    from desktop_app.ui import theme
+    from desktop_app.ui.main_window import MainWindow
+
+    theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
+    window = MainWindow(defer_rest=True)  # the shell the first paint shows; build_rest() adds the rest
+    window.detect_local_on_welcome = not args.smoke_test  # first run: look for Ollama/LM Studio on loopback
+    state_file = paths.config_dir / "window.ini"  # geometry, maximised, docks, splitters
+    # --background and --quick start with the tray (the window may stay hidden): the shell comes first then.
+    shell_first = not args.smoke_test and (args.background or args.quick)
+    if not shell_first:
+        if not args.smoke_test:
+            window.restore_geometry(state_file)
+        if not _first_paint(window, t0):
+            return EXIT_FAILED
+    window.build_rest()  # the hidden docks, the find bar, the Help menu: after the first paint
+    if not args.smoke_test:
+        window.restore_state(state_file)  # the dock layout needs the docks
+
+    import asyncio
+
     from desktop_app.ui.qt_loop import EventLoop
 
     loop = EventLoop(qapp)
     asyncio.set_event_loop(loop)
-    from desktop_app.ui import theme
-
-    theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
-    window = MainWindow()
-    window.detect_local_on_welcome = not args.smoke_test  # first run: look for Ollama/LM Studio on loopback
-    if not args.smoke_test:
-        window.restore_state(paths.config_dir / "window.ini")  # geometry, maximised, docks, splitters
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
     from desktop_app.ui.quit_signals import install_quit_signals
 
@@ -281,6 +303,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             instance.close()
         asyncio.set_event_loop(None)
         logging.shutdown()
+
+
+def _first_paint(window: MainWindow, t0: float) -> bool:
+    """Show the window and wait for its first paint on Qt's own event loop (asyncio is not imported yet);
+    print the ``startup:`` line. False (and an error on stderr) when it did not paint in time."""
+    from desktop_app.ui.first_paint import show_and_wait_for_paint
+
+    painted_at = show_and_wait_for_paint(window, FIRST_PAINT_TIMEOUT_S)
+    if painted_at is None:
+        log.error("the window was not painted within %g s; giving up", FIRST_PAINT_TIMEOUT_S)
+        return False
+    print(f"startup: {painted_at - t0:.3f} s to first paint", flush=True)
+    return True
 
 
 def _install_shell(app: App, args: argparse.Namespace, paths: AppPaths, instance: Any) -> None:

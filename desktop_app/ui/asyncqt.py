@@ -5,20 +5,25 @@ uses the owner's ``tasks`` runner). The runner keeps a strong reference to each 
 loop only keeps weak ones) and hands any exception other than cancellation to one error callback, which
 the main window points at its inline error display. Never ``exec()`` a modal dialog inside a coroutine:
 use ``QDialog.open()`` and a signal instead.
+
+``asyncio`` is imported where it is used, not with this module: the main window imports it before the first
+paint, and asyncio (with ``ssl``) is not needed until the qasync loop starts after it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sys
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +56,8 @@ class TaskRunner:
         return len(self._tasks)
 
     def start(self, coro: Coroutine[Any, Any, T], *, name: str | None = None) -> asyncio.Task[T]:
+        import asyncio
+
         task = asyncio.get_event_loop().create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._done)
@@ -82,6 +89,8 @@ class TaskRunner:
         for task in tasks:
             task.cancel()
         if tasks:
+            import asyncio
+
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
@@ -131,6 +140,8 @@ def first_paint(window: QWidget) -> asyncio.Future[float]:
 
     Call it before ``window.show()``.
     """
+    import asyncio
+
     future: asyncio.Future[float] = asyncio.get_event_loop().create_future()
     app = QApplication.instance()
     if app is None:

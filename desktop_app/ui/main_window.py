@@ -23,15 +23,9 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from desktop_app.runtime.errors import SwitchboardError
-from desktop_app.ui.about import install_help_menu
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
-from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.key_banner import install_key_banner
-from desktop_app.ui.server_requests import ServerRequests
-from desktop_app.ui.servers_panel import install_servers_dock
-from desktop_app.ui.tool_panel import install_tools_dock
 from desktop_app.ui.window_conversations import WindowConversations
 from desktop_app.ui.window_dialogs import WindowDialogs
 from desktop_app.ui.window_files import WindowFiles
@@ -45,6 +39,7 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from desktop_app.runtime.store import Store
     from desktop_app.ui.approvals_dialog import ApprovalsDialog
+    from desktop_app.ui.chat.controller import ChatController, RuntimeLike
     from desktop_app.ui.chat.slash import SlashCommands
     from desktop_app.ui.import_dialog import McpImporter
     from desktop_app.ui.provider_dialog import ProviderDialog
@@ -65,7 +60,8 @@ class MainWindow(
 ):
     """Switchboard's main window."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, defer_rest: bool = False) -> None:
+        """The window; ``defer_rest``: build only what the first paint shows (see ``build_rest``)."""
         super().__init__(parent)
         self.setObjectName("mainWindow")
         self.setWindowTitle("Switchboard")
@@ -79,23 +75,19 @@ class MainWindow(
         self.settings_listeners: list[Callable[[object], None]] = []  # called after saved settings are applied
         self.shortcut_actions: dict[str, QAction] = {}
         """``Settings.shortcuts`` field name → the action whose shortcut it sets (see ``apply_settings``)."""
+        self.rest_built = False
 
         central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
+        self._column = QVBoxLayout(central)
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(0)
         self.view = ChatView()
-        layout.addWidget(self.view, 1)
-        from desktop_app.ui.chat.find import FindBar
-
-        self.find_bar = FindBar(self.view)
-        layout.addWidget(self.find_bar)
+        self._column.addWidget(self.view, 1)
         self.composer = Composer()
         self.composer.setEnabled(False)
         self.composer.submitted.connect(self._on_submitted)
         self.composer.stop_requested.connect(self._on_stop_requested)
-        layout.addWidget(self.composer)
-        self.key_banner = install_key_banner(self, layout)  # "Enter key" when the provider's key is missing
+        self._column.addWidget(self.composer)
         self.setCentralWidget(central)
 
         self.store: Store | None = None
@@ -109,24 +101,44 @@ class MainWindow(
         self.model_label.setObjectName("modelLabel")
         self.statusBar().addPermanentWidget(self.model_label)
         self._build_menus()
-        self.servers_dock = install_servers_dock(self, self.tasks)
-        self.tools_dock = install_tools_dock(self)  # Ctrl+K
         self.importer: McpImporter | None = None
         self.extensions: Any = None  # File → Install extension… and .mcpb drops (ui/extension_install.py)
         self._pending_bundles: list[Path] = []  # .mcpb files given at launch, before the host is attached
         self.setAcceptDrops(True)
         self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
-        self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
-        self.server_requests.status_message.connect(self.set_status)
         self.resources_dialog: ResourcesDialog | None = None
         self.roots_dialog: RootsDialog | None = None
         self.slash: SlashCommands | None = None
+        self.composer.edit.setFocus()
+        if not defer_rest:
+            self.build_rest()
+
+    def build_rest(self) -> None:
+        """What the first paint does not show: the find bar, the key banner, the (hidden) Servers and Tools
+        docks, server-request cards, Esc, the tab order and the Help menu. The app calls it right after the
+        first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor does. Once."""
+        if self.rest_built:
+            return
+        self.rest_built = True
+        from desktop_app.ui.about import install_help_menu
+        from desktop_app.ui.chat.find import FindBar
+        from desktop_app.ui.key_banner import install_key_banner
+        from desktop_app.ui.server_requests import ServerRequests
+        from desktop_app.ui.servers_panel import install_servers_dock
+        from desktop_app.ui.tool_panel import install_tools_dock
+
+        self.find_bar = FindBar(self.view)
+        self._column.insertWidget(self._column.indexOf(self.view) + 1, self.find_bar)
+        self.key_banner = install_key_banner(self, self._column)  # "Enter key" when the provider's key is missing
+        self.servers_dock = install_servers_dock(self, self.tasks)
+        self.tools_dock = install_tools_dock(self)  # Ctrl+K
+        self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
+        self.server_requests.status_message.connect(self.set_status)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self._on_stop_requested)
         self._set_tab_order()
         self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
-        self.composer.edit.setFocus()
 
     def _set_tab_order(self) -> None:
         """Tab goes left to right, top to bottom: the list, the transcript, the composer, the status bar."""
@@ -147,6 +159,9 @@ class MainWindow(
 
     def attach_runtime(self, runtime: RuntimeLike) -> ChatController:
         """Connect the (late-created) runtime; asks for a provider at first run."""
+        from desktop_app.ui.chat.controller import ChatController
+
+        self.build_rest()
         self.runtime = runtime
         controller = ChatController(runtime, self)
         self.view.follow(controller)
@@ -199,6 +214,7 @@ class MainWindow(
     def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
         enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
+        self.build_rest()
         self.servers_dock.panel.secret_prompt.credentials = credentials
         self.servers_dock.panel.attach(host)
         self.tools_dock.panel.attach_host(host, mcp_config)
@@ -270,10 +286,22 @@ class MainWindow(
     """Where the window's geometry, docks and splitters are kept (``window_state``); None: not kept."""
 
     def restore_state(self, path: Path) -> bool:
+        """Put geometry, docks and splitters back from ``path`` (the docks are built first if they were
+        deferred). The geometry again after ``restore_geometry``: the shell's minimum size may have differed
+        from the restored layout's (a hidden Conversations dock)."""
+        from desktop_app.ui import window_state
+
+        self.build_rest()
+        self.state_path = path
+        return window_state.restore(self, path)
+
+    def restore_geometry(self, path: Path) -> bool:
+        """Only the size, place and maximised state from ``path``: before the first paint, when the docks
+        that ``restore_state`` puts back may not exist yet."""
         from desktop_app.ui import window_state
 
         self.state_path = path
-        return window_state.restore(self, path)
+        return window_state.restore(self, path, layout=False)
 
     def save_state(self) -> None:
         if self.state_path is not None:

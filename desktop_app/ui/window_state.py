@@ -1,8 +1,10 @@
 """The main window's place and shape across restarts: geometry (with the maximised state), dock layout and
 splitter sizes, in one INI file next to the settings (``window.ini``; Qt's ``QSettings`` format).
 
-``restore`` is called before the window is first shown, ``save`` when it closes. A missing or unreadable
-file restores nothing (the defaults stay); splitters are keyed by their ``objectName``.
+``restore`` puts the geometry back before the window is first shown, and the dock layout and splitters once
+the docks exist (the main window builds its hidden docks after the first paint); ``save`` runs when it
+closes. A missing or unreadable file restores nothing (the defaults stay); splitters are keyed by their
+``objectName``.
 """
 
 from __future__ import annotations
@@ -38,14 +40,17 @@ def save(window: QMainWindow, path: Path) -> None:
         log.warning("could not save the window's layout to %s: %s", path, exc)
 
 
-def restore(window: QMainWindow, path: Path) -> bool:
-    """Put the window back as it was; False when nothing was stored."""
+def restore(window: QMainWindow, path: Path, *, geometry: bool = True, layout: bool = True) -> bool:
+    """Put the window back as it was (its ``geometry``, its docks and splitters: ``layout``); False when
+    nothing was stored."""
     if not path.is_file():
         return False
     store = _settings(path)
-    geometry = store.value("geometry")
-    if isinstance(geometry, QByteArray | bytes) and geometry:
-        window.restoreGeometry(QByteArray(geometry))
+    stored = store.value("geometry")
+    if geometry and isinstance(stored, QByteArray | bytes) and stored:
+        window.restoreGeometry(QByteArray(stored))
+    if not layout:
+        return True
     state = store.value("state")
     if isinstance(state, QByteArray | bytes) and state:
         window.restoreState(QByteArray(state), VERSION)

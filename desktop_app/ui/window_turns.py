@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import async_slot
-from desktop_app.ui.chat.retry import retry_headline
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -35,6 +34,8 @@ class WindowTurns:
             self.set_status("Answering…")
 
     def _on_retry_scheduled(self, event: ev.RetryScheduled) -> None:
+        from desktop_app.ui.chat.retry import retry_headline
+
         self.set_status(f"Waiting to retry: {retry_headline(event.retry)}")
 
     def _on_approval_required(self, event: ev.ApprovalRequired) -> None:

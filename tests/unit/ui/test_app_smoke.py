@@ -37,10 +37,34 @@ def test_mcp_is_not_imported_before_the_window_exists():
     code = (
         "import sys, desktop_app.app, desktop_app.ui.main_window, desktop_app.ui.chat.view;"
         "bad = [m for m in ('mcp', 'desktop_app.runtime.service', 'desktop_app.runtime.events', 'pydantic',"
-        " 'markdown_it', 'importlib.metadata', 'jsonschema')"
+        " 'markdown_it', 'importlib.metadata', 'jsonschema', 'asyncio', 'qasync', 'desktop_app.ui.servers_panel',"
+        " 'desktop_app.ui.tool_panel', 'desktop_app.ui.server_requests', 'desktop_app.ui.about')"
         " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.integration
+def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path):
+    """The real start-up, with ``-X importtime`` on the same pipe as stdout: the ``startup:`` line comes
+    before asyncio, qasync and the Servers dock's module are imported."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "desktop_app.app", "--smoke-test"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    lines = proc.stdout.splitlines()
+    painted = next(i for i, line in enumerate(lines) if line.startswith("startup:"))
+    imported = {line.rsplit("|", 1)[1].strip(): i for i, line in enumerate(lines) if line.startswith("import time:")}
+    for module in ("asyncio", "qasync", "desktop_app.ui.servers_panel", "desktop_app.ui.tool_panel"):
+        assert imported[module] > painted, f"{module} was imported before the first paint"

@@ -87,6 +87,37 @@ def test_geometry_docks_and_maximised_state_survive_a_restart(qtbot, qloop, tmp_
     assert third.isMaximized()
 
 
+def test_a_window_built_after_its_first_paint_gets_its_docks_and_layout_back(qtbot, qloop, tmp_path):
+    """The app's order: the shell (geometry restored) is shown first, the hidden docks are built after the
+    first paint, and only then is the dock layout restored; the result is the one a window built whole and
+    restored before it is shown gets."""
+    path = tmp_path / "window.ini"
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.servers_dock.show()
+    first.conversations_dock.hide()
+    first.resize(first.minimumSizeHint().width() + 40, 544)
+    qtbot.waitUntil(lambda: first.height() == 544, timeout=2000)
+    first.state_path = path
+    first.save_state()
+    whole = MainWindow()
+    qtbot.addWidget(whole)
+    whole.restore_state(path)
+    whole.show()
+    deferred = MainWindow(defer_rest=True)
+    qtbot.addWidget(deferred)
+    assert not hasattr(deferred, "servers_dock") and not deferred.rest_built
+    assert deferred.restore_geometry(path)
+    deferred.show()
+    deferred.build_rest()
+    assert deferred.restore_state(path)
+    assert deferred.servers_dock.isVisible() and whole.servers_dock.isVisible()
+    assert deferred.conversations_dock.isHidden() and whole.conversations_dock.isHidden()
+    assert deferred.size() == whole.size()
+    assert deferred.size().height() == 544
+
+
 def test_the_title_names_the_conversation(qtbot, window, fake_runtime):
     assert window.windowTitle() == "Switchboard"
     window.show_title("Trip to Paris")
