@@ -58,7 +58,8 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
     from desktop_app.runtime.plugins.manage import server_name
 
     head = f"<p><b style='font-size:13pt'>{escape(plugin.id)}</b> {escape(plugin.version)}"
-    head += f" <span style='color:{MUTED}'>({escape(plugin.format)} plugin"
+    kind = {"claude": "Claude Code", "whale": "Whale"}.get(plugin.format, plugin.format)
+    head += f" <span style='color:{MUTED}'>({escape(kind)} plugin"
     head += f"{', by ' + escape(plugin.author) if plugin.author else ''})</span></p>"
     if plugin.description:
         head += f"<p>{escape(plugin.description)}</p>"

@@ -23,9 +23,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from desktop_app.runtime.extensions.archive import Bundle
+
+if TYPE_CHECKING:
+    from cryptography import x509
 
 State = Literal["unsigned", "invalid", "self-signed", "signed"]
 
@@ -84,16 +87,35 @@ def _system_roots() -> list[bytes]:
         return []
 
 
+def _load_all(ders: list[bytes]) -> list[x509.Certificate]:
+    """The certificates that parse (a store may hold old ones the library warns about or refuses)."""
+    import warnings
+
+    from cryptography import x509
+    from cryptography.utils import CryptographyDeprecationWarning
+
+    loaded = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CryptographyDeprecationWarning)
+        for der in ders:
+            try:
+                loaded.append(x509.load_der_x509_certificate(der))
+            except ValueError:
+                continue
+    return loaded
+
+
 def chain_trusted(leaf: bytes, intermediates: list[bytes], roots: list[bytes] | None = None) -> bool:
     """Whether ``leaf`` (DER) chains to one of ``roots`` (the system's CA certificates when ``None``),
     through ``intermediates``; each link's signature and validity period are checked."""
     from datetime import UTC, datetime
 
-    from cryptography import x509
-
-    anchors = [x509.load_der_x509_certificate(der) for der in (_system_roots() if roots is None else roots)]
-    middle = [x509.load_der_x509_certificate(der) for der in intermediates]
-    current = x509.load_der_x509_certificate(leaf)
+    anchors = _load_all(_system_roots() if roots is None else roots)
+    middle = _load_all(intermediates)
+    leaves = _load_all([leaf])
+    if not leaves:
+        return False
+    current = leaves[0]
     now = datetime.now(UTC)
     for _ in range(8):
         if not current.not_valid_before_utc <= now <= current.not_valid_after_utc:

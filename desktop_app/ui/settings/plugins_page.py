@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -63,6 +64,7 @@ class PluginsPage(PageExtra):
         self.tree.setAccessibleName("Installed plugins")
         self.tree.setHeaderLabels(list(COLUMNS))
         self.tree.setRootIsDecorated(False)
+        self.tree.setMaximumHeight(140)
         self.tree.currentItemChanged.connect(lambda *_: self._show_selected())
         layout.addWidget(self.tree)
         buttons = QHBoxLayout()
@@ -92,7 +94,14 @@ class PluginsPage(PageExtra):
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.RichText)
         self.details.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.details, 1)
+        self.details.setContentsMargins(4, 0, 4, 4)
+        scroll = QScrollArea(self)
+        scroll.setObjectName("pluginDetailsScroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(self.details)
+        scroll.setMinimumHeight(300)
+        layout.addWidget(scroll, 1)
         self.status = QLabel("")
         self.status.setObjectName("pluginsStatus")
         self.status.setWordWrap(True)

@@ -229,3 +229,5 @@ def test_a_certificate_in_the_trust_store_makes_the_signature_trusted(
     assert trusted.trusted and trusted.mcpb_verdict == "Signature is valid (self-signed)"
     assert trusted.summary == "signed and valid, self-signed by MCPB Self-Signed Certificate"
     assert not chain_trusted(certificate, [], roots=[])
+    # The system's store (as loaded for real; warnings are errors here, and old roots make the library warn).
+    assert not chain_trusted(certificate, [])
