@@ -24,6 +24,7 @@ from mcp import types as mtypes
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp.shared.exceptions import MCPError
 
 from desktop_app import __version__
 from desktop_app.runtime.agents.definitions import AgentCatalog
@@ -96,6 +97,7 @@ class ServedHost(MCPServer):
         super().__init__(*args, **kwargs)
         self.proxy = proxy
         self.clients = clients
+        self.legacy_subscriptions: Any = None
         self._closers: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -132,6 +134,11 @@ class ServedHost(MCPServer):
         if call is not None and self.clients is not None:
             self.clients.call_finished(call, *_status(result))
         return result
+
+    async def _handle_get_prompt(self, ctx: Any, params: mtypes.GetPromptRequestParams) -> Any:
+        if self._prompt_manager.get_prompt(params.name) is None:  # the SDK says "Internal error" on 2026-07-28
+            raise MCPError(mtypes.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        return await super()._handle_get_prompt(ctx, params)
 
     async def _call_tool(self, ctx: Any, params: mtypes.CallToolRequestParams) -> Any:
         if self.proxy is not None:
@@ -221,6 +228,9 @@ def make_http_host(
     )
     if runtime is not None:
         _add_resources(server, runtime, bus)
+    from desktop_app.runtime.http_logging import SessionLogLevels
+
+    levels = SessionLogLevels(server)
     for name in catalog.names():
         definition = catalog.agents[name]
         tool = f"{TOOL_PREFIX}{name}"
@@ -237,13 +247,16 @@ def make_http_host(
                 if denied is not None:
                     raise ToolError(denied)
                 token = None
+                stop_logging: Callable[[], None] = lambda: None  # noqa: E731
                 if runtime is not None:  # the client can follow this run from its first token
                     conversation = runtime.new_conversation(agent=name)
                     token = requested_conversation.set(conversation)
+                    stop_logging = levels.follow(runtime, conversation, name, ctx.request_context)
                     await ctx.report_progress(0, None, f"{PROGRESS}: {resource_uri(conversation, PROGRESS)}")
                 try:
                     outcome = await host.call(agent_server_name(name), tool, arguments)
                 finally:
+                    stop_logging()
                     if token is not None:
                         requested_conversation.reset(token)
                 if outcome.is_error:
@@ -266,7 +279,7 @@ def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBu
     from desktop_app.runtime.http_subscriptions import LegacySubscriptions
 
     pending_publishes: set[asyncio.Task[None]] = set()
-    legacy = LegacySubscriptions(server)
+    legacy = server.legacy_subscriptions = LegacySubscriptions(server)
 
     def changed(conversation_id: str) -> None:
         for what in (PROGRESS, PENDING):

@@ -153,6 +153,7 @@ class HttpHostService:
         self.error = ""
         self.expose: list[str] = []
         self._port_asked = 0
+        self._agents: tuple[str, ...] = ()
         self._listeners: list[Callable[[], None]] = []
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -203,7 +204,12 @@ class HttpHostService:
             if not settings.enabled:
                 await self._stop()
                 return
-            same = self.state == "serving" and self._port_asked == settings.port and self.expose == settings.expose
+            same = (
+                self.state == "serving"
+                and self._port_asked == settings.port
+                and self.expose == settings.expose
+                and self._agents == self._agent_names()
+            )  # agents added or removed: their tools change, so the host restarts
             if not same:
                 await self._stop()
                 await self._start(settings.port, list(settings.expose))
@@ -236,7 +242,7 @@ class HttpHostService:
         from desktop_app.runtime.http_clients import RecordClients
         from desktop_app.runtime.http_host import LOOPBACK, MCP_PATH, BearerAuth, bind_loopback, make_http_host
 
-        self._port_asked, self.expose = port, expose
+        self._port_asked, self.expose, self._agents = port, expose, self._agent_names()
         self._set("starting")
         try:
             sock = bind_loopback(port)
@@ -291,6 +297,10 @@ class HttpHostService:
             sock.close()
             if not started.done():
                 started.set_result(False)
+
+    def _agent_names(self) -> tuple[str, ...]:
+        catalog = getattr(self.runtime, "agents", None)
+        return tuple(catalog.names()) if catalog is not None else ()
 
     def _register_default_agent(self) -> None:
         if self.agent_runner is None:

@@ -23,38 +23,39 @@ class LegacySubscriptions:
     """``resources/subscribe``/``unsubscribe`` handlers on ``server`` and the updates they ask for."""
 
     def __init__(self, server: Any) -> None:
-        self._by_uri: dict[str, list[Any]] = {}
+        self._by_uri: dict[str, dict[Any, Any]] = {}  # uri -> {client connection: a session to send with}
         lowlevel = server._lowlevel_server  # the SDK keeps its request table there; add_request_handler is public
         lowlevel.add_request_handler("resources/subscribe", mtypes.SubscribeRequestParams, self._subscribe)
         lowlevel.add_request_handler("resources/unsubscribe", mtypes.UnsubscribeRequestParams, self._unsubscribe)
 
     async def _subscribe(self, ctx: Any, params: mtypes.SubscribeRequestParams) -> mtypes.EmptyResult:
-        sessions = self._by_uri.setdefault(str(params.uri), [])
-        if not any(s is ctx.session for s in sessions):
-            sessions.append(ctx.session)
+        self._by_uri.setdefault(str(params.uri), {})[connection_of(ctx.session)] = ctx.session
         return mtypes.EmptyResult()
 
     async def _unsubscribe(self, ctx: Any, params: mtypes.UnsubscribeRequestParams) -> mtypes.EmptyResult:
         uri = str(params.uri)
-        remaining = [s for s in self._by_uri.get(uri, []) if s is not ctx.session]
-        if remaining:
-            self._by_uri[uri] = remaining
-        else:
+        sessions = self._by_uri.get(uri, {})
+        sessions.pop(connection_of(ctx.session), None)
+        if not sessions:
             self._by_uri.pop(uri, None)
         return mtypes.EmptyResult()
 
     def subscribers(self, uri: str) -> int:
-        return len(self._by_uri.get(uri, []))
+        return len(self._by_uri.get(uri, {}))
 
     async def updated(self, uri: str) -> None:
-        """Tell every session subscribed to ``uri`` that it changed; forget the ones that are closed."""
-        for session in list(self._by_uri.get(uri, [])):
+        """Tell every client subscribed to ``uri`` that it changed; forget the ones that are gone."""
+        for key, session in list(self._by_uri.get(uri, {}).items()):
             try:
-                await session.send_resource_updated(uri)
+                await session.send_resource_updated(uri)  # on the client's standalone stream
             except Exception as exc:  # the client went away: it no longer listens
                 log.debug("dropping a subscriber of %s: %s", uri, exc)
-                sessions = self._by_uri.get(uri, [])
-                if session in sessions:
-                    sessions.remove(session)
+                sessions = self._by_uri.get(uri, {})
+                sessions.pop(key, None)
                 if not sessions:
                     self._by_uri.pop(uri, None)
+
+
+def connection_of(session: Any) -> Any:
+    """The client connection behind the SDK's per-request ``ServerSession`` proxy (one per request)."""
+    return getattr(session, "_connection", session)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import warnings
 from typing import Any
 
 import httpx
 import httpx2
 import pytest
-from mcp import Client
+from mcp import Client, MCPDeprecationWarning
+from mcp import types as mtypes
 from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 
@@ -25,10 +27,11 @@ from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.http_host import resource_uri
 from desktop_app.runtime.http_service import HttpApproval, HttpHostError, HttpHostService, connection_configs
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, HttpHostSettings, ProviderSettings, Settings
-from tests.support.fakes import FakeProvider, answer
+from tests.support.fakes import FakeProvider, answer, calls
 
 
 def notes_server() -> MCPServer:
@@ -41,7 +44,9 @@ def notes_server() -> MCPServer:
     return server
 
 
-async def service(mode: ApprovalMode = "always", hooks: dict[str, Any] | None = None) -> HttpHostService:
+async def service(
+    mode: ApprovalMode = "always", hooks: dict[str, Any] | None = None, responses: list[Any] | None = None
+) -> HttpHostService:
     host = Host({})
     host.add_in_process("notes", notes_server)
     if hooks:
@@ -51,7 +56,7 @@ async def service(mode: ApprovalMode = "always", hooks: dict[str, Any] | None = 
     settings = Settings(
         provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"), agents=[AgentSettings(name="helper")]
     )
-    provider = FakeProvider([answer("helped")])
+    provider = FakeProvider(responses or [answer("helped"), answer("helped")])
     runtime = Runtime(
         settings=settings, host=host, policy=ApprovalPolicy(mode), provider_factory=lambda _s, _k: provider
     )
@@ -142,6 +147,16 @@ async def test_apply_follows_the_settings_restarting_on_a_new_port_and_stopping_
         free.close()
         await served.apply(HttpHostSettings(enabled=True, port=port))
         assert served.url == f"http://127.0.0.1:{port}/mcp"
+        before = served._mcp
+        await served.apply(HttpHostSettings(enabled=True, port=port))
+        assert served._mcp is before  # the same host
+        fresh = AgentCatalog.build(Settings(agents=[AgentSettings(name="helper"), AgentSettings(name="writer")]))
+        served.runtime.agents.agents = fresh.agents  # an agent added (Settings → Agents reloads them in place)
+        await served.apply(HttpHostSettings(enabled=True, port=port))
+        assert served._mcp is not before
+        http, client = sdk_client(served.url, served.token())
+        async with http, client:
+            assert "chat-with-writer" in {t.name for t in (await client.list_tools()).tools}
         await served.apply(HttpHostSettings(enabled=False))
         assert served.state == "off" and served.url == ""
     finally:
@@ -180,6 +195,81 @@ async def test_calls_needing_approval_wait_for_the_answer_and_hooks_run_on_expos
         assert [c.status for c in served.clients.calls] == ["ok", "denied", "error"]
         with pytest.raises(KeyError):
             served.approvals.answer(question.id, True)  # answered ids are refused loudly
+    finally:
+        await served.stop()
+        await served.runtime.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_2025_11_25_client_subscribes_to_chat_progress_and_hears_each_update() -> None:
+    served = await service()
+    updates: asyncio.Queue[str] = asyncio.Queue()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, mtypes.ResourceUpdatedNotification):
+            updates.put_nowait(str(message.params.uri))
+
+    try:
+        url = await served.start(0)
+        conversation = served.runtime.new_conversation(agent="helper")
+        uri = resource_uri(conversation, "chat-progress")
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token()}"}, timeout=30)
+        client = Client(streamable_http_client(url, http_client=http), mode="legacy", message_handler=on_message)
+        async with http, client:
+            assert client.protocol_version == "2025-11-25"
+            with warnings.catch_warnings():  # resources/subscribe is the 2025-11-25 way (deprecated at 2026-07-28)
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.subscribe_resource(uri)
+            assert served._mcp.legacy_subscriptions.subscribers(uri) == 1
+            await served.runtime.run(conversation, "help")  # the run, as the app would start it
+            assert await asyncio.wait_for(updates.get(), 30) == uri
+            progress = json.loads((await client.read_resource(uri)).contents[0].text)  # type: ignore[union-attr]
+            assert (progress["status"], progress["content"]) == ("end_turn", "helped")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await client.unsubscribe_resource(uri)
+            assert served._mcp.legacy_subscriptions.subscribers(uri) == 0
+    finally:
+        await served.stop()
+        await served.runtime.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_2025_11_25_client_that_sets_a_log_level_hears_what_the_agent_does_at_that_level() -> None:
+    script = [
+        answer("quiet"),
+        calls(("c1", "mcp__notes__read_note", '{"title": "x"}')),
+        answer("read"),
+        calls(("c2", "mcp__notes__nope", "{}")),
+        answer("failed"),
+    ]
+    served = await service(responses=script)
+    logged: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+
+    async def on_log(params: mtypes.LoggingMessageNotificationParams) -> None:
+        logged.put_nowait((params.level, params.data))
+
+    async def set_level(client: Client, level: Any) -> None:
+        with warnings.catch_warnings():  # logging/setLevel is the 2025-11-25 way (deprecated at 2026-07-28)
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            await client.set_logging_level(level)
+
+    try:
+        url = await served.start(0, ["notes"])
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {served.token()}"}, timeout=30)
+        client = Client(streamable_http_client(url, http_client=http), mode="legacy", logging_callback=on_log)
+        async with http, client:
+            assert (await client.call_tool("chat-with-helper", {"prompt": "a"})).content[0].text == "quiet"  # type: ignore[union-attr]
+            assert logged.empty()  # no level set: no log notifications
+            await set_level(client, "info")
+            assert (await client.call_tool("chat-with-helper", {"prompt": "b"})).content[0].text == "read"  # type: ignore[union-attr]
+            assert await asyncio.wait_for(logged.get(), 30) == ("info", "helper calls mcp__notes__read_note")
+            while not logged.empty():
+                logged.get_nowait()
+            await set_level(client, "warning")
+            assert (await client.call_tool("chat-with-helper", {"prompt": "c"})).content[0].text == "failed"  # type: ignore[union-attr]
+            level, text = await asyncio.wait_for(logged.get(), 30)  # the info line "calls" came first, if at all
+        assert level == "warning" and text.startswith("helper: mcp__notes__nope failed")
     finally:
         await served.stop()
         await served.runtime.aclose()

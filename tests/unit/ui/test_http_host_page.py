@@ -111,13 +111,14 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     qtbot.waitUntil(lambda: not asking.is_alive(), timeout=30_000)
     assert plain["status"] == 401
 
-    async def use() -> tuple[set[str], Any]:
+    async def use() -> tuple[set[str], Any, Any]:
         async with (
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
             names = {t.name for t in (await client.list_tools()).tools}
-            return names, await client.call_tool("mcp__notes__read_note", {"title": "shopping"})
+            note = await client.call_tool("mcp__notes__read_note", {"title": "shopping"})
+            return names, note, await client.call_tool("chat-with-helper", {"prompt": "help"})
 
     outcome: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: outcome.update(value=asyncio.run(use())), daemon=True)
@@ -128,17 +129,24 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     arguments = dialog.findChild(QPlainTextEdit, "httpApprovalArguments")
     assert dialog.approval.tool == "mcp__notes__read_note" and '"shopping"' in arguments.toPlainText()
     qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: any(d is not dialog for d in attached(runtime).dialogs.values()), timeout=30_000)
+    (agent_dialog,) = attached(runtime).dialogs.values()  # then the agent call asks too
+    assert agent_dialog.approval.tool == "chat-with-helper"
+    agent_dialog.reason.setText("not over HTTP today")
+    qtbot.mouseClick(agent_dialog.deny_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not thread.is_alive(), timeout=30_000)
-    assert main.status.text().startswith("You allowed mcp__notes__read_note (from mcp")
-    names, result = outcome["value"]
+    assert main.status.text().startswith("You denied chat-with-helper (from mcp")
+    names, result, denied = outcome["value"]
+    assert denied.is_error and "not over HTTP today" in denied.content[0].text
     assert names == {"chat-with-assistant", "chat-with-helper", "mcp__notes__read_note"}
     assert not result.is_error and result.content[0].text == "note shopping: buy milk"
 
-    qtbot.waitUntil(lambda: panel.calls.topLevelItemCount() == 1)
-    call = panel.calls.topLevelItem(0)
-    assert (call.text(2), call.text(3)) == ("mcp__notes__read_note", "ok") and call.text(4).endswith(" s")
+    qtbot.waitUntil(lambda: panel.calls.topLevelItemCount() == 2)
+    rows = [[panel.calls.topLevelItem(i).text(c) for c in (2, 3)] for i in range(2)]
+    assert rows == [["chat-with-helper", "denied"], ["mcp__notes__read_note", "ok"]]  # the latest first
+    assert panel.calls.topLevelItem(1).text(4).endswith(" s")
     client = panel.clients.topLevelItem(0)
-    assert client.text(0).startswith("mcp") and client.text(4) == "1"
+    assert client.text(0).startswith("mcp") and client.text(4) == "2"
 
     panel.client_choice.setCurrentText("VS Code")
     qtbot.mouseClick(panel.copy, Qt.MouseButton.LeftButton)
