@@ -96,6 +96,9 @@ class PromptSent(_Event):
     context: str = ""
     attachments: list[dict[str, Any]] = Field(default_factory=list)
     """``Attachment`` fields (``name``, ``mime_type``, ``kind``, ``size``, ``data``, ``truncated``, ``note``)."""
+    items: list[dict[str, str]] = Field(default_factory=list)
+    """The context items the block was made from (``kind``, ``label``, ``text``; files apart): the chips the
+    message went with, so an edited message is sent again with them."""
 
 
 class ImagesDescribed(_Event):

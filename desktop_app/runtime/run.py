@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict
 from typing import Literal
 
 from desktop_app.runtime import events as ev
@@ -158,7 +159,9 @@ class RunLoop(RunTools):
                 self._conv.messages.append(user_message)
                 kept = [a.model_dump() for a in user_message.attachments if a.kind != "image"]
                 if user_message.context or kept:  # the store keeps them, so a reopen sends the same history
-                    self._emit(ev.PromptSent(**self._ids, context=user_message.context, attachments=kept))
+                    items = [asdict(item) for item in context or () if item.kind != "file"]
+                    sent = ev.PromptSent(**self._ids, context=user_message.context, attachments=kept, items=items)
+                    self._emit(sent)
             if pending:
                 for call in pending:
                     await self._run_tool_call(call)

@@ -252,9 +252,7 @@ class MainWindow(
         if self.controller is None or self.runtime is None:
             return
         attachments, context = self.composer.outgoing()
-        self.view.add_user_message(prompt)
-        if attachments:
-            self.view.add_notice("Attached: " + ", ".join(a.name for a in attachments))
+        self.view.add_user_message(prompt).show_sent(attachments, context)  # files and chips under the text
         if not self.runtime.provider_settings.configured:
             self.view.show_error("No model provider is set up yet. Open Settings → Provider… and try again.")
             self.composer.set_text(prompt)

@@ -21,6 +21,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.store.agents import link_subagent, set_agent
@@ -269,7 +270,10 @@ class Recorder:
         if state.prompt_message_id is None:
             return
         # An empty text part (the schema's part kinds are fixed) whose payload carries them.
-        payload = {"prompt_context": {"context": event.context, "attachments": event.attachments}}
+        sent: dict[str, Any] = {"context": event.context, "attachments": event.attachments}
+        if event.items:  # the chips it went with (an edited message is sent again with them)
+            sent["items"] = event.items
+        payload = {"prompt_context": sent}
         self.store.add_part(state.prompt_message_id, "text", "", payload=payload)
 
     def _tool_call(self, state: _RunState, event: ev.ToolCall) -> None:

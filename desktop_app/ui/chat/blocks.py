@@ -8,6 +8,7 @@ or dark theme; only the error accent is a fixed colour that reads on both.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontInfo, QGuiApplication
@@ -70,6 +71,15 @@ class UserMessageBlock(QWidget):
         widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
         self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
+        self.sent_with = QLabel("")
+        self.sent_with.setObjectName("userMessageContext")
+        self.sent_with.setAccessibleName("What the message was sent with")
+        self.sent_with.setWordWrap(True)
+        self.sent_with.setTextFormat(Qt.TextFormat.PlainText)
+        self.sent_with.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.sent_with.hide()
+        layout.addWidget(self.sent_with)
+        self.images: list[str] = []  # names of images attached live (not stored: an edit cannot resend them)
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("editMessageText")
         self.editor.setAccessibleName("Edit your message")
@@ -123,6 +133,21 @@ class UserMessageBlock(QWidget):
         footer.addWidget(self.versions)
         footer.addWidget(self.actions_row)
         outer.addLayout(footer)
+
+    def set_sent_with(self, labels: list[str]) -> None:
+        """The files and context chips the message went with, in a caption under its text."""
+        from desktop_app.ui.chat.sent_with import caption
+
+        text = caption(labels)
+        self.sent_with.setText(text)
+        self.sent_with.setToolTip("Sent with these files and context; an edited message is sent again with them")
+        self.sent_with.setVisible(bool(text))
+
+    def show_sent(self, attachments: list[Any], context: list[Any] | None) -> None:
+        """What the live message goes with (``Attachment`` objects, ``ContextItem`` objects)."""
+        self.images = [a.name for a in attachments if getattr(a, "kind", "") == "image"]
+        chips = [item.label for item in context or () if getattr(item, "kind", "") != "file"]
+        self.set_sent_with([a.name for a in attachments] + chips)
 
     def set_versions(self, version: int, count: int) -> None:
         """Show ``‹ version/count ›`` (hidden for a message with one version)."""

@@ -57,11 +57,14 @@ class Transcript:
     """Reads the transcript again with a larger window (when ``earlier`` > 0)."""
     subagents: dict[str, tuple[str, Callable[[], Transcript]]] = field(default_factory=dict)
     """Tool-call id -> (agent, reader of its whole run): the sub-agent runs its ``chat-with-`` calls started."""
+    versions: dict[int, tuple[int, int]] = field(default_factory=dict)
+    """``{position: (shown version, versions)}`` of the edited user messages (``‹ n/m ›``, ``store.branches``)."""
 
 
 def read_transcript(store: Store, conversation_id: str, limit: int | None = REPLAY_WINDOW) -> Transcript:
     """Read one conversation's transcript from the store: its latest ``limit`` messages in whole turns
     (``None``: all of them)."""
+    from desktop_app.runtime.store import branches
     from desktop_app.runtime.store.agents import subagent_runs
 
     start, earlier = (0, 0) if limit is None else store.tail_position(conversation_id, limit)
@@ -77,6 +80,7 @@ def read_transcript(store: Store, conversation_id: str, limit: int | None = REPL
         usage=store.usage(conversation_id),
         earlier=earlier,
         more=(lambda: read_transcript(store, conversation_id, (limit or 0) * 4)) if earlier else None,
+        versions=branches.versions(store, conversation_id),
     )
 
 
@@ -92,6 +96,8 @@ class _Replayer:
         self.incomplete_runs: set[str] = set()
 
     def run(self) -> None:
+        from desktop_app.ui.chat.sent_with import of_message
+
         current_run: str | None = None
         for message in self.transcript.messages:
             if message.role == "user" and current_run is not None:
@@ -100,6 +106,9 @@ class _Replayer:
             if message.role == "user":
                 block = self.view.add_user_message(message.text_of("text"))
                 block.position = message.position
+                block.set_sent_with(of_message(message).labels)
+                live, count = self.transcript.versions.get(message.position, (1, 1))
+                block.set_versions(live or count, count)
                 self._hook_notices(message)
             elif message.role == "assistant":
                 self._assistant(message)

@@ -102,19 +102,29 @@ def _anchor(window: MainWindow, conversation_id: str, from_end: int) -> int | No
 
 
 def edit_and_resend(window: MainWindow, from_end: int, text: str) -> bool:
-    """Send ``text`` in place of the ``from_end``-th last user message; what followed it is kept as a
-    version (``‹ 1/2 ›``), stored, so it survives a restart."""
+    """Send ``text`` in place of the ``from_end``-th last user message, with the files and context chips it
+    went with (``sent_with``; the time taken anew); what followed it is kept as a version (``‹ 1/2 ›``),
+    stored, so it survives a restart."""
     from desktop_app.runtime.store import branches
+    from desktop_app.ui.chat import sent_with
+    from desktop_app.ui.chat.blocks import UserMessageBlock
 
     cid = _usable(window)
     anchor = _anchor(window, cid, from_end) if cid is not None else None
     if cid is None or anchor is None:
         return False
     assert window.store is not None and window.controller is not None
+    sent = sent_with.of_position(window.store, cid, anchor)
+    attachments, context = sent_with.resend_arguments(sent, window.composer.default_context)
+    shown = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+    images = shown[len(shown) - 1 - from_end].images if from_end < len(shown) else []
     branches.start_version(window.store, cid, anchor)
     _reload(window, cid)
-    window.view.add_user_message(text)
-    window.tasks.start(window.controller.send(text), name="send-edited")
+    window.view.add_user_message(text).show_sent(attachments, context)
+    if images:
+        names = ", ".join(images)
+        window.view.add_notice(f"{names} not sent again: images are not kept with a message. Attach it to a new one.")
+    window.tasks.start(window.controller.send(text, attachments=attachments, context=context), name="send-edited")
     return True
 
 
@@ -134,7 +144,8 @@ def switch_version(window: MainWindow, from_end: int, version: int) -> bool:
 
 
 def show_versions(window: MainWindow) -> None:
-    """Put ``‹ n/m ›`` on the user messages that have versions (matched to the store from the end)."""
+    """Put ``‹ n/m ›`` on the user messages that have versions: by the stored position a replayed message
+    knows, or, for one sent live, by its place from the end (a windowed transcript is the store's tail)."""
     from desktop_app.runtime.store import branches
     from desktop_app.ui.chat.blocks import UserMessageBlock
 
@@ -148,6 +159,8 @@ def show_versions(window: MainWindow) -> None:
     positions = _user_positions(window, cid)
     blocks = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
     for block, position in zip(reversed(blocks), reversed(positions), strict=False):
+        if block.position is not None:  # replayed: its own; sent live: the stored one as far from the end
+            position = block.position
         live, count = known.get(position, (1, 1))
         block.set_versions(live or count, count)
 
