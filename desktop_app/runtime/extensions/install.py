@@ -142,7 +142,7 @@ def install(
         for key, option in previous.user_config.items():
             if option.sensitive and key not in manifest.user_config:
                 credentials.delete(keyring_name(manifest.name, key))
-    command, args, env = manifest.server.mcp_config.for_platform(compat.current_platform())
+    command, args, env = manifest.server.launch().for_platform(compat.current_platform())
     entry: dict[str, Any] = {"command": command, "args": args}
     if env:
         entry["env"] = env

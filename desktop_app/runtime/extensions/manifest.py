@@ -55,7 +55,19 @@ class McpConfig(_Strict):
 class Server(_Strict):
     type: Literal["python", "node", "binary", "uv"]
     entry_point: str
-    mcp_config: McpConfig
+    mcp_config: McpConfig | None = None
+
+    def launch(self) -> McpConfig:
+        """``mcp_config``, or the host's own way to run the entry point when it is left out (for ``uv`` the
+        spec leaves execution to the host: ``uv run --directory ${__dirname} ENTRY``)."""
+        if self.mcp_config is not None:
+            return self.mcp_config
+        entry = f"${{__dirname}}/{self.entry_point.removeprefix('./')}"
+        if self.type == "uv":
+            return McpConfig(command="uv", args=["run", "--directory", "${__dirname}", self.entry_point])
+        if self.type == "binary":
+            return McpConfig(command=entry)
+        return McpConfig(command="python" if self.type == "python" else "node", args=[entry])
 
 
 class Runtimes(_Strict):

@@ -99,3 +99,22 @@ def test_the_file_picker_of_a_file_field(qtbot: QtBot, tmp_path: Path) -> None:
     _pick(qtbot, inputs.dialog, two, three)
     assert inputs.value() == [str(two), str(three)]
     assert dialog.values() == {"config": str(one), "inputs": [str(two), str(three)]}
+
+
+def test_number_range_defaults_with_home_and_required_fields(qtbot, packed_bundles: dict[str, Path]) -> None:
+    from PySide6.QtWidgets import QDoubleSpinBox, QLineEdit
+
+    from desktop_app.runtime.extensions.archive import read_bundle
+
+    dialog = InstallExtensionDialog(read_bundle(packed_bundles["python-probe"]), [], lambda values: "python-probe")
+    qtbot.addWidget(dialog)
+    limit = dialog.fields["limit"]
+    assert isinstance(limit, QDoubleSpinBox) and (limit.minimum(), limit.maximum(), limit.value()) == (1, 10, 3)
+    limit.setValue(50)  # the manifest's max holds in the form
+    assert limit.value() == 10
+    workspace = dialog.fields["workspace"]
+    assert isinstance(workspace, _PathField) and workspace.value() == str(Path.home())  # default "${HOME}"
+    assert not dialog.install_button.isEnabled() and dialog.problem.text() == "Fill in: API key"
+    key = dialog.findChild(QLineEdit, "field_api_key")
+    key.setText("sk-x")
+    assert dialog.install_button.isEnabled() and dialog.values()["limit"] == "10.0"

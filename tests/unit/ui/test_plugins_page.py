@@ -113,3 +113,17 @@ def test_plugin_screen_enable_trust_and_remove(qtbot, qloop, memory_keyring) -> 
     assert "No plugins yet" in page.tree.topLevelItem(0).text(0)
     settings.close()
     _wait(qtbot, qloop.create_task(built.aclose()))
+
+
+def test_agents_are_listed_as_not_supported_and_permissions_shown(qtbot, tmp_path: Path) -> None:
+    from desktop_app.runtime.plugins.model import read_plugin
+
+    (tmp_path / "whale-plugin.toml").write_text('id = "rev"\npermissions = ["read the workspace"]\n')
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "reviewer.md").write_text("---\nname: reviewer\n---\nReview.\n")
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {"lint": {"url": "https://lint.example/mcp"}}}')
+    dialog = EnablePluginDialog(read_plugin(tmp_path))
+    qtbot.addWidget(dialog)
+    text = dialog.contents.text()
+    assert "reviewer" in text and "not supported yet" in text
+    assert "read the workspace" in text and "connects to <code>https://lint.example/mcp</code>" in text

@@ -231,3 +231,21 @@ def test_a_certificate_in_the_trust_store_makes_the_signature_trusted(
     assert not chain_trusted(certificate, [], roots=[])
     # The system's store (as loaded for real; warnings are errors here, and old roots make the library warn).
     assert not chain_trusted(certificate, [])
+
+
+def test_a_bundle_without_mcp_config_runs_its_entry_point(tmp_path: Path, places: Places) -> None:
+    """mcp_config is optional (the host runs the entry point; for uv: ``uv run --directory …``)."""
+    from desktop_app.runtime.extensions.manifest import Manifest
+
+    document = manifest(user_config={})
+    del document["server"]["mcp_config"]
+    document["compatibility"] = {"platforms": ["linux", "darwin", "win32"]}
+    install(read_bundle(write_bundle(tmp_path / "p.mcpb", document)), places, Credentials(), {}, probe=no_runtime_probe)
+    entry = json.loads(places.mcp_file.read_text())["mcpServers"]["python-probe"]
+    assert (entry["command"], entry["args"]) == ("python", ["${__dirname}/server/main.py"])
+    uv = manifest(manifest_version="0.4")
+    uv["server"] = {"type": "uv", "entry_point": "src/server.py"}
+    launch = Manifest.model_validate(uv).server.launch()
+    assert (launch.command, launch.args) == ("uv", ["run", "--directory", "${__dirname}", "src/server.py"])
+    node = Manifest.model_validate({**uv, "manifest_version": "0.3", "server": {"type": "node", "entry_point": "i.js"}})
+    assert (node.server.launch().command, node.server.launch().args) == ("node", ["${__dirname}/i.js"])
