@@ -6,7 +6,6 @@ Pure pieces are tested directly; the provider end to end runs over ``httpx.MockT
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -66,6 +65,8 @@ from tests.support.anthropic_server import (
     message_delta,
     message_start,
 )
+from tests.support.provider_harness import SleepRecorder, drain, lines_of
+from tests.support.provider_harness import mock_provider as harness_provider
 
 CALL = ToolCallRequest(id="toolu_1", name="get_time", arguments='{"tz": "UTC"}')
 TOOL = ToolSpec(name="get_time", description="Current time", parameters={"type": "object", "properties": {}})
@@ -214,7 +215,7 @@ def test_body_repairs_a_tool_use_without_its_result() -> None:
 
 @pytest.mark.asyncio
 async def test_factory_picks_the_provider_by_dialect() -> None:
-    sleep = Recorder()
+    sleep = SleepRecorder()
     anthropic = make_provider(ProviderSettings(base_url="https://api.anthropic.com", dialect="anthropic"), "k")
     assert isinstance(anthropic, AnthropicProvider)
     assert anthropic.endpoint == "https://api.anthropic.com/v1/messages"
@@ -374,16 +375,8 @@ def test_odd_events_are_tolerated() -> None:
 # ---- reading a stream ---------------------------------------------------------------------------------
 
 
-async def lines_of(raw: bytes, *, then_silence: bool = False) -> AsyncIterator[str]:
-    for line in raw.decode().split("\n"):
-        yield line
-    if then_silence:
-        await asyncio.Event().wait()  # a server holding the connection open
-
-
 async def collect_stream(lines: AsyncIterator[str], idle_timeout: float = 5) -> list[ProviderEvent]:
-    async with contextlib.aclosing(read_stream(lines, idle_timeout=idle_timeout)) as events:
-        return [event async for event in events]
+    return await drain(read_stream(lines, idle_timeout=idle_timeout))
 
 
 @pytest.mark.asyncio
@@ -433,39 +426,14 @@ async def test_pings_do_not_reset_the_stall_timer() -> None:
 # ---- the provider over MockTransport ------------------------------------------------------------------
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-
-
 def mock_provider(
     bodies: list[bytes | httpx.Response], *, api_key: str | None = "sk-ant-test", **kwargs: Any
-) -> tuple[AnthropicProvider, list[httpx.Request], Recorder]:
-    seen: list[httpx.Request] = []
-
-    def handler(req: httpx.Request) -> httpx.Response:
-        seen.append(req)
-        item = bodies.pop(0)
-        if isinstance(item, httpx.Response):
-            return item
-        return httpx.Response(200, content=item, headers={"content-type": "text/event-stream"})
-
-    sleep = Recorder()
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
-    provider = AnthropicProvider(base_url="http://llm.test/", api_key=api_key, client=client, sleep=sleep, **kwargs)
-    return provider, seen, sleep
+) -> tuple[AnthropicProvider, list[httpx.Request], SleepRecorder]:
+    return harness_provider(AnthropicProvider, bodies, base_url="http://llm.test/", api_key=api_key, **kwargs)
 
 
 async def run(provider: AnthropicProvider, req: ChatRequest | None = None) -> list[ProviderEvent]:
-    try:
-        async with contextlib.aclosing(provider.stream(req or request())) as events:
-            return [event async for event in events]
-    finally:
-        await provider._client.aclose()
+    return await drain(provider.stream(req or request()), closing=provider)
 
 
 TEXT_OK = raw_of(*anthropic_text_reply("ok").steps)
@@ -486,13 +454,6 @@ async def test_provider_posts_the_body_with_headers() -> None:
     assert sent.headers["accept"] == "text/event-stream"
     assert "authorization" not in sent.headers
     assert json.loads(sent.content) == build_body(req, max_tokens=2048, thinking_budget=1024)
-
-
-@pytest.mark.asyncio
-async def test_no_api_key_header_without_a_key() -> None:
-    provider, seen, _ = mock_provider([TEXT_OK], api_key=None)
-    await run(provider)
-    assert "x-api-key" not in seen[0].headers
 
 
 @pytest.mark.asyncio
@@ -557,17 +518,9 @@ async def test_thinking_only_is_retried_then_recovers() -> None:
     assert retry.info.reason == "model returned no content" and retry.info.stream_reset
 
 
-@pytest.mark.asyncio
-async def test_owned_client_is_closed_by_aclose() -> None:
-    provider = AnthropicProvider(base_url="https://api.anthropic.com/v1", api_key="k")
-    assert provider.endpoint == "https://api.anthropic.com/v1/messages"
-    await provider.aclose()
-    assert provider._client.is_closed
-
-
 def test_constructor_validates_limits() -> None:
-    with pytest.raises(ValueError, match="idle_timeout"):
-        AnthropicProvider(base_url="http://x", api_key=None, idle_timeout=0)
+    with pytest.raises(ValueError, match="max_tokens"):
+        AnthropicProvider(base_url="http://x", api_key=None, max_tokens=0)
     with pytest.raises(ValueError, match="thinking_budget"):
         AnthropicProvider(base_url="http://x", api_key=None, thinking_budget=100)
 

@@ -21,7 +21,6 @@ from desktop_app.runtime.messages import (
     ToolSpec,
     UserMessage,
 )
-from desktop_app.runtime.providers._retry import RetryPolicy
 from desktop_app.runtime.providers.base import (
     ChatRequest,
     Completion,
@@ -42,6 +41,8 @@ from desktop_app.runtime.providers.deepseek import (
     with_diagnostics,
 )
 from desktop_app.runtime.providers.openai import Dialect, OpenAIProvider, build_body, build_request
+from tests.support.provider_harness import drain
+from tests.support.provider_harness import mock_provider as harness_provider
 
 DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek")
 A = ToolCallRequest(id="call_a", name="get_time", arguments="{}")
@@ -221,41 +222,11 @@ def test_with_diagnostics_only_touches_a_400_with_repairs() -> None:
     assert with_diagnostics(diagnosed, diag) is diagnosed
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-
-
 def mock_provider(
-    answers: list[httpx.Response], *, base_url: str = "http://llm.test/v1", dialect: Dialect = "deepseek"
+    answers: list[bytes | httpx.Response], *, base_url: str = "http://llm.test/v1", dialect: Dialect = "deepseek"
 ) -> tuple[OpenAIProvider, list[httpx.Request]]:
-    seen: list[httpx.Request] = []
-
-    def handler(req: httpx.Request) -> httpx.Response:
-        seen.append(req)
-        return answers.pop(0)
-
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    provider = OpenAIProvider(
-        base_url=base_url,
-        api_key="sk",
-        dialect=dialect,
-        client=client,
-        sleep=Recorder(),
-        retry_policy=RetryPolicy(jitter=0),
-    )
+    provider, seen, _ = harness_provider(OpenAIProvider, answers, base_url=base_url, api_key="sk", dialect=dialect)
     return provider, seen
-
-
-async def drain(events: AsyncGenerator[ProviderEvent, None], provider: OpenAIProvider) -> list[ProviderEvent]:
-    try:
-        async with contextlib.aclosing(events) as stream:
-            return [event async for event in stream]
-    finally:
-        await provider._client.aclose()
 
 
 BROKEN = ChatRequest(
@@ -272,7 +243,7 @@ async def test_a_400_after_repairs_carries_the_diagnostics(dialect: Dialect) -> 
         [httpx.Response(400, json={"error": {"message": "invalid messages"}})], dialect=dialect
     )
     with pytest.raises(ProviderHTTPError) as info:
-        await drain(provider.stream(BROKEN), provider)
+        await drain(provider.stream(BROKEN), closing=provider)
     assert len(seen) == 1
     assert info.value.status == 400
     assert "invalid messages" in str(info.value)
@@ -288,12 +259,12 @@ async def test_a_400_without_repairs_and_other_statuses_have_no_diagnostics() ->
     clean = ChatRequest(model="m", messages=(UserMessage(content="u"),))
     provider, _ = mock_provider([httpx.Response(400, json={"error": "bad"})])
     with pytest.raises(ProviderHTTPError) as info:
-        await drain(provider.stream(clean), provider)
+        await drain(provider.stream(clean), closing=provider)
     assert "message diagnostics" not in str(info.value)
     assert not isinstance(info.value, DiagnosedHTTPError)
     provider, _ = mock_provider([httpx.Response(401, json={"error": "bad key"})])
     with pytest.raises(ProviderHTTPError) as info:
-        await drain(provider.stream(BROKEN), provider)
+        await drain(provider.stream(BROKEN), closing=provider)
     assert "message diagnostics" not in str(info.value)
 
 
@@ -386,7 +357,7 @@ PREFIX_REQUEST = ChatRequest(model="deepseek-chat", messages=(UserMessage(conten
 )
 async def test_prefix_falls_back_to_a_normal_stream_without_tools(base_url: str, dialect: Dialect, prefix: str) -> None:
     provider, seen = mock_provider([sse_ok("plain")], base_url=base_url, dialect=dialect)
-    events = await drain(provider.stream_with_prefix(PREFIX_REQUEST, prefix, stop=["}"]), provider)
+    events = await drain(provider.stream_with_prefix(PREFIX_REQUEST, prefix, stop=["}"]), closing=provider)
     assert events == [ContentChunk(text="plain"), Completion(content="plain")]
     [sent] = seen
     assert str(sent.url) == f"{base_url}/chat/completions"
@@ -399,7 +370,7 @@ async def test_prefix_falls_back_to_a_normal_stream_without_tools(base_url: str,
 @pytest.mark.asyncio
 async def test_prefix_uses_the_beta_endpoint_for_the_deepseek_base() -> None:
     provider, seen = mock_provider([sse_ok('"decision":"pass"}')], base_url="https://api.deepseek.com/v1")
-    events = await drain(provider.stream_with_prefix(PREFIX_REQUEST, "{"), provider)
+    events = await drain(provider.stream_with_prefix(PREFIX_REQUEST, "{"), closing=provider)
     assert events[-1] == Completion(content='{"decision":"pass"}')
     [sent] = seen
     assert str(sent.url) == "https://api.deepseek.com/beta/chat/completions"

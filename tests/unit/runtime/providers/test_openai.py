@@ -43,6 +43,8 @@ from desktop_app.runtime.providers.openai import (
     read_stream,
     to_wire_messages,
 )
+from tests.support.provider_harness import SleepRecorder, drain, lines_of
+from tests.support.provider_harness import mock_provider as harness_provider
 
 DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek")
 CALL = ToolCallRequest(id="call_1", name="get_time", arguments='{"tz": "UTC"}')
@@ -293,16 +295,8 @@ def test_odd_frames_are_tolerated() -> None:
 # ---- reading a stream ---------------------------------------------------------------------------------
 
 
-async def lines_of(raw: bytes, *, then_silence: bool = False) -> AsyncIterator[str]:
-    for line in raw.decode().split("\n"):
-        yield line
-    if then_silence:
-        await asyncio.Event().wait()  # a server holding the connection open
-
-
 async def collect_stream(lines: AsyncIterator[str]) -> list[ProviderEvent]:
-    async with contextlib.aclosing(read_stream(lines, idle_timeout=5)) as events:
-        return [event async for event in events]
+    return await drain(read_stream(lines, idle_timeout=5))
 
 
 @pytest.mark.asyncio
@@ -336,39 +330,14 @@ async def test_eof_without_terminal_is_a_disconnect() -> None:
 # ---- the provider over MockTransport ------------------------------------------------------------------
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-
-
 def mock_provider(
     bodies: list[bytes | httpx.Response], **kwargs: Any
-) -> tuple[OpenAIProvider, list[httpx.Request], Recorder]:
-    seen: list[httpx.Request] = []
-
-    def handler(req: httpx.Request) -> httpx.Response:
-        seen.append(req)
-        item = bodies.pop(0)
-        if isinstance(item, httpx.Response):
-            return item
-        return httpx.Response(200, content=item, headers={"content-type": "text/event-stream"})
-
-    sleep = Recorder()
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
-    provider = OpenAIProvider(base_url="http://llm.test/v1/", api_key="sk-test", client=client, sleep=sleep, **kwargs)
-    return provider, seen, sleep
+) -> tuple[OpenAIProvider, list[httpx.Request], SleepRecorder]:
+    return harness_provider(OpenAIProvider, bodies, base_url="http://llm.test/v1/", api_key="sk-test", **kwargs)
 
 
 async def run(provider: OpenAIProvider, req: ChatRequest | None = None) -> list[ProviderEvent]:
-    try:
-        async with contextlib.aclosing(provider.stream(req or request())) as events:
-            return [event async for event in events]
-    finally:
-        await provider._client.aclose()
+    return await drain(provider.stream(req or request()), closing=provider)
 
 
 @pytest.mark.asyncio
@@ -384,20 +353,6 @@ async def test_provider_posts_the_body_with_headers() -> None:
     assert sent.headers["accept"] == "text/event-stream"
     assert sent.headers["content-type"] == "application/json"
     assert json.loads(sent.content) == build_body(req, dialect="deepseek")
-
-
-@pytest.mark.asyncio
-async def test_no_authorization_header_without_a_key() -> None:
-    seen: list[httpx.Request] = []
-
-    def handler(req: httpx.Request) -> httpx.Response:
-        seen.append(req)
-        return httpx.Response(200, content=sse(frame({"content": "x"}), "[DONE]"))
-
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
-    provider = OpenAIProvider(base_url="http://local.test/v1", api_key=None, client=client)
-    await run(provider)
-    assert "authorization" not in seen[0].headers
 
 
 @pytest.mark.asyncio
@@ -479,23 +434,6 @@ async def test_http_errors_are_retried_at_request_level_only_when_retryable() ->
     assert info.value.status == 401
     assert len(seen) == 2
     assert sleep.delays == [1]
-
-
-@pytest.mark.asyncio
-async def test_owned_client_is_closed_by_aclose() -> None:
-    provider = OpenAIProvider(base_url="http://llm.test", api_key="k")
-    assert provider.endpoint == "http://llm.test/chat/completions"
-    await provider.aclose()
-    assert provider._client.is_closed
-
-
-@pytest.mark.asyncio
-async def test_injected_client_is_left_open() -> None:
-    client = httpx.AsyncClient()
-    provider = OpenAIProvider(base_url="http://llm.test", api_key="k", client=client)
-    await provider.aclose()
-    assert not client.is_closed
-    await client.aclose()
 
 
 class HeldOpenStream(httpx.AsyncByteStream):

@@ -27,6 +27,7 @@ from desktop_app.runtime.providers._retry import (
     send_once,
     send_with_retry,
 )
+from tests.support.provider_harness import SleepRecorder
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 NO_JITTER = RetryPolicy(jitter=0)
@@ -34,14 +35,6 @@ NO_JITTER = RetryPolicy(jitter=0)
 
 def http_error(status: int = 429, body: str = "", headers: dict[str, str] | None = None) -> ProviderHTTPError:
     return ProviderHTTPError(status, body, headers)
-
-
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
 
 
 # ---- backoff ------------------------------------------------------------------------------------------
