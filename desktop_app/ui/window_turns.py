@@ -7,10 +7,10 @@ A mixin of :class:`~desktop_app.ui.main_window.MainWindow` (it uses the window's
 
 from __future__ import annotations
 
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime.errors import SwitchboardError
-from desktop_app.ui.asyncqt import async_slot
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -25,6 +25,7 @@ class WindowTurns:
     composer: Any
     find_bar: Any
     status: Any
+    tasks: Any
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
         self.set_status(f"Thinking… ({event.model})")
@@ -78,12 +79,14 @@ class WindowTurns:
         self.set_status("Continuing…")
         self._continue_run()
 
-    @async_slot
-    async def _continue_run(self) -> None:
-        if self.controller is None:
-            return
+    def _continue_run(self) -> None:
+        """Continue the turn (Continue, Retry, regenerate): busy (Send → Stop) at once, not when the task runs."""
+        if self.controller is not None:
+            self.tasks.start(self._continuing(self.controller.continue_run()), name="continue")
+
+    async def _continuing(self, run: Coroutine[Any, Any, Any]) -> None:
         try:
-            await self.controller.continue_run()
+            await run
         except Exception:
             if self.view.paused_line is not None:  # let the user try again
                 self.view.paused_line.continue_button.setEnabled(True)

@@ -54,9 +54,8 @@ def test_round_limit_shows_continue_and_continue_runs_again_with_stop_while_runn
 
     qtbot.mouseClick(line.continue_button, Qt.MouseButton.LeftButton)
     assert not line.continue_button.isEnabled()  # a double click cannot start two runs
-    qtbot.waitUntil(lambda: win.controller.busy)
-    assert win.composer.button.text() == "Stop"
-    assert runtime.continued == [win.controller.conversation_id]
+    assert win.controller.busy and win.composer.button.text() == "Stop"  # at once, before the task runs
+    qtbot.waitUntil(lambda: runtime.continued == [win.controller.conversation_id])
     run_started = [e for e in runtime.emitted if e.kind == "run_started"]
     assert [e.continued for e in run_started] == [False, True]
     assert not line.active and line.continue_button.isHidden() and line.text == "Continued"
