@@ -98,6 +98,8 @@ class ServedHost(MCPServer):
         self.proxy = proxy
         self.clients = clients
         self.legacy_subscriptions: Any = None
+        self.conversations: dict[str, str] = {}
+        """The conversations its agent calls run in, with the label of the client that asked."""
         self._closers: list[Callable[[], None]] = []
 
     def close(self) -> None:
@@ -250,6 +252,7 @@ def make_http_host(
                 stop_logging: Callable[[], None] = lambda: None  # noqa: E731
                 if runtime is not None:  # the client can follow this run from its first token
                     conversation = runtime.new_conversation(agent=name)
+                    server.conversations[conversation] = current_client.get()
                     token = requested_conversation.set(conversation)
                     stop_logging = levels.follow(runtime, conversation, name, ctx.request_context)
                     await ctx.report_progress(0, None, f"{PROGRESS}: {resource_uri(conversation, PROGRESS)}")

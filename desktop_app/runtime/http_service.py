@@ -192,6 +192,10 @@ class HttpHostService:
             self._auth.set_token(value)
         return value
 
+    def served_conversation(self, conversation_id: str) -> str | None:
+        """The client label when ``conversation_id`` runs an agent call that came over HTTP, else ``None``."""
+        return self._mcp.conversations.get(conversation_id) if self._mcp is not None else None
+
     def configs(self) -> dict[str, dict[str, Any]]:
         """The clients' config snippets for the running host (``{}`` when it is not serving)."""
         return connection_configs(self.url, self.token()) if self.state == "serving" else {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
+from desktop_app.runtime.errors import UnknownToolCallError
 from desktop_app.runtime.http_service import HttpApproval, HttpHostService, service_for
 from desktop_app.ui.chat.common import ERROR_COLOR
 
@@ -34,30 +36,48 @@ _attached: weakref.WeakKeyDictionary[Any, HttpHostUi] = weakref.WeakKeyDictionar
 
 
 class HttpApprovalDialog(QDialog):
-    """Allow or deny one tool call that an MCP client sent over HTTP."""
+    """Allow or deny one tool call that an MCP client sent over HTTP (``approval``), or that an agent it called
+    makes (``answer`` says how to answer it: ``answer(approved, reason)``)."""
 
-    def __init__(self, approval: HttpApproval, service: HttpHostService, parent: QWidget | None = None) -> None:
+    answered: str = ""
+    """What the user did, for the status line: "allowed" or "denied" ("" while open, or when withdrawn)."""
+
+    def __init__(
+        self,
+        approval: HttpApproval | None,
+        service: HttpHostService,
+        parent: QWidget | None = None,
+        *,
+        headline: str = "",
+        arguments: dict[str, Any] | None = None,
+        answer: Callable[[bool, str], None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.approval = approval
         self.service = service
+        self._answer_with = answer
         self.setObjectName("httpApprovalDialog")
         self.setWindowTitle("An MCP client asks to run a tool")
         self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
-        headline = QLabel(
-            f"<b>{_escape(approval.client)}</b> (connected over MCP HTTP) asks to run <b>{_escape(approval.tool)}</b>."
-        )
-        headline.setObjectName("httpApprovalHeadline")
-        headline.setWordWrap(True)
-        layout.addWidget(headline)
-        arguments = QPlainTextEdit(json.dumps(approval.arguments, indent=2, ensure_ascii=False))
-        arguments.setObjectName("httpApprovalArguments")
-        arguments.setAccessibleName("The tool call's arguments")
-        arguments.setReadOnly(True)
-        arguments.setMaximumHeight(180)
-        layout.addWidget(arguments)
+        if approval is not None:
+            headline = (
+                f"<b>{_escape(approval.client)}</b> (connected over MCP HTTP) asks to run "
+                f"<b>{_escape(approval.tool)}</b>."
+            )
+            arguments = approval.arguments
+        label = QLabel(headline)
+        label.setObjectName("httpApprovalHeadline")
+        label.setWordWrap(True)
+        layout.addWidget(label)
+        shown = QPlainTextEdit(json.dumps(arguments or {}, indent=2, ensure_ascii=False))
+        shown.setObjectName("httpApprovalArguments")
+        shown.setAccessibleName("The tool call's arguments")
+        shown.setReadOnly(True)
+        shown.setMaximumHeight(180)
+        layout.addWidget(shown)
         self.reason = QLineEdit()
         self.reason.setObjectName("httpApprovalReason")
         self.reason.setPlaceholderText("Reason, if you deny it (the client reads it)")
@@ -73,15 +93,26 @@ class HttpApprovalDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(480, 300)
 
-    answered: str = ""
-    """What the user did, for the status line: "allowed" or "denied" ("" while open, or when withdrawn)."""
+    _done = False
 
     def _answer(self, approved: bool) -> None:
+        if self._done:
+            return
+        self._done = True
+        reason = self.reason.text().strip()
         try:
-            self.service.approvals.answer(self.approval.id, approved, self.reason.text().strip())
+            if self._answer_with is not None:
+                self._answer_with(approved, reason)
+            elif self.approval is not None:
+                self.service.approvals.answer(self.approval.id, approved, reason)
             self.answered = "allowed" if approved else "denied"
-        except KeyError:
+        except (KeyError, UnknownToolCallError):
             pass  # answered or withdrawn meanwhile
+        self.close()
+
+    def withdraw(self) -> None:
+        """The question went away without this dialog (the client hung up, the host stopped): close, answer nothing."""
+        self._done = True
         self.close()
 
     def reject(self) -> None:  # Escape / the window's close button: a denial, never a silent drop
@@ -111,6 +142,9 @@ class HttpHostUi:
         if callable(status_bar):
             status_bar().addPermanentWidget(self.label)
         self._unsubscribe = [service.subscribe(self.refresh), service.approvals.subscribe(self._on_approval)]
+        subscribe = getattr(service.runtime, "subscribe", None)
+        if callable(subscribe):  # the approvals of the agents that HTTP calls run
+            self._unsubscribe.append(subscribe(self._on_run_event))
         self.label.destroyed.connect(lambda *_: self.close())
         self.refresh()
 
@@ -139,26 +173,67 @@ class HttpHostUi:
             self.announce(line)
         self._announced = line
 
+    def _status(self, text: str) -> None:
+        set_status = getattr(self.window, "set_status", None)
+        if callable(set_status):
+            set_status(text)
+
+    def _open(self, key: str, dialog: HttpApprovalDialog, waiting: str) -> None:
+        self.dialogs[key] = dialog  # until the runtime closes the question
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        self._status(f"Waiting for your approval: {waiting}")
+
+    def _closed(self, key: str, what: str) -> None:
+        dialog = self.dialogs.pop(key, None)
+        answered = dialog.answered if dialog is not None else ""
+        if dialog is not None and isValid(dialog):  # still open: the client hung up, or the host stopped
+            dialog.withdraw()
+        self._status(f"You {answered} {what}" if answered else f"{what}: answered elsewhere or withdrawn")
+
+    def _parent(self) -> QWidget | None:
+        return self.window if isinstance(self.window, QWidget) else None
+
     def _on_approval(self, what: str, approval: HttpApproval) -> None:
+        described = f"{approval.tool} (from {approval.client}, over HTTP)"
         if what == "opened":
-            parent = self.window if isinstance(self.window, QWidget) else None
-            dialog = HttpApprovalDialog(approval, self.service, parent)
-            self.dialogs[approval.id] = dialog  # until the runtime closes the question
-            dialog.show()
-            dialog.raise_()
-            dialog.activateWindow()
-            set_status = getattr(self.window, "set_status", None)
-            if callable(set_status):
-                set_status(f"Waiting for your approval: {approval.tool} (from {approval.client}, over HTTP)")
+            self._open(approval.id, HttpApprovalDialog(approval, self.service, self._parent()), described)
         else:
-            dialog = self.dialogs.pop(approval.id, None)
-            answered = dialog.answered if dialog is not None else ""
-            if dialog is not None and isValid(dialog):  # still open: the client hung up, or the host stopped
-                dialog.close()
-            set_status = getattr(self.window, "set_status", None)
-            if callable(set_status):
-                what = f"You {answered} {approval.tool}" if answered else f"{approval.tool} was withdrawn"
-                set_status(f"{what} (from {approval.client}, over HTTP)")
+            self._closed(approval.id, described)
+
+    def _on_run_event(self, event: Any) -> None:
+        kind = getattr(event, "kind", "")
+        if kind not in ("approval_required", "approval_decided"):
+            return
+        key = f"run:{event.tool_call_id}"
+        if kind == "approval_decided":
+            if key in self.dialogs:
+                self._closed(key, self.dialogs[key].windowTitle().removeprefix("Agent call: "))
+            return
+        client = self.service.served_conversation(event.conversation_id)
+        if client is None:
+            return  # a conversation of the window: its own card asks
+        runtime = self.service.runtime
+        agent = runtime.conversation_agent(event.conversation_id) if hasattr(runtime, "conversation_agent") else ""
+        what = f"{event.tool} (agent {agent} for {client}, over HTTP)"
+
+        def answer(approved: bool, reason: str, tool_call_id: str = event.tool_call_id) -> None:
+            runtime.answer(tool_call_id, approved=approved, reason=reason or None)
+
+        dialog = HttpApprovalDialog(
+            None,
+            self.service,
+            self._parent(),
+            headline=(
+                f"The agent <b>{_escape(agent)}</b>, working for <b>{_escape(client)}</b> (over MCP HTTP), asks to "
+                f"run <b>{_escape(event.tool)}</b> on MCP server <b>{_escape(event.server)}</b>."
+            ),
+            arguments=event.arguments,
+            answer=answer,
+        )
+        dialog.setWindowTitle(f"Agent call: {what}")
+        self._open(key, dialog, what)
 
     def apply(self, settings: Any, tasks: Any = None) -> Any:
         """Start, stop or restart the host for ``settings`` (``Settings``); errors show in the status bar."""

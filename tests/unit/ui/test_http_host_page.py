@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QPlainTextEdit
+from PySide6.QtWidgets import QLabel, QPlainTextEdit
 
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 from desktop_app.runtime.approvals import ApprovalPolicy
@@ -33,7 +33,7 @@ from desktop_app.ui.http_host_ui import HttpApprovalDialog, attached
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings.http_host_page import HttpHostPanel
 from desktop_app.ui.settings.window import SettingsWindow
-from tests.support.fakes import FakeProvider, answer
+from tests.support.fakes import FakeProvider, answer, calls
 
 
 def notes_server() -> MCPServer:
@@ -46,6 +46,13 @@ def notes_server() -> MCPServer:
     return server
 
 
+def inner_conversation(runtime: Any) -> str:
+    service = existing_service(runtime)
+    assert service is not None and service._mcp is not None
+    (conversation,) = service._mcp.conversations  # the allowed agent call's (the denied one never ran)
+    return str(conversation)
+
+
 @pytest.fixture
 def runtime(qloop: Any, qtbot: Any, tmp_path: Any) -> Any:
     host = Host({})
@@ -53,7 +60,7 @@ def runtime(qloop: Any, qtbot: Any, tmp_path: Any) -> Any:
     settings = Settings(
         provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"), agents=[AgentSettings(name="helper")]
     )
-    provider = FakeProvider([answer("helped")])
+    provider = FakeProvider([calls(("c1", "mcp__notes__read_note", '{"title": "inner"}')), answer("helped")])
     runtime = Runtime(
         settings=settings,
         host=host,
@@ -111,14 +118,15 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     qtbot.waitUntil(lambda: not asking.is_alive(), timeout=30_000)
     assert plain["status"] == 401
 
-    async def use() -> tuple[set[str], Any, Any]:
+    async def use() -> tuple[set[str], Any, Any, Any]:
         async with (
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
             names = {t.name for t in (await client.list_tools()).tools}
             note = await client.call_tool("mcp__notes__read_note", {"title": "shopping"})
-            return names, note, await client.call_tool("chat-with-helper", {"prompt": "help"})
+            denied = await client.call_tool("chat-with-helper", {"prompt": "help"})
+            return names, note, denied, await client.call_tool("chat-with-helper", {"prompt": "read inner"})
 
     outcome: dict[str, Any] = {}
     thread = threading.Thread(target=lambda: outcome.update(value=asyncio.run(use())), daemon=True)
@@ -134,19 +142,34 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     assert agent_dialog.approval.tool == "chat-with-helper"
     agent_dialog.reason.setText("not over HTTP today")
     qtbot.mouseClick(agent_dialog.deny_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: main.status.text().startswith("You denied chat-with-helper (from mcp"))
+
+    def next_dialog(after: Any) -> Any:
+        qtbot.waitUntil(lambda: any(d is not after for d in attached(runtime).dialogs.values()), timeout=30_000)
+        (found,) = [d for d in attached(runtime).dialogs.values() if d is not after]
+        return found
+
+    again = next_dialog(agent_dialog)
+    assert again.approval.tool == "chat-with-helper"
+    qtbot.mouseClick(again.allow_button, Qt.MouseButton.LeftButton)
+    inner = next_dialog(again)  # the agent's own call to the notes server, asked in the window too
+    assert inner.approval is None and "helper" in inner.findChild(QLabel, "httpApprovalHeadline").text()
+    assert '"inner"' in inner.findChild(QPlainTextEdit, "httpApprovalArguments").toPlainText()
+    qtbot.mouseClick(inner.allow_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not thread.is_alive(), timeout=30_000)
-    assert main.status.text().startswith("You denied chat-with-helper (from mcp")
-    names, result, denied = outcome["value"]
+    names, result, denied, helped = outcome["value"]
     assert denied.is_error and "not over HTTP today" in denied.content[0].text
+    assert not helped.is_error and helped.content[0].text == "helped"
+    assert runtime.conversation(inner_conversation(runtime)).messages[-1].content == "helped"
     assert names == {"chat-with-assistant", "chat-with-helper", "mcp__notes__read_note"}
     assert not result.is_error and result.content[0].text == "note shopping: buy milk"
 
-    qtbot.waitUntil(lambda: panel.calls.topLevelItemCount() == 2)
-    rows = [[panel.calls.topLevelItem(i).text(c) for c in (2, 3)] for i in range(2)]
-    assert rows == [["chat-with-helper", "denied"], ["mcp__notes__read_note", "ok"]]  # the latest first
-    assert panel.calls.topLevelItem(1).text(4).endswith(" s")
+    qtbot.waitUntil(lambda: panel.calls.topLevelItemCount() == 3)
+    rows = [[panel.calls.topLevelItem(i).text(c) for c in (2, 3)] for i in range(3)]
+    assert rows == [["chat-with-helper", "ok"], ["chat-with-helper", "denied"], ["mcp__notes__read_note", "ok"]]
+    assert panel.calls.topLevelItem(2).text(4).endswith(" s")  # the latest first
     client = panel.clients.topLevelItem(0)
-    assert client.text(0).startswith("mcp") and client.text(4) == "2"
+    assert client.text(0).startswith("mcp") and client.text(4) == "3"
 
     panel.client_choice.setCurrentText("VS Code")
     qtbot.mouseClick(panel.copy, Qt.MouseButton.LeftButton)
