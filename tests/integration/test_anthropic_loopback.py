@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import pytest
 
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage, ToolSpec, UserMessage
-from desktop_app.runtime.providers._retry import RetryPolicy
 from desktop_app.runtime.providers.anthropic import AnthropicProvider
 from desktop_app.runtime.providers.base import (
     ChatRequest,
@@ -24,34 +22,20 @@ from desktop_app.runtime.providers.base import (
 )
 from tests.support.anthropic_server import anthropic_error_reply, anthropic_text_reply, anthropic_tool_use_reply
 from tests.support.llm_server import ScriptedLLMServer
+from tests.support.provider_harness import SleepRecorder, drain, recorded_provider, text_of
 
 REQUEST = ChatRequest(model="claude-test", messages=(UserMessage(content="hi"),))
 TIME_TOOL = ToolSpec(name="get_time", description="Current time", parameters={"type": "object", "properties": {}})
 
 
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-
-
 def make_provider(server: ScriptedLLMServer, **kwargs: Any) -> tuple[AnthropicProvider, SleepRecorder]:
-    sleep = SleepRecorder()
-    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
     kwargs.setdefault("base_url", server.url)
-    return AnthropicProvider(api_key="sk-ant-loop", sleep=sleep, **kwargs), sleep
+    return recorded_provider(AnthropicProvider, api_key="sk-ant-loop", **kwargs)
 
 
 async def collect(provider: AnthropicProvider, request: ChatRequest = REQUEST) -> list[ProviderEvent]:
     async with asyncio.timeout(20):  # a hang fails the test instead of stalling the suite
-        async with contextlib.aclosing(provider.stream(request)) as events:
-            return [event async for event in events]
-
-
-def text_of(events: list[ProviderEvent], kind: type[ContentChunk] | type[ReasoningChunk]) -> str:
-    return "".join(e.text for e in events if isinstance(e, kind))
+        return await drain(provider.stream(request))
 
 
 @pytest.mark.asyncio

@@ -6,14 +6,12 @@ The retry and stall fixtures (Whale §1.3) are in ``test_retry_fixtures.py``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 import pytest
 
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import ToolCallRequest, ToolSpec, UserMessage
-from desktop_app.runtime.providers._retry import RetryPolicy
 from desktop_app.runtime.providers.base import (
     ChatRequest,
     Completion,
@@ -34,35 +32,18 @@ from tests.support.llm_server import (
     tool_call_reply,
     usage_frame,
 )
+from tests.support.provider_harness import SleepRecorder, drain, recorded_provider, text_of
 
 REQUEST = ChatRequest(model="test-model", messages=(UserMessage(content="hi"),))
 
 
-class SleepRecorder:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-
-
 def make_provider(server: ScriptedLLMServer, **kwargs: Any) -> tuple[OpenAIProvider, SleepRecorder]:
-    sleep = SleepRecorder()
-    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
-    return OpenAIProvider(base_url=server.url, api_key="sk-loop", sleep=sleep, **kwargs), sleep
+    return recorded_provider(OpenAIProvider, base_url=server.url, api_key="sk-loop", **kwargs)
 
 
 async def collect(provider: OpenAIProvider, request: ChatRequest = REQUEST) -> list[ProviderEvent]:
-    try:
-        async with asyncio.timeout(20):  # a hang fails the test instead of stalling the suite
-            async with contextlib.aclosing(provider.stream(request)) as events:
-                return [event async for event in events]
-    finally:
-        await provider.aclose()
-
-
-def text_of(events: list[ProviderEvent], kind: type[ContentChunk] | type[ReasoningChunk]) -> str:
-    return "".join(e.text for e in events if isinstance(e, kind))
+    async with asyncio.timeout(20):  # a hang fails the test instead of stalling the suite
+        return await drain(provider.stream(request), closing=provider)
 
 
 @pytest.mark.asyncio
@@ -155,25 +136,15 @@ async def test_malformed_frame_and_keepalives_are_skipped(llm_server: ScriptedLL
 
 def beta_provider(server: ScriptedLLMServer, **kwargs: Any) -> OpenAIProvider:
     """A DeepSeek provider whose base ends in ``/beta``: used as-is for prefix completion."""
-    kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
-    return OpenAIProvider(
-        base_url=server.url.replace("/v1", "/beta"),
-        api_key="sk-loop",
-        dialect="deepseek",
-        sleep=SleepRecorder(),
-        **kwargs,
-    )
+    base_url = server.url.replace("/v1", "/beta")
+    return recorded_provider(OpenAIProvider, base_url=base_url, api_key="sk-loop", dialect="deepseek", **kwargs)[0]
 
 
 async def collect_prefix(
     provider: OpenAIProvider, request: ChatRequest, prefix: str, stop: list[str] | None = None
 ) -> list[ProviderEvent]:
-    try:
-        async with asyncio.timeout(20):
-            async with contextlib.aclosing(provider.stream_with_prefix(request, prefix, stop)) as events:
-                return [event async for event in events]
-    finally:
-        await provider.aclose()
+    async with asyncio.timeout(20):
+        return await drain(provider.stream_with_prefix(request, prefix, stop), closing=provider)
 
 
 JUDGE = ChatRequest(

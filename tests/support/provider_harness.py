@@ -2,7 +2,8 @@
 
 ``mock_provider`` builds any ``StreamingHttpProvider`` (OpenAI-compatible or Anthropic) on a client whose
 transport answers each request with the next scripted body (SSE bytes) or response, records the requests, and
-injects a ``SleepRecorder`` so retries never really wait::
+injects a ``SleepRecorder`` so retries never really wait (``recorded_provider`` does the last part alone, for a
+provider with its own client, e.g. against the loopback ``ScriptedLLMServer``)::
 
     provider, seen, sleep = mock_provider(OpenAIProvider, [sse_bytes], base_url="http://llm.test/v1", api_key="k")
     events = await drain(provider.stream(request), closing=provider)
@@ -19,7 +20,7 @@ import httpx
 
 from desktop_app.runtime.providers._http import StreamingHttpProvider
 from desktop_app.runtime.providers._retry import RetryPolicy
-from desktop_app.runtime.providers.base import ProviderEvent
+from desktop_app.runtime.providers.base import ContentChunk, ProviderEvent, ReasoningChunk
 
 P = TypeVar("P", bound=StreamingHttpProvider)
 
@@ -45,13 +46,18 @@ async def lines_of(raw: bytes, *, then_silence: bool = False) -> AsyncIterator[s
 async def drain(
     events: AsyncGenerator[ProviderEvent, None], *, closing: StreamingHttpProvider | None = None
 ) -> list[ProviderEvent]:
-    """Every event of ``events`` (closed however it ends); then the injected client of ``closing`` is closed."""
+    """Every event of ``events`` (closed however it ends); then the HTTP client of ``closing`` is closed."""
     try:
         async with contextlib.aclosing(events) as stream:
             return [event async for event in stream]
     finally:
         if closing is not None:
             await closing._client.aclose()
+
+
+def text_of(events: list[ProviderEvent], kind: type[ContentChunk] | type[ReasoningChunk]) -> str:
+    """The streamed text of one kind (content or reasoning), joined."""
+    return "".join(e.text for e in events if isinstance(e, kind))
 
 
 def mock_provider(
@@ -71,7 +77,17 @@ def mock_provider(
             return item
         return httpx.Response(200, content=item, headers={"content-type": "text/event-stream"})
 
+    provider, sleep = recorded_provider(
+        make, client=httpx.AsyncClient(transport=httpx.MockTransport(handler)), **kwargs
+    )
+    return provider, seen, sleep
+
+
+def recorded_provider(make: Callable[..., P], **kwargs: Any) -> tuple[P, SleepRecorder]:
+    """``make(sleep=…, **kwargs)`` with a ``SleepRecorder`` as its sleep and, by default, no retry jitter.
+
+    Without a ``client`` the provider makes its own: the one the loopback-server tests use.
+    """
     sleep = SleepRecorder()
-    client = httpx.AsyncClient(transport=httpx.MockTransport(handler))
     kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
-    return make(client=client, sleep=sleep, **kwargs), seen, sleep
+    return make(sleep=sleep, **kwargs), sleep
