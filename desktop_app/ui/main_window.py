@@ -195,6 +195,9 @@ class MainWindow(
             self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
         )
         self._attach_composer(runtime, controller)
+        from desktop_app.ui.chat.compaction import install_compaction
+
+        self.compaction = install_compaction(self, runtime, lambda: controller.conversation_id)  # #16
         self.composer.setEnabled(True)
         self.provider_action.setEnabled(True)
         self.approvals_action.setEnabled(True)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_app.ui.chat.usage import human_count
@@ -18,13 +20,25 @@ WARN_FRACTION = 0.8
 
 
 class ContextMeter(QLabel):
-    """``ctx 10 %`` with the tokens and the breakdown in its tooltip."""
+    """``ctx 10 %`` with the tokens and the breakdown in its tooltip; a click asks to compact the conversation.
+
+    Signals:
+        clicked(): the user clicked the meter ("Compact now", see ``chat.compaction``).
+    """
+
+    clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("contextMeter")
         self.setAccessibleName("Context used")
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.hide()
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton and self.rect().contains(event.position().toPoint()):
+            self.clicked.emit()
+        super().mouseReleaseEvent(event)
 
     def show_budget(self, budget: ContextBudget | None) -> None:
         if budget is None:
@@ -44,7 +58,8 @@ class ContextMeter(QLabel):
             self.setText(f"ctx {fraction * 100:.0f} %")  # the composer row is narrow: the numbers are in the tooltip
             self.setToolTip(
                 f"~{human_count(budget.total)} of the model's {budget.window:,}-token window "
-                f"({fraction * 100:.1f} %), estimated for the next request:\n{parts}"
+                f"({fraction * 100:.1f} %), estimated for the next request:\n{parts}\n"
+                "Click to compact the conversation now."
             )
         warn = fraction is not None and fraction >= WARN_FRACTION
         self.setProperty("warning", warn)

@@ -304,6 +304,10 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         return messages
 
     runtime.load_conversation(conversation_id, history)
+    if hasattr(runtime, "load_compactions"):  # its compactions: requests and the divider go on from them (#16)
+        from desktop_app.runtime.store.compactions import restore
+
+        restore(runtime, store, conversation_id)
     agent_notice = None
     if info is not None and info.agent:  # it goes on with its agent (its instructions replace the prompt)
         from desktop_app.ui.chat.agent_picker import restore_agent

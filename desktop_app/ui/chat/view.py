@@ -75,6 +75,7 @@ class ChatView(StreamSlots, QScrollArea):
     retry_now_requested = Signal()
     stop_requested = Signal()
     continue_requested = Signal()
+    transcript_loaded = Signal()  # load_transcript has rebuilt the view from the store
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -352,6 +353,7 @@ class ChatView(StreamSlots, QScrollArea):
         replay_transcript(self, transcript)
         self._stick = True
         self.refresh_actions()
+        self.transcript_loaded.emit()  # e.g. the compaction divider goes back in (``chat.compaction``)
 
     def _show_earlier(self, transcript: Transcript, shown: int) -> None:
         """Show a larger window of the conversation, keeping the message that was on top in view."""
