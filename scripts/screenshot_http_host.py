@@ -30,7 +30,6 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "screenshots"
 TOKEN = "demo-token-not-a-real-one-0000000000"
-PAGE_INDEX = 8  # MCP over HTTP in the Settings sidebar (by order, then title)
 
 
 def xdotool(*args: str) -> str:
@@ -45,6 +44,14 @@ def wait_window(name: str, timeout_s: float = 30.0) -> str:
             return found.splitlines()[-1]
         time.sleep(0.25)
     raise SystemExit(f"no window named {name!r} appeared")
+
+
+def page_index() -> int:
+    """Where MCP over HTTP sits in the Settings sidebar (the registry's order)."""
+    sys.path.insert(0, str(ROOT))
+    from desktop_app.ui.settings.registry import registered_pages
+
+    return [page.key for page in registered_pages()].index("http_host")
 
 
 def free_port() -> int:
@@ -72,7 +79,10 @@ async def call_time(url: str) -> str:
         httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"}, timeout=60) as http,
         Client(streamable_http_client(url, http_client=http)) as client,
     ):
-        await client.list_tools()
+        for _ in range(120):  # until the time server has started and its tools are served
+            if "mcp__time__get_current_time" in {t.name for t in (await client.list_tools()).tools}:
+                break
+            await asyncio.sleep(0.5)
         result = await client.call_tool("mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})
         return str(result.content[0].text)  # type: ignore[union-attr]
 
@@ -129,7 +139,7 @@ def shoot(theme: str) -> list[Path]:
             xdotool("windowsize", settings, "1000", "820")
             xdotool("windowmove", settings, "200", "40")
             time.sleep(1)
-            for _ in range(PAGE_INDEX):
+            for _ in range(page_index()):
                 xdotool("key", "Down")
             time.sleep(1.5)
             target = OUT / f"http-host-{theme}.png"
