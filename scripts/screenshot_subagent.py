@@ -1,12 +1,14 @@
-"""Screenshots of a sub-agent's approval in the parent's view, from the real app under Xvfb (light and dark):
+"""Screenshots of agents in the real app under Xvfb (light and dark):
 
-    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot_subagent.py
+    xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot_subagent.py [light|dark]
 
 A fresh SWITCHBOARD_HOME with the agent ``researcher`` (agents/researcher.md: switchboard.history and the
-time server), mcp-server-time, and the loopback LLM server as the provider: the default agent calls
-``chat-with-researcher`` (approved with Enter), then the researcher's own time call waits for approval in the
-same view; and the Agent menu. Output: docs/screenshots/subagent-approval-{light,dark}.png and
-docs/screenshots/agent-menu-{light,dark}.png.
+time server), mcp-server-time, and the loopback LLM server as the provider, then ``switchboard`` itself:
+
+* ``subagent-<theme>.png``: the default agent called ``chat-with-researcher`` (approved with Enter); the
+  researcher's run is nested under that card as a sub-conversation, its own time call waiting for approval;
+* ``agent-picker-<theme>.png``: the composer's agent picker open (Ctrl+Shift+A);
+* ``agents-settings-<theme>.png``: Settings → Agents (the picker's "Manage agents…").
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ servers: [switchboard.history, time]
 ---
 You are the researcher. Answer briefly.
 """
+WRITER = """---
+description: Turns notes into a short report
+servers: []
+model: demo-writer
+---
+You write short, plain reports.
+"""
 
 
 def xdotool(*args: str) -> str:
@@ -40,6 +49,7 @@ def xdotool(*args: str) -> str:
 def write_home(home: Path, url: str, theme: str) -> None:
     (home / "config" / "agents").mkdir(parents=True)
     (home / "config" / "agents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
+    (home / "config" / "agents" / "writer.md").write_text(WRITER, encoding="utf-8")
     servers = {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}
     (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
     settings = {
@@ -51,22 +61,26 @@ def write_home(home: Path, url: str, theme: str) -> None:
     (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
 
 
-def shoot(theme: str, *, menu: bool = False) -> Path:
+def shoot(theme: str, what: str) -> Path:
     replies = [
         tool_call_reply(
             [("call_r", "chat-with-researcher", {"prompt": "What time is it in Tokyo?"})],
             content="I'll ask the researcher.",
         ),
-        tool_call_reply([("call_t", "mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})]),
+        tool_call_reply(
+            [("call_t", "mcp__time__get_current_time", {"timezone": "Asia/Tokyo"})],
+            reasoning="The time server knows Tokyo's time.",
+        ),
         text_reply("It is evening in Tokyo."),
         text_reply("The researcher says it is evening in Tokyo."),
     ]
+    OUT.mkdir(parents=True, exist_ok=True)
     with ScriptedLLMServer(replies) as llm, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         write_home(home, llm.url, theme)
         env = {**os.environ, "SWITCHBOARD_HOME": str(home), "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
         env.pop("QT_QPA_PLATFORM", None)
-        app = subprocess.Popen([sys.executable, "-m", "desktop_app"], cwd=ROOT, env=env)
+        app = subprocess.Popen([str(Path(sys.executable).parent / "switchboard")], cwd=ROOT, env=env)
         try:
             window = ""
             for _ in range(120):
@@ -81,19 +95,24 @@ def shoot(theme: str, *, menu: bool = False) -> Path:
             xdotool("windowmove", window, "0", "0")
             time.sleep(8)  # the runtime and the time server start
             xdotool("windowfocus", "--sync", window)  # no window manager: give it the input focus
-            if menu:
-                xdotool("key", "alt+a")  # the Agent menu
+            target = OUT / f"{what}-{theme}.png"
+            if what == "agent-picker":
+                xdotool("key", "ctrl+shift+a")
                 time.sleep(1)
-                target = OUT / f"agent-menu-{theme}.png"
-                subprocess.run(["import", "-window", "root", "-crop", "700x300+0+0", str(target)], check=True)
+                subprocess.run(["import", "-window", "root", "-crop", "960x330+420+560", str(target)], check=True)
+                return target
+            if what == "agents-settings":
+                xdotool("key", "ctrl+shift+a")
+                time.sleep(1)
+                xdotool("key", "Up", "Return")  # the menu's last entry: Manage agents…
+                time.sleep(3)
+                subprocess.run(["import", "-window", "root", "-crop", "880x620+250+100", str(target)], check=True)
                 return target
             xdotool("type", "--delay", "20", "Ask the researcher what time it is in Tokyo.")
-            xdotool("key", "ctrl+Return")
+            xdotool("key", "Return")
             time.sleep(4)
             xdotool("key", "Return")  # approve chat-with-researcher (the card has the focus)
-            time.sleep(4)  # the researcher's own call now waits for approval in the same view
-            OUT.mkdir(parents=True, exist_ok=True)
-            target = OUT / f"subagent-approval-{theme}.png"
+            time.sleep(5)  # the researcher's own call now waits for approval inside its sub-conversation
             subprocess.run(["import", "-window", "root", str(target)], check=True)
             return target
         finally:
@@ -106,8 +125,8 @@ def shoot(theme: str, *, menu: bool = False) -> Path:
 
 def main() -> int:
     for theme in sys.argv[1:] or ("light", "dark"):
-        print(shoot(theme))
-        print(shoot(theme, menu=True))
+        for what in ("subagent", "agent-picker", "agents-settings"):
+            print(shoot(theme, what))
     return 0
 
 

@@ -1,8 +1,9 @@
 """The composer's agent picker: which agent the shown conversation talks to, kept with the conversation.
 
-A button beside the provider/model picker names the conversation's agent ("assistant" for a new one: the
-default agent); its menu lists the agents (settings and ``agents/*.md``) with their descriptions, the
-current one checked, and "Manage agents…" (Settings → Agents). Picking one applies from the conversation's
+A button beside the provider/model picker shows the conversation's agent (the icon alone for the default
+agent, which a new conversation talks to; the agent's name for another); its menu (also Ctrl+Shift+A) lists
+the agents (settings and ``agents/*.md``) with their descriptions, the current one checked, and "Manage
+agents…" (Settings → Agents). Picking one applies from the conversation's
 next run (its instructions, provider and model, servers, tool allowlist and approval default), is refused
 while the conversation runs, and is stored with the conversation (``store.agents``), so a reopened
 conversation goes on with it after a restart (:func:`restore_agent`, called by ``replay.reopen``).
@@ -13,8 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence, QShortcut
 from PySide6.QtWidgets import QBoxLayout, QLayout, QMenu, QToolButton, QWidget
+
+NAME_CHARS = 18
+"""Longer agent names are cut in the composer (the whole name is in the tooltip and the menu)."""
+SHORTCUT = "Ctrl+Shift+A"
+ABOUT_CHARS = 48
 
 
 def restore_agent(runtime: Any, conversation_id: str, agent: str) -> str | None:
@@ -81,6 +88,9 @@ class AgentPicker(QToolButton):
         self.setAccessibleName("Agent for this conversation")
         self.setToolTip("The agent this conversation talks to: its instructions, model, servers and tools")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        from desktop_app.ui.theme import resources_dir
+
+        self.setIcon(QIcon(str(resources_dir() / "icons" / "agent.svg")))
         self.picker_menu = QMenu(self)
         self.picker_menu.setObjectName("agentPickerMenu")
         self.picker_menu.aboutToShow.connect(self._fill)
@@ -95,9 +105,18 @@ class AgentPicker(QToolButton):
         catalog = self.runtime.agents
         name = self.current()
         definition = catalog.get(name) if catalog is not None else None
-        self.setText(f"⚇ {name}")
+        default = catalog is not None and name == catalog.default
+        # The default agent is the icon alone (the composer's row is narrow); another agent is named.
+        self.setText("" if default else name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…")
+        self.setToolButtonStyle(
+            Qt.ToolButtonStyle.ToolButtonIconOnly if default else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+        )
         description = definition.description if definition is not None else ""
-        self.setToolTip(f"Agent: {name}" + (f" — {description}" if description else "") + " (click to change)")
+        kind = " (the default agent)" if default else ""
+        self.setToolTip(
+            f"Agent: {name}{kind}" + (f" — {description}" if description else "") + f". {SHORTCUT} to change."
+        )
+        self.setAccessibleDescription(f"Talks to the agent {name}{kind}")
 
     def _fill(self) -> None:
         menu = self.picker_menu
@@ -109,6 +128,9 @@ class AgentPicker(QToolButton):
         for name in catalog.names():
             definition = catalog.get(name)
             label = name + (" (default)" if name == catalog.default else "")
+            about = definition.description if definition is not None else ""
+            if about:  # what it is for, at a glance (the whole description in the tooltip)
+                label += "  ·  " + (about if len(about) <= ABOUT_CHARS else about[: ABOUT_CHARS - 1] + "…")
             action = QAction(label, menu, checkable=True)
             action.setObjectName(f"pickAgent-{name}")
             action.setToolTip(definition.description if definition is not None else "")
@@ -167,6 +189,9 @@ def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], s
     if row is None:  # the composer's layout changed: say so rather than float the button
         raise RuntimeError("the composer has no row with its provider/model picker for the agent picker")
     row.insertWidget(row.indexOf(composer.model_button), picker)
+    shortcut = QShortcut(QKeySequence(SHORTCUT), window)  # the picker's menu from the keyboard
+    shortcut.activated.connect(picker.showMenu)
+    picker.shortcut = shortcut  # type: ignore[attr-defined]
     return picker
 
 

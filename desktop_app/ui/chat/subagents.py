@@ -195,8 +195,7 @@ class SubConversation(QFrame):
         self.toggle.setAccessibleName(f"Show or hide the conversation with {agent}")
         self.toggle.setToolTip("Show or hide what the agent did")
         self.toggle.setAutoRaise(True)
-        self.toggle.setCheckable(True)
-        self.toggle.toggled.connect(self._on_toggled)
+        self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
         header.addWidget(self.toggle)
         self.title = QLabel(f"<b>{escape(agent)}</b> <span>· sub-agent</span>")
         self.title.setObjectName("subConversationTitle")
@@ -213,6 +212,7 @@ class SubConversation(QFrame):
         self.body = SubTranscript()
         layout.addWidget(self.body)
         self.state = "stored"
+        self._expanded = False
         self._loader: Callable[[SubTranscript], None] | None = None
         if prompt:
             self.body.add_user_message(prompt)
@@ -220,15 +220,10 @@ class SubConversation(QFrame):
 
     @property
     def expanded(self) -> bool:
-        return self.toggle.isChecked()
+        return self._expanded
 
     def set_expanded(self, expanded: bool) -> None:
-        if self.toggle.isChecked() != expanded:
-            self.toggle.setChecked(expanded)
-        else:
-            self._on_toggled(expanded)
-
-    def _on_toggled(self, expanded: bool) -> None:
+        self._expanded = expanded
         if expanded and self._loader is not None:
             loader, self._loader = self._loader, None
             loader(self.body)  # a stored run: read from the store the first time it opens

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.settings.form import ERROR_STYLE
 from desktop_app.ui.settings.registry import FormSection, PageContext, PageExtra, SettingsPage, register_page
 
-COLUMNS = ("Agent", "Defined in", "Description")
+COLUMNS = ("Agent", "Description", "Defined in")
 
 
 class AgentsList(PageExtra):
@@ -89,15 +89,16 @@ class AgentsList(PageExtra):
         for name in catalog.names():
             definition = catalog.agents[name]
             if name in in_settings:
-                source = "settings"
+                source, where = "settings", "the settings file (agents)"
             elif name in files:
-                source = str(files[name])
+                source, where = f"agents/{files[name].name}", str(files[name])
             else:
-                source = "built in: every server and tool, the General page's system prompt"
+                source, where = "built in", "Built in: every server and tool, the General page's system prompt"
             label = name + (" (default)" if name == catalog.default else "")
-            item = QTreeWidgetItem([label, source, definition.description])
+            item = QTreeWidgetItem([label, definition.description or "—", source])
             item.setData(0, 256, name)
-            item.setToolTip(1, source)
+            item.setToolTip(2, where)
+            item.setToolTip(1, definition.description)
             self.tree.addTopLevelItem(item)
         self.problems.setText("\n".join(catalog.problems))
         self.problems.setVisible(bool(catalog.problems))

@@ -22,7 +22,7 @@ BROKEN = "---\ndescription: half done\ncolour: blue\n---\nBody.\n"
 
 def rows(tree: QTreeWidget) -> dict[str, list[str]]:
     items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
-    return {item.text(0): [item.text(1), item.text(2)] for item in items}
+    return {item.text(0): [item.toolTip(2), item.text(1)] for item in items}  # where (in full), description
 
 
 def select(tree: QTreeWidget, label: str) -> None:
@@ -49,7 +49,8 @@ def test_agents_are_listed_created_and_edited_and_a_broken_file_is_never_written
         listed = rows(tree)
         assert set(listed) == {"assistant (default)", "researcher", "writer"}
         assert listed["researcher"][0] == str(folder / "researcher.md")
-        assert listed["writer"][0] == "settings" and listed["assistant (default)"][0].startswith("built in")
+        assert listed["writer"][0].startswith("the settings file")
+        assert listed["assistant (default)"][0].startswith("Built in")
         problems = page.findChild(QLabel, "agentProblems").text()
         assert f"{folder / 'broken.md'}:3" in problems and "colour" in problems  # path and line
         select(tree, "assistant (default)")
