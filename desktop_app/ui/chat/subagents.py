@@ -41,6 +41,26 @@ STATUS_TEXT = {
 }
 
 
+class PromptLine(QLabel):
+    """What the calling agent asked (the user-message part of ``ChatView``'s interface that replay uses)."""
+
+    position: int | None = None
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"<span style='color: palette(placeholder-text)'>Asked:</span> {escape(text)}")
+        self.setObjectName("subagentPrompt")
+        self.setAccessibleName("What the agent was asked")
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def set_sent_with(self, labels: list[str]) -> None:
+        """The files the prompt went with (``attachments`` of the ``chat-with-`` call), in its tooltip."""
+        self.setToolTip("Sent with: " + ", ".join(labels) if labels else "")
+
+    def set_versions(self, _version: int, _count: int) -> None:
+        """A sub-agent's prompt is never edited: it has one version."""
+
+
 class SubTranscript(QWidget):
     """A sub-agent's run: its prompt, reasoning, answer and tool cards (live, or replayed from the store).
 
@@ -64,7 +84,7 @@ class SubTranscript(QWidget):
         self.last_answer: MarkdownView | None = None
         self.footer: Any = None
         self.paused_line: Any = None
-        self.prompts: list[QLabel] = []
+        self.prompts: list[PromptLine] = []
 
     def blocks(self) -> list[QWidget]:
         items = (self._layout.itemAt(i) for i in range(self._layout.count()))
@@ -76,14 +96,10 @@ class SubTranscript(QWidget):
 
     # -- what replay uses (same names as ChatView) ----------------------------------------------------------
 
-    def add_user_message(self, text: str) -> QLabel:
+    def add_user_message(self, text: str) -> PromptLine:
         """The prompt the calling agent gave (a replayed run may have several turns)."""
         self.end_segment()
-        label = QLabel(f"<span style='color: palette(placeholder-text)'>Asked:</span> {escape(text)}")
-        label.setObjectName("subagentPrompt")
-        label.setAccessibleName("What the agent was asked")
-        label.setWordWrap(True)
-        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label = PromptLine(text)
         self.prompts.append(label)
         self._add(label)
         return label
