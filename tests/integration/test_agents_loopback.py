@@ -7,17 +7,13 @@ nests under that tool call (``subagent_started``/``subagent_finished`` name its 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.cli_ask import events_of, run_ask, time_server_config
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
-SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
 RESEARCHER = """---
 description: Looks things up in past conversations and tells the time
 servers: [switchboard.history, time]
@@ -30,15 +26,7 @@ You are the researcher. Answer briefly.
 def write_home(home: Path) -> Path:
     (home / "config" / "agents").mkdir(parents=True)
     (home / "config" / "agents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
-    mcp = home / "mcp.json"
-    mcp.write_text(json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}}))
-    return mcp
-
-
-def ask(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-    command = [SWITCHBOARD, "ask", "--home", str(home), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
+    return time_server_config(home / "mcp.json")
 
 
 @pytest.mark.integration
@@ -58,12 +46,12 @@ def test_default_agent_calls_the_researcher_which_stays_inside_its_allowlist(
         text_reply("It is noon in UTC."),  # the researcher's answer
         text_reply("The researcher says: it is noon in UTC."),  # the default agent's answer
     )
-    proc = ask(
+    proc = run_ask(
         "--base-url", llm_server.url, "--dialect", "openai", "--mcp-config", str(mcp), "--approve", "always",
         "--events", "jsonl", "What time is it?", home=home,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
-    events: list[dict[str, Any]] = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    events = events_of(proc.stdout)
 
     parent = events[0]["conversation_id"]
     started = [e for e in events if e["kind"] == "subagent_started"]

@@ -6,37 +6,13 @@ The Anthropic twin of ``test_cli_ask.test_tool_call_reaches_the_real_time_server
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.anthropic_server import anthropic_text_reply, anthropic_tool_use_reply
+from tests.support.cli_ask import assert_time_tool_round, events_of, run_ask
 from tests.support.llm_server import ScriptedLLMServer
-
-SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
-
-
-def run_ask(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-    command = [SWITCHBOARD, "ask", "--home", str(home), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)
-
-
-def events_of(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
-
-@pytest.fixture
-def time_config(tmp_path: Path) -> Path:
-    path = tmp_path / "mcp.json"
-    path.write_text(
-        json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}})
-    )
-    return path
 
 
 @pytest.mark.integration
@@ -68,19 +44,7 @@ def test_anthropic_tool_call_reaches_the_real_time_server(
         home=tmp_path / "h",
     )
     assert proc.returncode == 0, proc.stderr
-    events = events_of(proc.stdout)
-    kinds = [e["kind"] for e in events]
-    assert kinds.index("tool_call") < kinds.index("tool_result") < kinds.index("content_delta")
-    call = next(e for e in events if e["kind"] == "tool_call")
-    assert (call["model_call_id"], call["server"], call["tool"]) == ("toolu_1", "time", "get_current_time")
-    assert call["arguments"] == {"timezone": "UTC"}
-    result = next(e for e in events if e["kind"] == "tool_result")
-    assert result["tool_call_id"] == call["tool_call_id"] and result["is_error"] is False
-    data = json.loads(result["text"])
-    assert data["timezone"] == "UTC" and "datetime" in data  # real data from mcp-server-time
-    assert "".join(e["text"] for e in events if e["kind"] == "content_delta") == "It is the time the server said."
-    assert kinds[-1] == "run_finished"
-    assert events[-1]["content"] == "It is the time the server said."
+    assert_time_tool_round(events_of(proc.stdout), model_call_id="toolu_1", answer="It is the time the server said.")
 
     # Both requests went to /v1/messages; the model saw the tool and got the tool_use + tool_result back.
     assert [r.path for r in llm_server.requests] == ["/v1/messages", "/v1/messages"]

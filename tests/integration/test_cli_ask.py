@@ -3,36 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.support.cli_ask import assert_time_tool_round, events_of, run_ask
 from tests.support.llm_server import ScriptedLLMServer, error_reply, text_reply, tool_call_reply
-
-SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
-
-
-def run_ask(*args: str, home: Path, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
-    env_cmd = [SWITCHBOARD, "ask", "--home", str(home), *args]
-    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-    return subprocess.run(env_cmd, capture_output=True, text=True, timeout=60, stdin=stdin, env=env)
-
-
-def events_of(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
-
-
-@pytest.fixture
-def time_config(tmp_path: Path) -> Path:
-    path = tmp_path / "mcp.json"
-    path.write_text(
-        json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}})
-    )
-    return path
 
 
 def test_events_jsonl_reasoning_then_content_then_finished(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
@@ -89,16 +65,7 @@ def test_tool_call_reaches_the_real_time_server(
         home=tmp_path / "h",
     )
     assert proc.returncode == 0, proc.stderr
-    events = events_of(proc.stdout)
-    kinds = [e["kind"] for e in events]
-    assert kinds.index("tool_call") < kinds.index("tool_result") < kinds.index("content_delta")
-    call = next(e for e in events if e["kind"] == "tool_call")
-    assert (call["model_call_id"], call["server"], call["tool"]) == ("call_1", "time", "get_current_time")
-    result = next(e for e in events if e["kind"] == "tool_result")
-    assert result["tool_call_id"] == call["tool_call_id"] and result["is_error"] is False
-    data = json.loads(result["text"])
-    assert data["timezone"] == "UTC" and "datetime" in data  # real data from mcp-server-time
-    assert kinds[-1] == "run_finished"
+    assert_time_tool_round(events_of(proc.stdout), model_call_id="call_1", answer="It is the time the server said.")
     # The model saw the tool, and got the result back; DeepSeek needs reasoning_content on tool-call messages.
     first, second = (r.json for r in llm_server.requests)
     assert "mcp__time__get_current_time" in [t["function"]["name"] for t in first["tools"]]
