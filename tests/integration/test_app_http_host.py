@@ -112,6 +112,8 @@ async def test_the_app_serves_when_enabled_loopback_only_with_the_token_and_stop
         assert await asyncio.to_thread(proc.wait, 20) == 0
         with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port), timeout=2):
             pass
+        leaked = [f for f in home.rglob("*") if f.is_file() and TOKEN.encode() in f.read_bytes()]
+        assert not leaked  # the token is in the keyring only: no log, config or database holds it
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -111,7 +111,12 @@ async def test_serve_process_answers_an_mcp_client_with_the_token_and_stops_on_s
         "---\ndescription: Tells the time\nservers: [switchboard.history, time]\n---\nYou research.\n"
     )
     (home / "config" / "settings.json").write_text(
-        json.dumps({"provider": {"base_url": llm_server.url, "model": "m", "dialect": "openai"}})
+        json.dumps(
+            {
+                "provider": {"base_url": llm_server.url, "model": "m", "dialect": "openai"},
+                "http_host": {"expose": ["time"]},  # serve uses the app's choice of servers to serve too
+            }
+        )
     )
     (home / "config" / "mcp.json").write_text(
         json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}})
@@ -136,7 +141,8 @@ async def test_serve_process_answers_an_mcp_client_with_the_token_and_stops_on_s
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
             tools = {t.name for t in (await client.list_tools()).tools}
-            assert tools == {"chat-with-assistant", "chat-with-researcher"}
+            served_time = {"mcp__time__get_current_time", "mcp__time__convert_time"}
+            assert tools == {"chat-with-assistant", "chat-with-researcher"} | served_time
             result = await client.call_tool("chat-with-researcher", {"prompt": "What time is it in UTC?"})
             progress = await follow_progress(client, llm_server)
         assert not result.is_error, result
