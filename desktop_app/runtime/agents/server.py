@@ -12,6 +12,7 @@ model reads. Approvals inside the child run are ordinary ``ApprovalRequired`` ev
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -134,23 +135,30 @@ class AgentRunner:
             )
         token = agent_chain.set((*chain, agent) if chain else (agent,))
         taken = requested_conversation.set(None)
+
+        def finished(status: str, content: str = "") -> None:
+            if parent is not None and parent_run is not None:
+                self.runtime.notify(
+                    ev.SubagentFinished(
+                        conversation_id=session,
+                        run_id=parent_run,
+                        tool_call_id=parent.tool_call_id,
+                        agent=agent,
+                        child_conversation_id=child,
+                        status=status,
+                        content=content,
+                    )
+                )
+
         try:
             result = await self.runtime.run(child, prompt, attachments=files)
+        except BaseException as exc:  # the parent's run was stopped (or the child's failed to start): say so
+            finished("cancelled" if isinstance(exc, asyncio.CancelledError) else "failed")
+            raise
         finally:
             requested_conversation.reset(taken)
             agent_chain.reset(token)
-        if parent is not None and parent_run is not None:
-            self.runtime.notify(
-                ev.SubagentFinished(
-                    conversation_id=session,
-                    run_id=parent_run,
-                    tool_call_id=parent.tool_call_id,
-                    agent=agent,
-                    child_conversation_id=child,
-                    status=result.status,
-                    content=result.content,
-                )
-            )
+        finished(result.status, result.content)
         if hooks is not None:
             await hooks.run(
                 "SubagentStop",
