@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli_ask import SWITCHBOARD as SWITCHBOARD  # imported from here by test_hooks_trust
 from tests.support.cli_ask import assert_time_tool_round, events_of, run_ask
 from tests.support.llm_server import ScriptedLLMServer, error_reply, text_reply, tool_call_reply
 
