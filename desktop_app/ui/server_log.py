@@ -222,6 +222,7 @@ class ServerLogView(QWidget):
         layout.addLayout(header)
 
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("serverLogSplitter")  # its sizes are kept across restarts (window_state)
         self.log_view = self._text_view("serverLogView", "Log messages of the selected server")
         self.log_view.setMaximumBlockCount(max_lines)
         self.stderr_view = self._text_view("serverStderrView", "The end of the server's stderr output")

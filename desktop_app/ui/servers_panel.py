@@ -127,6 +127,7 @@ class ServersPanel(QWidget):
         self.placeholder.setStyleSheet(f"color: {MUTED_COLOR};")
         layout.addWidget(self.placeholder)
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("serversSplitter")  # its sizes are kept across restarts (window_state)
         self.list = QListWidget()
         self.list.setObjectName("serverList")
         self.list.setAccessibleName("MCP servers")

@@ -160,6 +160,7 @@ class ToolPanel(QWidget):
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.detail.setPlaceholderText("Select a tool to see its description and input schema.")
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("toolPanelSplitter")  # its sizes are kept across restarts (window_state)
         splitter.addWidget(self.tree)
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)

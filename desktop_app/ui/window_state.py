@@ -3,8 +3,8 @@ splitter sizes, in one INI file next to the settings (``window.ini``; Qt's ``QSe
 
 ``restore`` puts the geometry back before the window is first shown, and the dock layout and splitters once
 the docks exist (the main window builds its hidden docks after the first paint); ``save`` runs when it
-closes. A missing or unreadable file restores nothing (the defaults stay); splitters are keyed by their
-``objectName``.
+closes. A missing or unreadable file restores nothing (the defaults stay); splitters are keyed by the
+``objectName`` path down to them.
 """
 
 from __future__ import annotations
@@ -23,8 +23,20 @@ def _settings(path: Path) -> QSettings:
     return QSettings(str(path), QSettings.Format.IniFormat)
 
 
-def _splitters(window: QMainWindow) -> list[QSplitter]:
-    return [s for s in window.findChildren(QSplitter) if s.objectName()]
+def _splitters(window: QMainWindow) -> dict[str, QSplitter]:
+    """The window's named splitters, keyed by the path of named widgets down to them (one splitter class can
+    sit in two panels, e.g. the server log in the Servers dock and in the inspector)."""
+    found: dict[str, QSplitter] = {}
+    for splitter in window.findChildren(QSplitter):
+        if not splitter.objectName():
+            continue
+        names, widget = [], splitter
+        while widget is not None and widget is not window:
+            if widget.objectName():
+                names.append(widget.objectName())
+            widget = widget.parentWidget()
+        found.setdefault("/".join(reversed(names)), splitter)
+    return found
 
 
 def save(window: QMainWindow, path: Path) -> None:
@@ -33,8 +45,8 @@ def save(window: QMainWindow, path: Path) -> None:
         store = _settings(path)
         store.setValue("geometry", window.saveGeometry())
         store.setValue("state", window.saveState(VERSION))
-        for splitter in _splitters(window):
-            store.setValue(f"splitters/{splitter.objectName()}", splitter.saveState())
+        for key, splitter in _splitters(window).items():
+            store.setValue(f"splitters/{key}", splitter.saveState())
         store.sync()
     except OSError as exc:  # a read-only config folder must not stop the app from closing
         log.warning("could not save the window's layout to %s: %s", path, exc)
@@ -54,8 +66,8 @@ def restore(window: QMainWindow, path: Path, *, geometry: bool = True, layout: b
     state = store.value("state")
     if isinstance(state, QByteArray | bytes) and state:
         window.restoreState(QByteArray(state), VERSION)
-    for splitter in _splitters(window):
-        sizes = store.value(f"splitters/{splitter.objectName()}")
+    for key, splitter in _splitters(window).items():
+        sizes = store.value(f"splitters/{key}")
         if isinstance(sizes, QByteArray | bytes) and sizes:
             splitter.restoreState(QByteArray(sizes))
     return True

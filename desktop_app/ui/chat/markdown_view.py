@@ -292,8 +292,10 @@ class MarkdownView(QWidget):
         if self.finished:
             return
         self.finished = True
-        if not self._drain_scheduled:  # else the burst's next pass writes the end too, in its own frame
-            self._drain()
+        # All of it, now: what the transcript shows once the run is over is the whole answer (find, copy and
+        # the tests read it then). The controller hands a fast stream over in frame-sized pieces, so what is
+        # left at the end is a pass or two.
+        self._drain(budget_ms=None)
 
     def set_markdown(self, text: str) -> None:
         """Show ``text`` as a finished document (a stored answer), written at once."""
