@@ -191,3 +191,27 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     assert status.isHidden() and not panel.copy.isEnabled()
     with pytest.raises(ConnectionRefusedError), socket.create_connection(("127.0.0.1", port), timeout=2):
         pass
+
+
+def test_a_port_in_use_shows_what_to_do_in_the_status_bar_and_on_the_page(qtbot: Any, runtime: Any) -> None:
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    try:
+        main = MainWindow()
+        qtbot.addWidget(main)
+        window = SettingsWindow(runtime, main, host=runtime.host, tasks=main.tasks)
+        qtbot.addWidget(window)
+        view = window.show_page("http_host")
+        panel = view.findChild(HttpHostPanel)
+        ((_path, form),) = view.forms
+        form.editors["enabled"].widget.setChecked(True)  # type: ignore[attr-defined]
+        form.editors["port"].widget.setValue(busy.getsockname()[1])  # type: ignore[attr-defined]
+        assert window.save()
+        qtbot.waitUntil(lambda: panel.service.state == "failed", timeout=10_000)
+        status = attached(runtime).label
+        assert status.text().startswith(f"MCP over HTTP is off: Port {busy.getsockname()[1]} on 127.0.0.1 is already")
+        assert "Choose another port in Settings → MCP over HTTP" in panel.state.text()
+        assert not panel.copy.isEnabled()
+    finally:
+        busy.close()
