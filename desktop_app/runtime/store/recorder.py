@@ -16,6 +16,7 @@ stays in the runtime's memory. Later runs try the store again.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sqlite3
 import time
@@ -28,6 +29,23 @@ from desktop_app.runtime.store.agents import link_subagent, set_agent
 from desktop_app.runtime.store.db import Store
 
 log = logging.getLogger(__name__)
+
+MEDIA_STORE_LIMIT = 8 * 1024 * 1024
+"""Characters of a tool result's image and resource blocks kept in the store (base64: ~6 MB of images); a
+result with more keeps the blocks that fit, in order, and the rest is only named in its text."""
+
+
+def storable_media(media: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The blocks of ``media`` that fit in ``MEDIA_STORE_LIMIT`` together."""
+    kept, used = [], 0
+    for block in media:
+        size = len(json.dumps(block, ensure_ascii=False))
+        if used + size > MEDIA_STORE_LIMIT:
+            continue
+        kept.append(block)
+        used += size
+    return kept
+
 
 FLUSH_INTERVAL_S = 0.2
 """How often buffered text is written: stored text is never more than 250 ms of stream behind (the rest of
@@ -327,6 +345,9 @@ class Recorder:
             payload["hooks"] = [notice.model_dump(mode="json") for notice in event.hooks]
         if event.meta:
             payload["meta"] = event.meta
+        media = storable_media(event.media)
+        if media:  # images and embedded resources, shown on the card again after a restart
+            payload["media"] = media
         if event.replay_limit:  # the model got a digest: a reopened conversation sends the same one
             payload["replay_limit"] = event.replay_limit
         with self.store.transaction():

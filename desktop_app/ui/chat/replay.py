@@ -194,7 +194,10 @@ class _Replayer:
             card = self.view.cards.get(call_id)
             if card is None:
                 card = self.view.add_tool_card(call_id, str(payload.get("server", "")), str(payload.get("tool")), {})
-            card.show_result(part.text, is_error=bool(payload.get("is_error")))
+            media = payload.get("media")
+            card.show_result(
+                part.text, is_error=bool(payload.get("is_error")), media=media if isinstance(media, list) else []
+            )
             hooks = payload.get("hooks")
             if isinstance(hooks, list) and hooks:
                 card.show_hook_notices(hooks)

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolBu
 from desktop_app.ui.chat.arguments import ArgumentsPanel
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
-from desktop_app.ui.chat.tool_card_media import MEDIA_SUMMARY, image_labels
+from desktop_app.ui.chat.tool_card_media import image_labels, resource_boxes, strip_shown
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
@@ -214,9 +214,10 @@ class ToolCard(ApprovalControls, QFrame):
             self.progress_label.hide()
 
     def show_result(self, text: str, *, is_error: bool, media: list[dict[str, Any]] | None = None) -> None:
-        shown = self.show_media(media or [])
-        if shown:  # the images are on the card: their "[image image/png, 4033 bytes]" lines are not needed
-            text = "\n".join(line for line in text.split("\n") if not MEDIA_SUMMARY.match(line)).strip()
+        media = media or []
+        shown = self.show_media(media)
+        # what is on the card now ("[image image/png, 4033 bytes]", a resource's URI and text) is not repeated
+        text = strip_shown(text, media, images=bool(shown))
         edited = EDITED_NOTE.match(text)
         if edited is not None:  # the run loop tells the model the user edited the arguments: a card note
             text = text[edited.end() :]
@@ -227,7 +228,7 @@ class ToolCard(ApprovalControls, QFrame):
         self.is_error = is_error
         if len(text) > RESULT_DISPLAY_LIMIT:
             text = text[:RESULT_DISPLAY_LIMIT] + f"\n… ({len(text) - RESULT_DISPLAY_LIMIT} more characters)"
-        self.result.setText(text or "(empty result)")
+        self.result.setText(text or ("" if shown or self.resources else "(empty result)"))
         self.result.setProperty("error", is_error)
         self.result.setStyleSheet(f"color: {ERROR_COLOR};" if is_error else "")
         self.result_caption.setText("Error" if is_error else "Result")
@@ -247,16 +248,20 @@ class ToolCard(ApprovalControls, QFrame):
     has_result = False
     note: QLabel | None = None
     images: list[QLabel] = []  # noqa: RUF012 - replaced per card in show_media
+    resources: list[QWidget] = []  # noqa: RUF012 - replaced per card in show_media
 
     def show_media(self, media: list[dict[str, Any]]) -> int:
-        """Images (MCP image content, or an embedded image resource) inline on the card; returns how many."""
+        """Images (MCP image content, or an embedded image resource) and other embedded resources inline on the
+        card; returns how many images."""
         shown = image_labels(media, self.tool, self.devicePixelRatioF() or 1.0)
+        resources = resource_boxes(media, self.tool)
         box = self.layout()
         assert isinstance(box, QVBoxLayout)
-        for label in shown:
-            box.insertWidget(box.indexOf(self.result) + 1, label)
-            label.show()
+        for widget in [*resources, *shown]:
+            box.insertWidget(box.indexOf(self.result) + 1, widget)
+            widget.show()
         self.images = [*self.images, *shown]
+        self.resources = [*self.resources, *resources]
         return len(shown)
 
     def show_note(self, text: str) -> None:
@@ -279,8 +284,10 @@ class ToolCard(ApprovalControls, QFrame):
     def set_expanded(self, expanded: bool) -> None:
         self.expanded = expanded
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
-        for part in (self.args, self.result_caption, self.result):
+        for part in (self.args, self.result_caption, self.result, *self.resources):
             part.setVisible(expanded and (part is self.args or self.has_result))
+        if self.has_result and not self.result.text():  # all of it is in the resource boxes
+            self.result.hide()
         # the images stay: they are what the user came for, and the summary line says where they came from
         self.setAccessibleName(f"Tool call {self.tool}{'' if expanded else ' (collapsed)'}")
 

@@ -45,11 +45,11 @@ def _edit(qtbot, win, block: UserMessageBlock, text: str) -> None:
 class _Session:
     """One run of the window on the store at ``path`` (a restart is a new session on the same path)."""
 
-    def __init__(self, qtbot, qloop, path, answers: list[str]) -> None:
+    def __init__(self, qtbot, qloop, path, answers: list[str], host: FakeHost | None = None) -> None:
         self.qtbot, self.qloop = qtbot, qloop
         self.store = Store.open(path)
         self.provider = FakeProvider([answer(a) for a in answers])
-        self.runtime = _runtime(self.provider, FakeHost())
+        self.runtime = _runtime(self.provider, host or FakeHost())
         self.recorder = attach_store(self.runtime, self.store)
         self.win = _window(qtbot, self.runtime, self.store)
 
