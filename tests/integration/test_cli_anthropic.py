@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.anthropic_server import anthropic_text_reply, anthropic_tool_use_reply
-from tests.support.cli_ask import assert_time_tool_round, events_of, run_ask
+from tests.support.cli_ask import ask_time_round
 from tests.support.llm_server import ScriptedLLMServer
 
 
@@ -27,24 +27,18 @@ def test_anthropic_tool_call_reaches_the_real_time_server(
         anthropic_text_reply("It is the time the server said.", thinking="Got it."),
     )
     base_url = llm_server.url if with_v1 else llm_server.url.removesuffix("/v1")
-    proc = run_ask(
+    ask_time_round(
         "--base-url",
         base_url,
         "--dialect",
         "anthropic",
         "--model",
         "claude-test",
-        "--mcp-config",
-        str(time_config),
-        "--approve",
-        "always",
-        "--events",
-        "jsonl",
-        "What time is it?",
+        mcp_config=time_config,
         home=tmp_path / "h",
+        model_call_id="toolu_1",
+        answer="It is the time the server said.",
     )
-    assert proc.returncode == 0, proc.stderr
-    assert_time_tool_round(events_of(proc.stdout), model_call_id="toolu_1", answer="It is the time the server said.")
 
     # Both requests went to /v1/messages; the model saw the tool and got the tool_use + tool_result back.
     assert [r.path for r in llm_server.requests] == ["/v1/messages", "/v1/messages"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_ask import SWITCHBOARD as SWITCHBOARD  # imported from here by test_hooks_trust
-from tests.support.cli_ask import assert_time_tool_round, events_of, run_ask
+from tests.support.cli_ask import ask_time_round, events_of, run_ask
 from tests.support.llm_server import ScriptedLLMServer, error_reply, text_reply, tool_call_reply
 
 
@@ -51,22 +51,16 @@ def test_tool_call_reaches_the_real_time_server(
         tool_call_reply([("call_1", "mcp__time__get_current_time", {"timezone": "UTC"})], reasoning="Need time."),
         text_reply("It is the time the server said.", reasoning="Got it."),
     )
-    proc = run_ask(
+    ask_time_round(
         "--base-url",
         llm_server.url,
         "--dialect",
         "deepseek",
-        "--mcp-config",
-        str(time_config),
-        "--approve",
-        "always",
-        "--events",
-        "jsonl",
-        "What time is it?",
+        mcp_config=time_config,
         home=tmp_path / "h",
+        model_call_id="call_1",
+        answer="It is the time the server said.",
     )
-    assert proc.returncode == 0, proc.stderr
-    assert_time_tool_round(events_of(proc.stdout), model_call_id="call_1", answer="It is the time the server said.")
     # The model saw the tool, and got the result back; DeepSeek needs reasoning_content on tool-call messages.
     first, second = (r.json for r in llm_server.requests)
     assert "mcp__time__get_current_time" in [t["function"]["name"] for t in first["tools"]]

@@ -2,8 +2,8 @@
 
 ``run_ask`` starts the installed script with an isolated ``--home`` and no OS keyring; ``events_of`` parses its
 ``--events jsonl`` output; ``time_server_config`` writes an ``mcp.json`` for the real mcp-server-time; and
-``assert_time_tool_round`` checks the events of a run whose model called that server's ``get_current_time``
-once and then answered (the same whatever the wire dialect).
+``ask_time_round`` asks "What time is it?" with that server approved and checks the events of a run whose model
+called its ``get_current_time`` once and then answered (``assert_time_tool_round``, whatever the wire dialect).
 """
 
 from __future__ import annotations
@@ -53,3 +53,14 @@ def assert_time_tool_round(events: list[dict[str, Any]], *, model_call_id: str, 
     assert "".join(e["text"] for e in events if e["kind"] == "content_delta") == answer
     assert kinds[-1] == "run_finished"
     assert events[-1]["content"] == answer
+
+
+def ask_time_round(*args: str, mcp_config: Path, home: Path, model_call_id: str, answer: str) -> list[dict[str, Any]]:
+    """``switchboard ask <args>`` "What time is it?" with ``mcp_config``'s tools always approved, as JSONL events;
+    it must exit 0 and its events pass ``assert_time_tool_round``."""
+    round_args = ("--mcp-config", str(mcp_config), "--approve", "always", "--events", "jsonl", "What time is it?")
+    proc = run_ask(*args, *round_args, home=home)
+    assert proc.returncode == 0, proc.stderr
+    events = events_of(proc.stdout)
+    assert_time_tool_round(events, model_call_id=model_call_id, answer=answer)
+    return events
