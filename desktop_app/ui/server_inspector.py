@@ -4,6 +4,9 @@ A header with the server's name and Edit…, Disable/Enable and Remove (built-in
 then tabs: Tools (name and description, from ``Host.tools``), Resources and Prompts (asked from the
 server when it is ready, through ``Host.list_resources`` / ``list_prompts``), and Log (the server's log
 messages and stderr tail, :class:`~desktop_app.ui.server_log.ServerLogView`).
+
+A list row shows the first line of a description; the whole of it (wrapped, selectable) is in the pane under
+the list for the selected row, and in the row's tooltip.
 """
 
 from __future__ import annotations
@@ -11,11 +14,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -40,6 +45,53 @@ def _tree(name: str, accessible: str, columns: list[str]) -> QTreeWidget:
     tree.setUniformRowHeights(False)
     tree.setColumnWidth(0, 170)
     return tree
+
+
+DETAIL = Qt.ItemDataRole.UserRole + 1  # a row's whole description, shown in the pane under its list
+
+
+def _with_detail(tree: QTreeWidget, name: str) -> tuple[QWidget, QLabel]:
+    """``tree`` over a pane with the selected row's whole description (wrapped, scrolling when long)."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    layout.addWidget(tree, 3)
+    detail = QLabel("")
+    detail.setObjectName(name)
+    detail.setAccessibleName("The selected row's whole description")
+    detail.setWordWrap(True)
+    detail.setTextFormat(Qt.TextFormat.PlainText)
+    detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+    detail.setContentsMargins(8, 6, 8, 6)
+    scroll = QScrollArea()
+    scroll.setObjectName(f"{name}Scroll")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(detail)
+    scroll.setMinimumHeight(detail.fontMetrics().lineSpacing() * 3 + 12)
+    layout.addWidget(scroll, 1)
+
+    def show(current: QTreeWidgetItem | None, _previous: object = None) -> None:
+        text = current.data(0, DETAIL) if current is not None else None
+        detail.setText(text if isinstance(text, str) else "")
+        scroll.setVisible(bool(detail.text()))
+
+    tree.currentItemChanged.connect(show)
+    scroll.hide()
+    return box, detail
+
+
+def _row(tree: QTreeWidget, cells: list[str], description: str | None) -> QTreeWidgetItem:
+    """A row with the description's first line in its last cell and the whole of it for the detail pane."""
+    item = QTreeWidgetItem(tree, cells)
+    whole = (description or "").strip()
+    item.setToolTip(len(cells) - 1, whole)
+    heading = cells[0]
+    item.setData(0, DETAIL, f"{heading}\n\n{whole}" if whole else None)
+    return item
 
 
 class ServerInspector(QWidget):
@@ -93,9 +145,14 @@ class ServerInspector(QWidget):
             "serverResourcesList", "Resources of the selected server", ["Resource", "URI", "Description"]
         )
         self.prompts = _tree("serverPromptsList", "Prompts of the selected server", ["Prompt", "Description"])
-        self.tabs.addTab(self.tools, "Tools")
-        self.tabs.addTab(self.resources, "Resources")
-        self.tabs.addTab(self.prompts, "Prompts")
+        self.detail_labels: dict[str, QLabel] = {}
+        for tree, title, key in (
+            (self.tools, "Tools", "tool"),
+            (self.resources, "Resources", "resource"),
+            (self.prompts, "Prompts", "prompt"),
+        ):
+            box, self.detail_labels[key] = _with_detail(tree, f"server{key.capitalize()}Detail")
+            self.tabs.addTab(box, title)
         self.tabs.addTab(log_view, "Log")
         layout.addWidget(self.tabs, 1)
         self._loaded: tuple[str, str] | None = None
@@ -155,14 +212,15 @@ class ServerInspector(QWidget):
             tools = []
         mine = sorted((t for t in tools if t.server == name), key=lambda t: t.tool)
         for tool in mine:
-            item = QTreeWidgetItem(self.tools, [tool.tool, first_line(tool.description, 400)])
-            item.setToolTip(1, tool.description or "")
+            item = _row(self.tools, [tool.tool, first_line(tool.description, 400)], tool.description)
             if getattr(tool, "excluded", False):
                 item.setText(0, f"{tool.tool} (excluded)")
         if not mine:
             state = self.info.state if self.info is not None else ""
             QTreeWidgetItem(self.tools, ["No tools" if state == "ready" else "Shown when the server is ready."])
         self.tabs.setTabText(0, f"Tools ({len(mine)})" if mine else "Tools")
+        if mine:
+            self.tools.setCurrentItem(self.tools.topLevelItem(0))  # its whole description in the pane
 
     @async_slot
     async def load_contents(self, name: str, host: Any) -> None:
@@ -189,8 +247,7 @@ class ServerInspector(QWidget):
                     cells = [entry.name, str(entry.uri), first_line(entry.description or "", 300)]
                 else:
                     cells = [entry.name, first_line(entry.description or "", 300)]
-                item = QTreeWidgetItem(tree, cells)
-                item.setToolTip(len(cells) - 1, entry.description or "")
+                _row(tree, cells, entry.description)
             if not items:
                 QTreeWidgetItem(tree, [f"This server offers no {label}."])
             index = 1 if label == "resources" else 2
