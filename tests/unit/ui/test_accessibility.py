@@ -60,6 +60,21 @@ def _qt_internal(widget: QWidget) -> bool:
     return False
 
 
+def _png() -> str:
+    import base64
+
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImage
+
+    image = QImage(8, 8, QImage.Format.Format_RGB32)
+    image.fill(0x2F6FDE)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return base64.b64encode(bytes(data)).decode()
+
+
 def accessible_name(widget: QWidget) -> str:
     interface = QAccessible.queryAccessibleInterface(widget)
     return interface.text(QAccessible.Text.Name).strip() if interface is not None else ""
@@ -119,6 +134,20 @@ def test_every_interactive_widget_of_the_window_and_its_dialogs_is_named(qtbot, 
     )
     view._on_retry_scheduled(ev.RetryScheduled(**ids, retry=retry.model_copy(update={"details": "{}"})))
     view._on_content_appended("An answer with `code`:\n\n```python\nprint(1)\n```\n")
+    media = [  # an image and an embedded text resource, inline on a card
+        {"type": "image", "mimeType": "image/png", "data": _png()},
+        {"type": "resource", "resource": {"uri": "file:///notes.md", "mimeType": "text/markdown", "text": "# N"}},
+    ]
+    view._on_tool_called(ev.ToolCall(**ids, tool_call_id="t3", name="mcp__fs__read_file", **call))
+    view._on_tool_result(ev.ToolResult(**ids, tool_call_id="t3", server="fs", tool="read_file", text="", media=media))
+    view.cards["t3"].set_expanded(True)
+    view._on_run_finished(ev.RunFinished(**ids, reason="cancelled", content="An answer"))  # stopped: Retry
+    view.add_paused("Paused after 3 tool rounds. Continue to let the model go on.")
+    user = view.add_user_message("Read /tmp/a again")  # a message with versions, being edited
+    user.set_versions(2, 2)
+    user.start_edit()
+    win.find_in_conversation()
+    win.tools_dock.show()
     windows: list[QWidget] = [win]
     settings_window = win.open_settings_window()
     for key in settings_window.pages:
