@@ -295,11 +295,17 @@ class Store:
 
     def delete_message_range(self, conversation_id: str, start: int, end: int | None = None) -> int:
         """Delete the conversation's messages at positions ``start`` up to ``end`` (exclusive; None: to the
-        end), with their parts and index entries (regenerate, retry, delete a turn). Returns how many went."""
+        end), with their parts and index entries (regenerate, retry, delete a turn). Returns how many went.
+        A compaction that covered any of them is undone: its summary no longer says what they were."""
         with self.transaction() as c:
             cur = c.execute(
                 "DELETE FROM messages WHERE conversation_id = ? AND position >= ? AND position < ?",
                 (conversation_id, start, end if end is not None else 2**62),
+            )
+            c.execute(
+                "UPDATE compactions SET undone_at = ? WHERE conversation_id = ? AND boundary > ? "
+                "AND undone_at IS NULL",
+                (self.now(), conversation_id, start),
             )
         return int(cur.rowcount)
 

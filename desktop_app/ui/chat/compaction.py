@@ -172,6 +172,12 @@ class CompactionUi(QObject):
         if hasattr(meter, "clicked"):
             meter.clicked.connect(self.compact_now)
         window.view.transcript_loaded.connect(self.apply)
+        self.compacting: str | None = None
+        """The conversation being compacted by "Compact now" (Stop and Esc stop it)."""
+        window.composer.stop_requested.connect(self.stop)
+        shortcut = getattr(window, "stop_shortcut", None)
+        if shortcut is not None:
+            shortcut.activated.connect(self.stop)
         self._unsubscribe = runtime.subscribe(self._on_event)
 
     # -- user intent ---------------------------------------------------------------------------------------
@@ -196,13 +202,21 @@ class CompactionUi(QObject):
         from desktop_app.runtime.compactor import CompactionError
 
         self.window.composer.set_busy(True)
+        self.compacting = cid
         try:
             await self.runtime.compact(cid)
         except CompactionError:
             pass  # its CompactionFailed event is shown already
         finally:
+            self.compacting = None
             self.window.composer.set_busy(False)
             self._refresh_meter()
+
+    def stop(self) -> None:
+        """Stop a compaction started here (nothing changes: the mark is added only once the summary is in)."""
+        if self.compacting is not None:
+            self.window.set_status("Stopping the compaction…")
+            self.runtime.cancel(self.compacting)
 
     def undo(self, compaction_id: str) -> None:
         cid = self.current()
@@ -262,14 +276,15 @@ class CompactionUi(QObject):
             self._refresh_meter()
         elif kind == "compaction_failed":
             view.end_segment()
-            view.add_notice(event.message, "error")
+            view.add_notice(event.message, "stopped" if event.code == "cancelled" else "error")
             if event.details:
                 from desktop_app.ui.chat.error_details import ErrorDetails
 
                 view.add_block(ErrorDetails(event.details))
             for notice in event.notices:
                 view.add_hook_notice(notice)
-            self.window.set_status("Compaction failed — see the conversation")
+            stopped = event.code == "cancelled"
+            self.window.set_status("Compaction stopped" if stopped else "Compaction failed — see the conversation")
         elif kind == "compaction_undone":
             self.apply()  # the previous compaction's divider, if one is still in force
             view.add_notice("Compaction undone — the next request sends the full history again.")

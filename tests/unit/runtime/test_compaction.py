@@ -124,6 +124,14 @@ async def test_compact_now_then_undo_and_the_store_restores_both(tmp_path: Path)
     assert [row.compaction.undone for row in load(store, cid)] == [True]
     with pytest.raises(CompactionError, match="no compaction to undo"):
         runtime.undo_compaction(cid)
+    # Deleting messages a compaction covered undoes it; deleting only verbatim ones (regenerate) does not.
+    provider.responses.append(answer("Summary again."))
+    second = await runtime.compact(cid)
+    (kept,) = [row for row in load(store, cid) if row.compaction.id == second.id]
+    store.delete_message_range(cid, store.user_positions(cid)[-1] + 1)  # the last answer: regenerate
+    assert not next(r for r in load(store, cid) if r.compaction.id == second.id).compaction.undone
+    store.delete_message_range(cid, kept.boundary - 2, kept.boundary)  # a covered turn, shown and deleted
+    assert next(r for r in load(store, cid) if r.compaction.id == second.id).compaction.undone
     recorder.close()
     store.close()
 
@@ -183,3 +191,51 @@ async def test_the_next_request_past_the_threshold_compacts_first() -> None:
     final = provider.requests[-1]
     assert [m.content for m in final.messages if isinstance(m, UserMessage)] == ["question 3"]
     assert runtime.context_budget(cid).fraction < 0.8  # type: ignore[operator]
+
+
+@pytest.mark.asyncio
+async def test_a_precompact_halt_stops_it_and_exit_2_only_warns(tmp_path: Path) -> None:
+    import asyncio
+
+    from desktop_app.runtime.hooks.config import parse_hooks
+    from desktop_app.runtime.hooks.model import HookSource
+    from desktop_app.runtime.hooks.runner import HookRunner
+
+    provider = FakeProvider([answer(f"answer {n}") for n in range(3)])
+    runtime = make_runtime(provider)
+    runner = HookRunner(cwd=tmp_path)
+    halt = {"command": """echo '{"decision": "halt", "reason": "not during the demo"}'""", "description": "guard"}
+    runner.add_hooks(parse_hooks({"PreCompact": [halt]}, HookSource("user")))
+    runtime.host.hooks = runner  # type: ignore[union-attr]
+    events: list[ev.Event] = []
+    runtime.subscribe(events.append)
+    cid = runtime.new_conversation()
+    await run_turns(runtime, cid, 3)
+    asked = len(provider.requests)
+    with pytest.raises(CompactionError, match="not during the demo") as failed:
+        await runtime.compact(cid)
+    assert failed.value.code == "hook_blocked" and len(provider.requests) == asked  # no summary was asked for
+    event = next(e for e in events if isinstance(e, ev.CompactionFailed))
+    assert any(n.kind == "blocked" and n.event == "PreCompact" for n in event.notices)
+    assert runtime.compactions(cid) == []
+    # Exit code 2 on a non-blocking event is a warning (Whale): the compaction goes on, and says so.
+    runner2 = HookRunner(cwd=tmp_path)
+    runner2.add_hooks(parse_hooks({"PreCompact": [{"command": "echo careful >&2; exit 2"}]}, HookSource("user")))
+    runtime.host.hooks = runner2  # type: ignore[union-attr]
+    provider.responses.append(answer("Summary."))
+    await runtime.compact(cid)
+    done = next(e for e in events if isinstance(e, ev.ConversationCompacted))
+    assert [n.kind for n in done.notices] == ["warning"] and "careful" in done.notices[0].message
+    # Stopping a compaction (Esc) leaves the conversation as it was.
+    runtime.undo_compaction(cid)
+    provider.gate = asyncio.Event()
+    provider.responses.append(answer("Never used."))
+    started = asyncio.Event()
+    runtime.subscribe(lambda e: started.set() if isinstance(e, ev.CompactionStarted) else None)
+    task = asyncio.ensure_future(runtime.compact(cid))
+    await started.wait()
+    assert runtime.is_running(cid)  # it holds the conversation like a run
+    runtime.cancel(cid)
+    with pytest.raises(CompactionError, match="stopped"):
+        await task
+    assert [c.undone for c in runtime.compactions(cid)] == [True] and not runtime.is_running(cid)

@@ -121,3 +121,59 @@ def test_a_failed_compaction_says_why_in_the_chat_and_changes_nothing(qtbot, qlo
         _wait(qtbot, qloop, runtime.aclose())
         recorder.close()
         store.close()
+
+
+def test_stop_during_compact_now_leaves_the_conversation_as_it_was(qtbot, qloop, tmp_path):
+    import asyncio
+
+    provider = FakeProvider([answer(f"a{n}") for n in range(3)])
+    store = Store.open(tmp_path / "switchboard.db")
+    runtime = _runtime(provider)
+    recorder = attach_store(runtime, store)
+    win = _window(qtbot, runtime, store)
+    try:
+        for n in range(3):
+            _send(qtbot, win, f"q{n}")
+        provider.gate = asyncio.Event()  # the summary never comes
+        provider.responses.append(answer("Never shown."))
+        assert win.compaction.compact_now()
+        qtbot.waitUntil(lambda: win.composer.button.text() == "Stop" and len(provider.requests) == 4, timeout=5000)
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)  # Stop
+        qtbot.waitUntil(lambda: win.status.text() == "Compaction stopped", timeout=5000)
+        assert win.compaction.compacting is None and _divider(win) is None
+        assert runtime.compactions(win.controller.conversation_id) == []
+        assert [b.objectName() for b in win.view.blocks()][-1] == "stoppedNotice"
+    finally:
+        win.close()
+        _wait(qtbot, qloop, runtime.aclose())
+        recorder.close()
+        store.close()
+
+
+def test_an_automatic_compaction_mid_run_shows_its_divider_live(qtbot, qloop, tmp_path):
+    long = "word " * 400  # ~500 tokens an answer
+    provider = FakeProvider([answer(f"a{n} {long}") for n in range(3)])
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"), compact_keep_turns=1)
+    runtime = Runtime(
+        settings=settings, host=FakeHost(), provider_factory=lambda _s, _k: provider, api_key_override="k"
+    )
+    runtime.windows.remember("http://127.0.0.1:9/v1", {"m": 1_800})  # as if the endpoint's model list said so
+    store = Store.open(tmp_path / "switchboard.db")
+    recorder = attach_store(runtime, store)
+    win = _window(qtbot, runtime, store)
+    try:
+        for n in range(3):
+            _send(qtbot, win, f"q{n}")
+        assert _divider(win) is None
+        provider.responses += [answer("q0-q2 had long answers."), answer("a3")]
+        _send(qtbot, win, "q3")  # its request would pass 80 % of the window: compacted first
+        divider = _divider(win)
+        assert divider is not None and divider.label.text().endswith("6 earlier messages summarised")
+        assert [u.text for u in _visible(win, UserMessageBlock)] == ["q3"]
+        assert [a.text for a in _visible(win, AnswerBlock)] == ["a3"]
+        assert win.composer.context_meter.text().startswith("ctx ")
+    finally:
+        win.close()
+        _wait(qtbot, qloop, runtime.aclose())
+        recorder.close()
+        store.close()
