@@ -303,8 +303,7 @@ class Store:
                 (conversation_id, start, end if end is not None else 2**62),
             )
             c.execute(
-                "UPDATE compactions SET undone_at = ? WHERE conversation_id = ? AND boundary > ? "
-                "AND undone_at IS NULL",
+                "UPDATE compactions SET undone_at = ? WHERE conversation_id = ? AND boundary > ? AND undone_at IS NULL",
                 (self.now(), conversation_id, start),
             )
         return int(cur.rowcount)
