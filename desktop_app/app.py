@@ -278,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.restore_geometry(state_file)
         if not _first_paint(window, t0):
             return EXIT_FAILED
+    _start_keyring_discovery()  # mostly waiting on subprocesses: overlaps what follows
     window.build_rest()  # the hidden docks, the find bar, the Help menu: after the first paint
     if not args.smoke_test:
         window.restore_state(state_file)  # the dock layout needs the docks
@@ -303,6 +304,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             instance.close()
         asyncio.set_event_loop(None)
         logging.shutdown()
+
+
+def _start_keyring_discovery() -> None:
+    """Find the keyring backend in a daemon thread (see ``Credentials``' ``discover_backend``)."""
+    import threading
+
+    def discover() -> None:
+        try:
+            from desktop_app.runtime.credentials import discover_backend
+
+            discover_backend()
+        except Exception:  # the first use of the keyring reports it (as "no usable keyring")
+            log.debug("keyring discovery failed", exc_info=True)
+
+    threading.Thread(target=discover, name="keyring-discovery", daemon=True).start()
 
 
 def _first_paint(window: MainWindow, t0: float) -> bool:

@@ -7,6 +7,7 @@ turns False, so the UI can warn once. Plaintext on disk is never a silent fallba
 from __future__ import annotations
 
 import logging
+import threading
 
 import keyring
 import keyring.backends.fail
@@ -19,6 +20,18 @@ SERVICE = "switchboard"
 PROBE_NAME = "switchboard:keyring-probe"
 """Read (never written) by ``Credentials.check`` to see whether the keyring answers at all."""
 log = logging.getLogger(__name__)
+_discovery = threading.Lock()
+
+
+def discover_backend() -> object:
+    """keyring's backend, found once per process: keyring loads every installed backend through entry points
+    and asks each whether it works here (on Linux the macOS backend's import alone runs
+    ``ctypes.util.find_library`` three times, each a subprocess: 0.2-0.4 s of wall time, ~0.13 s of it CPU).
+    The app starts this in a thread right after the first paint (``desktop_app.app``), so the waiting overlaps
+    the runtime's import; every keyring use here goes through it, so a use that comes first waits for that
+    discovery instead of running a second one."""
+    with _discovery:
+        return keyring.get_keyring()
 
 
 class Credentials:
@@ -45,7 +58,7 @@ class Credentials:
         ``null`` and ``fail`` backends count as no keyring."""
         if not self.persistent:
             return False
-        backend = keyring.get_keyring()
+        backend = discover_backend()
         if isinstance(backend, keyring.backends.null.Keyring | keyring.backends.fail.Keyring):
             self._fallback(keyring.errors.NoKeyringError(f"the {type(backend).__module__} backend stores nothing"))
             return False
@@ -65,6 +78,7 @@ class Credentials:
             return self._memory[name]
         if not self.persistent:
             return None
+        discover_backend()
         try:
             value: str | None = keyring.get_password(self._service, name)
         except keyring.errors.KeyringError as exc:
@@ -75,6 +89,7 @@ class Credentials:
     def set(self, name: str, value: str) -> None:
         remember(value)
         if self.persistent:
+            discover_backend()
             try:
                 keyring.set_password(self._service, name, value)
                 self._memory.pop(name, None)
@@ -87,6 +102,7 @@ class Credentials:
         self._memory.pop(name, None)
         if not self.persistent:
             return
+        discover_backend()
         try:
             keyring.delete_password(self._service, name)
         except keyring.errors.PasswordDeleteError:

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from desktop_app.runtime.builtins.tools import SERVER_NAME as TOOLS_SERVER
-from desktop_app.runtime.builtins.tools import TOOL_NAME as TOOL_SEARCH
 from desktop_app.runtime.conversation import ProgressCallback, ToolOutcome
 from desktop_app.runtime.events import PromotionReason
+from desktop_app.runtime.host.catalog import CATALOG_SERVER as TOOLS_SERVER
+from desktop_app.runtime.host.catalog import CATALOG_TOOL as TOOL_SEARCH
 from desktop_app.runtime.host.catalog import Catalog, make_entry
 from desktop_app.runtime.host.host import HostTool, tool_spec
 from desktop_app.runtime.host.jsonfiles import write_json_atomically

@@ -80,7 +80,8 @@ def apply_appearance(appearance: Any, app: QApplication | None = None) -> str:
     font = QFont(_system_font)
     if getattr(appearance, "font_size", 0):
         font.setPointSize(int(appearance.font_size))
-    app.setFont(font)
+    if font != app.font():  # the same font again would still re-lay out every widget
+        app.setFont(font)
     theme = resolved_theme(getattr(appearance, "theme", "system"))
     app.setProperty("switchboardTheme", theme)
     if not _hooks:

@@ -59,6 +59,7 @@ DARK = {
 }
 _installed: list[Any] = []  # [the last appearance applied] once installed
 _removers: list[Any] = []
+_in_force: list[str] = []  # [the theme ``apply_theme`` last put in force]
 
 
 def resources_dir() -> Path:
@@ -95,11 +96,14 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
     except OSError as exc:
         log.warning("the %s theme's stylesheet %s could not be read: %s", theme, path, exc)
     app.setProperty("switchboardTheme", theme)
+    _in_force[:] = [theme]
 
 
 def _on_appearance(appearance: Any) -> None:
     _installed[:] = [appearance]
-    apply_theme(resolved_theme(getattr(appearance, "theme", "system")))
+    theme = resolved_theme(getattr(appearance, "theme", "system"))
+    if _in_force != [theme]:  # setting the same stylesheet again re-polishes every widget (~60 ms at start-up)
+        apply_theme(theme)
 
 
 def _on_scheme_changed(_scheme: Qt.ColorScheme) -> None:
@@ -123,6 +127,7 @@ def uninstall() -> None:
     if not _installed:
         return
     _installed.clear()
+    _in_force.clear()
     while _removers:
         _removers.pop()()
     QGuiApplication.styleHints().colorSchemeChanged.disconnect(_on_scheme_changed)

@@ -18,11 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop_app import __version__
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents.definitions import AgentCatalog
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
@@ -30,11 +27,22 @@ from desktop_app.runtime.hooks.context import current_tool_call
 from desktop_app.runtime.hooks.model import subagent_start_payload, subagent_stop_payload
 
 if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
     from desktop_app.runtime.service import Runtime
 
 MAX_DEPTH = 3
 AGENT_CALL_TIMEOUT = 24 * 3600.0
 """An agent's run may wait for the user's approvals: its tool call is not cut after the usual 60 s."""
+
+
+def _tool_error(message: str) -> Exception:
+    """The SDK's ``ToolError`` (a tool failure the model sees as an ``isError`` result). Imported here, not
+    with the module: the runner exists from start-up, the SDK loads with the first server."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    return ToolError(message)
+
 
 agent_chain: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("switchboard_agent_chain", default=())
 """The agents whose runs enclose the current code, outermost first (empty outside any agent call)."""
@@ -64,7 +72,7 @@ def attachment_path(item: AgentAttachment | str) -> Path:
         return Path(unquote(parts.path))
     if parts.scheme in ("", None) or (len(parts.scheme) == 1 and url[1:3] in (":\\", ":/")):  # C:\…
         return Path(url)
-    raise ToolError(f"Attachment {url!r} is not a local file; pass a file:// URL or a path to a file.")
+    raise _tool_error(f"Attachment {url!r} is not a local file; pass a file:// URL or a path to a file.")
 
 
 class AgentRunner:
@@ -87,24 +95,24 @@ class AgentRunner:
     async def chat(self, agent: str, prompt: str, attachments: list[AgentAttachment | str]) -> str:
         definition = self.catalog.get(agent)
         if definition is None:
-            raise ToolError(f"There is no agent named {agent!r}.")
+            raise _tool_error(f"There is no agent named {agent!r}.")
         chain = self._caller_chain()
         if agent in chain:
             path = " → ".join([*chain, agent])
-            raise ToolError(
+            raise _tool_error(
                 f"Agent cycle refused: {path}. '{agent}' is already working on this request higher up the chain; "
                 "answer with what you have instead of calling it again."
             )
         if chain and not self.catalog.may_call(chain[-1], agent):
-            raise ToolError(f"Agent '{chain[-1]}' may not call agent '{agent}' (not in its 'agents' list).")
+            raise _tool_error(f"Agent '{chain[-1]}' may not call agent '{agent}' (not in its 'agents' list).")
         depth = max(len(chain), 1)  # a direct client call is depth 1 too
         if depth > self.max_depth:
-            raise ToolError(
+            raise _tool_error(
                 f"Agent depth limit reached ({self.max_depth}): {' → '.join([*chain, agent])}. "
                 "Answer with what you have instead of calling another agent."
             )
         if not prompt.strip():
-            raise ToolError(f"The prompt for agent '{agent}' is empty; say what it should do.")
+            raise _tool_error(f"The prompt for agent '{agent}' is empty; say what it should do.")
         files = [attachment_path(item) for item in attachments]
         parent = current_tool_call.get()
         session = parent.conversation_id if parent is not None else ""
@@ -118,7 +126,7 @@ class AgentRunner:
             if start.blocked:
                 outcome = start.blocking_outcome
                 why = outcome.explanation() if outcome is not None else ""
-                raise ToolError(f"A SubagentStart hook blocked agent '{agent}': {why or 'no reason given'}.")
+                raise _tool_error(f"A SubagentStart hook blocked agent '{agent}': {why or 'no reason given'}.")
         child = self._take_conversation(agent)
         parent_run = self._parent_run(session)
         if parent is not None and parent_run is not None:
@@ -166,7 +174,7 @@ class AgentRunner:
             )
         if result.status != "finished":
             why = f": {result.error}" if result.error else ""
-            raise ToolError(f"Agent '{agent}' did not finish ({result.status}{why}). {result.content}".strip())
+            raise _tool_error(f"Agent '{agent}' did not finish ({result.status}{why}). {result.content}".strip())
         return result.content or f"(agent '{agent}' finished without an answer)"
 
     def _take_conversation(self, agent: str) -> str:
@@ -189,6 +197,10 @@ def make_agent_server(runner: AgentRunner, agent: str) -> MCPServer:
     """A new ``switchboard.agent.<agent>`` server with its one tool."""
     definition = runner.catalog.get(agent)
     description = (definition.description if definition is not None else "") or "Chat with the agent"
+    from mcp.server.mcpserver import MCPServer
+
+    from desktop_app import __version__
+
     server = MCPServer(agent_server_name(agent), version=__version__, log_level="WARNING", instructions=description)
 
     @server.tool(

@@ -16,18 +16,23 @@ bare names and go through the same ``Host.call`` as external tools.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mcp.server.mcpserver import MCPServer
+if TYPE_CHECKING:  # each server's module (and the SDK's MCPServer) loads when the server is first created
+    from mcp.server.mcpserver import MCPServer
 
-from desktop_app.runtime.builtins.artifacts import FOLDER_NAME, MAX_ARTIFACT_BYTES, ArtifactStore, make_artifacts_server
-from desktop_app.runtime.builtins.history import make_history_server
-from desktop_app.runtime.builtins.system import local_zone_name, make_system_server
-from desktop_app.runtime.builtins.tools import make_tools_server
-
-if TYPE_CHECKING:
     from desktop_app.paths import AppPaths
+    from desktop_app.runtime.builtins.artifacts import (
+        FOLDER_NAME,
+        MAX_ARTIFACT_BYTES,
+        ArtifactStore,
+        make_artifacts_server,
+    )
+    from desktop_app.runtime.builtins.history import make_history_server
+    from desktop_app.runtime.builtins.system import local_zone_name, make_system_server
+    from desktop_app.runtime.builtins.tools import make_tools_server
     from desktop_app.runtime.host.catalog import Catalog
     from desktop_app.runtime.store import Store
 
@@ -49,7 +54,7 @@ def register_builtins(
     *,
     store: Store | None,
     paths: AppPaths,
-    max_artifact_bytes: int = MAX_ARTIFACT_BYTES,
+    max_artifact_bytes: int | None = None,
     tool_catalog: Callable[[], Catalog] | None = None,
 ) -> list[str]:
     """Register every built-in server's factory with ``host`` (nothing is created here).
@@ -58,14 +63,31 @@ def register_builtins(
     artifacts live in ``<paths.data_dir>/artifacts/``. Returns problems for the user: a server in
     ``mcp.json`` that already uses a built-in's name keeps it, and that built-in is left out.
     ``tool_catalog`` gives the current deferred catalog (``None``: no ``switchboard.tools``).
+    ``max_artifact_bytes``: ``None`` is ``artifacts.MAX_ARTIFACT_BYTES``.
     """
-    factories: dict[str, Callable[[], MCPServer]] = {
-        SYSTEM: lambda: make_system_server(paths, zone_name=local_zone_name),
-        HISTORY: lambda: make_history_server(store),
-        ARTIFACTS: lambda: make_artifacts_server(paths.data_dir / FOLDER_NAME, max_bytes=max_artifact_bytes),
-    }
+
+    # Each factory reaches its server's maker through this package (``__getattr__`` below), so the
+    # module, and the SDK's MCPServer with it, loads only when the server is first created.
+    import desktop_app.runtime.builtins as package
+
+    def system() -> MCPServer:
+        return package.make_system_server(paths, zone_name=package.local_zone_name)
+
+    def history() -> MCPServer:
+        return package.make_history_server(store)
+
+    def artifacts() -> MCPServer:
+        limit = package.MAX_ARTIFACT_BYTES if max_artifact_bytes is None else max_artifact_bytes
+        return package.make_artifacts_server(paths.data_dir / package.FOLDER_NAME, max_bytes=limit)
+
+    factories: dict[str, Callable[[], MCPServer]] = {SYSTEM: system, HISTORY: history, ARTIFACTS: artifacts}
     if tool_catalog is not None:
-        factories[TOOLS] = lambda: make_tools_server(tool_catalog)
+        catalog = tool_catalog
+
+        def tools() -> MCPServer:
+            return package.make_tools_server(catalog)
+
+        factories[TOOLS] = tools
     problems: list[str] = []
     for name, factory in factories.items():
         try:
@@ -78,17 +100,39 @@ def register_builtins(
     return problems
 
 
+_LAZY = {
+    "FOLDER_NAME": "artifacts",
+    "MAX_ARTIFACT_BYTES": "artifacts",
+    "ArtifactStore": "artifacts",
+    "make_artifacts_server": "artifacts",
+    "make_history_server": "history",
+    "local_zone_name": "system",
+    "make_system_server": "system",
+    "make_tools_server": "tools",
+}
+"""Re-exported names, from the module that defines them, on first use (each imports the SDK's server)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "ARTIFACTS",
     "BUILTIN_SERVERS",
+    "FOLDER_NAME",
     "HISTORY",
     "MAX_ARTIFACT_BYTES",
     "SYSTEM",
     "TOOLS",
     "ArtifactStore",
     "BuiltinRegistry",
+    "local_zone_name",
     "make_artifacts_server",
     "make_history_server",
     "make_system_server",
+    "make_tools_server",
     "register_builtins",
 ]

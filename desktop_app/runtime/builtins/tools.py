@@ -17,10 +17,10 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app import __version__
-from desktop_app.runtime.host.catalog import CATALOG_SERVER, Catalog, CatalogEntry, cap_block
+from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry, cap_block
 
 SERVER_NAME = CATALOG_SERVER
-TOOL_NAME = "tool_search"
+TOOL_NAME = CATALOG_TOOL
 READ_ONLY = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 NAMES_LIMIT = 4000
 """The no-match answer lists the available names up to about this many characters."""

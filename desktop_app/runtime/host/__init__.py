@@ -11,15 +11,9 @@ Modules:
     ``host``        :class:`Host`: the host's state, hooks and the one call path (:meth:`Host.call`)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from desktop_app.runtime.host.config import ServerConfig, load_mcp_config, parse_mcp_config
-from desktop_app.runtime.host.connection import (
-    CallOutcome,
-    ConnectionState,
-    ServerConnection,
-    StderrBuffer,
-    error_outcome,
-    outcome_from_result,
-)
 from desktop_app.runtime.host.host import (
     BuiltinFactory,
     Host,
@@ -34,6 +28,23 @@ from desktop_app.runtime.host.names import (
     sanitize_component,
     unique_tool_name,
 )
+from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.host.connection import ConnectionState, ServerConnection, StderrBuffer
+
+_FROM_CONNECTION = ("ConnectionState", "ServerConnection", "StderrBuffer")
+"""Names of :mod:`.connection`, which imports the MCP SDK's client (and with it its server half): loaded
+when first asked for, so the runtime starts (and the user can send) before the SDK is imported."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FROM_CONNECTION:
+        from desktop_app.runtime.host import connection
+
+        return getattr(connection, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BuiltinFactory",

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CATALOG_SERVER = "switchboard.tools"
+CATALOG_TOOL = "tool_search"
+"""The one tool of ``switchboard.tools`` (``builtins.tools``), which searches this catalog."""
 """The built-in server that offers ``tool_search`` (see :mod:`desktop_app.runtime.builtins.tools`)."""
 MAX_SEARCH_RESULTS = 5
 DEFERRED_BLOCK_LIMIT = 4000
@@ -271,6 +273,7 @@ def cap_block(block: str, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
 
 __all__ = [
     "CATALOG_SERVER",
+    "CATALOG_TOOL",
     "CLOSE_TAG",
     "DEFAULT_DESCRIPTION",
     "DEFERRED_BLOCK_LIMIT",

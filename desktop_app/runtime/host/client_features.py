@@ -23,11 +23,9 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import mcp_types as mtypes
-from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
-from mcp.shared.dispatcher import ProgressFnT
 from pydantic import ValidationError
 
 from desktop_app.runtime.errors import InvalidElicitationResponseError
@@ -49,13 +47,22 @@ from desktop_app.runtime.host.requests import (
 )
 from desktop_app.runtime.host.sampling import declined, model_hints, sampling_messages
 
+if TYPE_CHECKING:  # the SDK's client half loads with the first connection, not with the runtime
+    from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
+
 logger = logging.getLogger(__name__)
 
 HeadlessMode = Literal["ask", "always", "never"]
 Sampler = Callable[[str, mtypes.CreateMessageRequestParams], Awaitable[mtypes.CreateMessageResult]]
 """Runs an approved sampling request for ``server`` on the user's model (installed by the runtime)."""
-ProgressCallback = ProgressFnT
-"""``async (progress, total, message) -> None`` for one tool call, as ``notifications/progress`` reports it."""
+
+
+class ProgressCallback(Protocol):
+    """``async (progress, total, message) -> None`` for one tool call, as ``notifications/progress`` reports it
+    (the SDK's ``ProgressFnT``, spelled here so that the runtime loads without the SDK's client)."""
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None: ...
+
 
 DEFAULT_LOG_LIMIT = 1000
 CLIENT_LOG_LEVEL: mtypes.LoggingLevel = "info"

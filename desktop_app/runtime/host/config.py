@@ -26,6 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from desktop_app.runtime.errors import ConfigError
 
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a server gets to start and to answer a call unless it sets ``startupTimeout``/``timeout``."""
+
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 7230 token
 KEYRING_PREFIX = "keyring:"

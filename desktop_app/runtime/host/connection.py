@@ -35,6 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app.runtime.events import HostEvent
 from desktop_app.runtime.host.client_features import ClientCallbacks, ClientFeatures, ProgressCallback
+from desktop_app.runtime.host.config import DEFAULT_TIMEOUT
 from desktop_app.runtime.host.connection_requests import describe_start_error
 from desktop_app.runtime.host.connection_requests import leaf_exception as _leaf
 from desktop_app.runtime.host.oauth import DEFAULT_SIGN_IN_TIMEOUT
@@ -61,7 +62,6 @@ Target = StdioServerParameters | HttpTarget | str | MCPServer
 ChangeListener = Callable[["ServerConnection", Literal["state", "tools"]], None]
 ClientMode = Literal["auto", "legacy"]
 
-DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 7 * 24 * 3600.0
 """The longest start-up or call timeout honoured (longer ones are cut to this). The app's qasync loop
 runs timers as ``QTimer`` s, whose milliseconds are a 32-bit int: a timer past ~24.8 days raises

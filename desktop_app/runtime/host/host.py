@@ -22,20 +22,21 @@ from typing import TYPE_CHECKING, Any
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerRequestError
 from desktop_app.runtime.host.client_features import ClientFeatures, ProgressCallback
-from desktop_app.runtime.host.connection import DEFAULT_TIMEOUT, CallOutcome, ServerConnection, error_outcome
+from desktop_app.runtime.host.config import DEFAULT_TIMEOUT
 from desktop_app.runtime.host.host_features import HostFeatures
 from desktop_app.runtime.host.lifecycle import DEFAULT_MAX_RESTARTS, EventBus, RestartSupervisor, Sleep
-from desktop_app.runtime.host.outcomes import DEFAULT_MAX_OUTPUT_CHARS, truncate_outcome
+from desktop_app.runtime.host.outcomes import DEFAULT_MAX_OUTPUT_CHARS, CallOutcome, error_outcome, truncate_outcome
 from desktop_app.runtime.host.servers import BuiltinFactory, ServerState, ServerStatus
-from desktop_app.runtime.host.targets import stdio_parameters
 from desktop_app.runtime.host.tool_table import HostTool, HostToolTable, normalize_schema, tool_spec
-from desktop_app.runtime.host.transports import TransportMemory
+from desktop_app.runtime.host.transport_memory import TransportMemory
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from desktop_app.runtime.hooks.runner import HookRunner
     from desktop_app.runtime.host.config import ServerConfig
+    from desktop_app.runtime.host.connection import ServerConnection
+    from desktop_app.runtime.host.targets import stdio_parameters
 
 
 class Host(HostToolTable, HostFeatures):
@@ -189,6 +190,14 @@ class Host(HostToolTable, HostFeatures):
 
     def _live_connections(self) -> list[ServerConnection]:
         return [connection for connection in self._connections.values() if connection.client is not None]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "stdio_parameters":  # re-exported; its module loads the SDK's client (see host/__init__.py)
+        from desktop_app.runtime.host.targets import stdio_parameters
+
+        return stdio_parameters
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -16,14 +16,12 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as mtypes
 
 from desktop_app.runtime.events import ServerLog
-from desktop_app.runtime.host import resources
 from desktop_app.runtime.host.client_features import ClientFeatures
-from desktop_app.runtime.host.connection_requests import notify_roots_changed, server_request
 from desktop_app.runtime.host.requests import ElicitationAction, RequestKind
-from desktop_app.runtime.host.resources import PromptText, ResourceRead
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.connection import ServerConnection
+    from desktop_app.runtime.host.resources import PromptText, ResourceRead
 
 
 class HostFeatures:
@@ -54,7 +52,9 @@ class HostFeatures:
         """Replace the granted folders. When they changed, connected handshake-era servers are told with
         ``notifications/roots/list_changed``; 2026-07-28 servers ask for roots within each request."""
         if self.client_features.set_roots(paths):
-            for connection in self._live_connections():
+            for connection in self._live_connections():  # connected: the SDK is loaded
+                from desktop_app.runtime.host.connection_requests import notify_roots_changed
+
                 await notify_roots_changed(connection)
 
     # -- sampling and elicitation answers -------------------------------------------------------
@@ -77,15 +77,24 @@ class HostFeatures:
 
     async def list_resources(self, server: str) -> list[mtypes.Resource]:
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host import resources
+        from desktop_app.runtime.host.connection_requests import server_request
+
         return await server_request(connection, "list its resources", resources.list_resources)
 
     async def list_resource_templates(self, server: str) -> list[mtypes.ResourceTemplate]:
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host import resources
+        from desktop_app.runtime.host.connection_requests import server_request
+
         return await server_request(connection, "list its resource templates", resources.list_resource_templates)
 
     async def read_resource(self, server: str, uri: str) -> ResourceRead:
         """Read ``uri``: text parts as text, binary parts as summaries (see :class:`ResourceRead`)."""
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host import resources
+        from desktop_app.runtime.host.connection_requests import server_request
+
         return await server_request(
             connection, f"read {uri}", lambda client: resources.read_resource(client, server, uri)
         )
@@ -94,6 +103,8 @@ class HostFeatures:
         """Follow ``uri``: each change is published as a ``ResourceUpdated`` host event. The subscription is
         remembered and renewed when the server restarts. Raises ``ServerRequestError`` if unsupported."""
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host.connection_requests import server_request
+
         wanted = self.client_features.subscriptions(server)
         await server_request(connection, f"subscribe to {uri}", lambda _client: connection.watch.subscribe(uri))
         wanted.add(uri)
@@ -101,6 +112,8 @@ class HostFeatures:
     async def unsubscribe_resource(self, server: str, uri: str) -> None:
         self.client_features.subscriptions(server).discard(uri)
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host.connection_requests import server_request
+
         if connection.client is not None:
             await server_request(
                 connection, f"unsubscribe from {uri}", lambda _client: connection.watch.unsubscribe(uri)
@@ -110,11 +123,17 @@ class HostFeatures:
 
     async def list_prompts(self, server: str) -> list[mtypes.Prompt]:
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host import resources
+        from desktop_app.runtime.host.connection_requests import server_request
+
         return await server_request(connection, "list its prompts", resources.list_prompts)
 
     async def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> PromptText:
         """Render prompt ``name`` with ``arguments``; every message comes back as text."""
         connection = await self._connection_for(server)
+        from desktop_app.runtime.host import resources
+        from desktop_app.runtime.host.connection_requests import server_request
+
         return await server_request(
             connection,
             f"get the prompt '{name}'",

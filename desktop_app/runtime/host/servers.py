@@ -10,10 +10,10 @@ The state it works on is set up by ``Host.__init__``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict
 
 from desktop_app.runtime.credentials import Credentials
@@ -21,19 +21,37 @@ from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
 from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.connection import ServerConnection, Target
 from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor
-from desktop_app.runtime.host.targets import http_target, stdio_parameters
-from desktop_app.runtime.host.transports import TransportMemory
+from desktop_app.runtime.host.transport_memory import TransportMemory
 from desktop_app.runtime.redaction import redact
+
+if TYPE_CHECKING:  # the SDK (client and server halves) loads with the first connection: see ``import_sdk``
+    from mcp.server.mcpserver import MCPServer
+
+    from desktop_app.runtime.host.connection import ServerConnection, Target
 
 ServerState = HostServerState
 """``idle``: known but not connected yet (a built-in before first use, or before ``start()``);
 ``restarting``: an automatic restart is connecting it again (see :mod:`.lifecycle`)."""
 
-BuiltinFactory = Callable[[], MCPServer]
+BuiltinFactory: TypeAlias = "Callable[[], MCPServer]"
 RESERVED_PREFIX = "switchboard."
 """Server names the built-in servers own; a user server may not use them."""
+
+
+_CONNECTION_MODULE = "desktop_app.runtime.host.connection"
+
+
+async def import_sdk() -> None:
+    """Import the MCP SDK (``mcp``: its client and, through it, its server half; ~0.5 s of CPU) in a worker
+    thread the first time a server connects, built-in or external. The runtime is created, and the user
+    can send, before that: no connection, no SDK."""
+    if _CONNECTION_MODULE not in _imported:
+        await asyncio.to_thread(importlib.import_module, _CONNECTION_MODULE)
+        _imported.add(_CONNECTION_MODULE)
+
+
+_imported: set[str] = set()
 
 
 class ServerStatus(BaseModel):
@@ -226,8 +244,11 @@ class HostServers:
 
     async def _ensure(self, server: str) -> ServerConnection:
         """The server's connection, created if needed, once it is ready or has failed. Creating it does
-        not await, so concurrent callers share one connection without a lock."""
+        not await (once the SDK is imported), so concurrent callers share one connection without a lock."""
         connection = self._connections.get(server)
+        if connection is None:
+            await import_sdk()
+            connection = self._connections.get(server)  # made by another caller while the SDK loaded
         if connection is None:
             connection = self._new_connection(server)
             self._connections[server] = connection
@@ -237,6 +258,9 @@ class HostServers:
         return connection
 
     def _new_connection(self, server: str) -> ServerConnection:
+        from desktop_app.runtime.host.connection import ServerConnection
+        from desktop_app.runtime.host.targets import http_target, stdio_parameters
+
         if self._closed:
             connection = ServerConnection.failed(server, "the MCP host has been shut down")
             connection.state = "stopped"
@@ -267,6 +291,8 @@ class HostServers:
     def _connection(
         self, server: str, target: Target, startup_timeout: float | None, call_timeout: float | None
     ) -> ServerConnection:
+        from desktop_app.runtime.host.connection import ServerConnection
+
         return ServerConnection(
             server,
             target,

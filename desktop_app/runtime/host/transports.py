@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import logging
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, TextIO, cast
+from typing import Any, TextIO, cast
 
 import anyio
 import httpx2
@@ -36,12 +33,11 @@ from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 
-from desktop_app.runtime.host.jsonfiles import write_json_atomically
 from desktop_app.runtime.host.oauth import SignInRequired
+from desktop_app.runtime.host.transport_memory import HttpKind, TransportMemory
 
 logger = logging.getLogger(__name__)
 
-HttpKind = Literal["http", "sse"]
 STDERR_LIMIT = 256 * 1024
 _STDERR_DRAIN_TIMEOUT = 1.0
 _HTTP_TIMEOUT = 30.0
@@ -197,41 +193,6 @@ def sse_streams(target: HttpTarget, probe: HttpProbe) -> AbstractAsyncContextMan
         sse_client(target.url, headers=dict(target.headers), httpx_client_factory=factory, auth=target.auth),
     )
     return _explaining_401(opened, target, probe)
-
-
-class TransportMemory:
-    """Which HTTP transport worked per URL: in memory, and in ``path`` (JSON) when given.
-
-    URLs are stored as SHA-256 digests, so a token in a query string never reaches the disk.
-    """
-
-    def __init__(self, path: Path | None = None) -> None:
-        self._path = path
-        self._known: dict[str, HttpKind] = {}
-        if path is not None:
-            with contextlib.suppress(OSError, ValueError):
-                data = json.loads(path.read_text(encoding="utf-8"))
-                if isinstance(data, dict):
-                    self._known = {k: v for k, v in data.items() if v in ("http", "sse")}
-
-    @staticmethod
-    def _key(url: str) -> str:
-        return hashlib.sha256(url.encode("utf-8")).hexdigest()
-
-    def order(self, url: str) -> list[HttpKind]:
-        """The transports to try, the one that worked last time first."""
-        return ["sse", "http"] if self._known.get(self._key(url)) == "sse" else ["http", "sse"]
-
-    def remember(self, url: str, kind: HttpKind) -> None:
-        key = self._key(url)
-        if self._known.get(key, "http") == kind:
-            return
-        self._known[key] = kind
-        if self._path is not None:
-            try:
-                write_json_atomically(self._path, self._known)
-            except OSError as exc:  # a read-only data folder must not break connecting
-                logger.warning("could not save the MCP transport cache %s: %s", self._path, exc)
 
 
 # -- end-of-stream watching ---------------------------------------------------------------------

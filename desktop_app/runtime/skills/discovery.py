@@ -21,6 +21,9 @@ from typing import Any
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.host.jsonfiles import parse_yaml
 
+SERVER_NAME = "switchboard.skills"
+"""The lazy built-in server that offers ``load_skill`` (``skills.server``)."""
+
 SKILL_FILE = "SKILL.md"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024

@@ -14,9 +14,8 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from desktop_app.runtime.skills.discovery import SKILL_FILE, SkillSet, split_frontmatter
+from desktop_app.runtime.skills.discovery import SERVER_NAME, SKILL_FILE, SkillSet, split_frontmatter
 
-SERVER_NAME = "switchboard.skills"
 READ_ONLY = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 MAX_LISTED_FILES = 200
 

@@ -13,9 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from desktop_app.runtime.skills.discovery import SkillSet
+from desktop_app.runtime.skills.discovery import SERVER_NAME, SkillSet
 from desktop_app.runtime.skills.index import index_block
-from desktop_app.runtime.skills.server import SERVER_NAME, make_skills_server
 
 log = logging.getLogger(__name__)
 
@@ -35,13 +34,18 @@ class SkillsWiring:
         found = self.load()
         if found.skills and not self.registered and self.problem is None:
             try:
-                self.host.register_builtin(SERVER_NAME, lambda: make_skills_server(self.load))
+                self.host.register_builtin(SERVER_NAME, self._make_server)
             except ValueError:
                 self.problem = f"An MCP server in mcp.json is named '{SERVER_NAME}'; the skills are off."
                 log.warning("%s", self.problem)
             else:
                 self.registered = True
         return found
+
+    def _make_server(self) -> Any:
+        from desktop_app.runtime.skills.server import make_skills_server  # the SDK's MCPServer: on first use
+
+        return make_skills_server(self.load)
 
     def block(self) -> str:
         """The index block for a new conversation's system prompt ("" while there are no usable skills)."""

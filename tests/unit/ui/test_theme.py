@@ -53,6 +53,23 @@ def test_the_setting_overrides_the_system_and_system_follows_it(qapp, restore_ap
         theme.uninstall()
 
 
+def test_settings_that_keep_the_theme_do_not_set_the_stylesheet_again(qapp, restore_app_look, monkeypatch):
+    """Start-up applies the saved settings once the runtime is in: the same theme must not re-polish every
+    widget; a different one is put in force."""
+    theme.install()
+    applied: list[str] = []
+    real = theme.apply_theme
+    monkeypatch.setattr(theme, "apply_theme", lambda name, app=None: (applied.append(name), real(name, app)))
+    monkeypatch.setattr(theme, "resolved_theme", lambda name: name if name in ("light", "dark") else "light")
+    theme.apply_theme("light")
+    applied.clear()
+    appearance.apply_appearance(AppearanceSettings(theme="system"))  # resolves to light, already in force
+    appearance.apply_appearance(AppearanceSettings(theme="light"))
+    assert applied == []
+    appearance.apply_appearance(AppearanceSettings(theme="dark"))
+    assert applied == ["dark"] and is_dark(QApplication.palette())
+
+
 def test_reading_column_and_turn_labels(qtbot):
     view = ChatView()
     qtbot.addWidget(view)
