@@ -163,7 +163,12 @@ class Composer(QWidget):
             (self.resource_button, "resource.svg"),
         ):
             button.setIcon(_icon(icon))
-            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            # Attach says its name; the other two are icons (their tooltip and accessible name say what they do),
+            # so the row keeps room for the context meter and the model's whole name in the 46 em column
+            icon_only = button is not self.attach_button
+            button.setToolButtonStyle(
+                Qt.ToolButtonStyle.ToolButtonIconOnly if icon_only else Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            )
             row.addWidget(button)
         row.addStretch(1)
         from desktop_app.ui.chat.context_meter import ContextMeter

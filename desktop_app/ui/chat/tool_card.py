@@ -52,6 +52,7 @@ class ToolCard(ApprovalControls, QFrame):
     """
 
     decided = Signal(str, object)
+    user_toggled = Signal(bool)  # the user folded (False) or unfolded (True) the card
 
     def __init__(
         self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None
@@ -77,7 +78,7 @@ class ToolCard(ApprovalControls, QFrame):
         self.toggle.setToolTip("Show or hide the arguments and the result")
         self.toggle.setAutoRaise(True)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow)
-        self.toggle.clicked.connect(lambda: self.set_expanded(not self.expanded))
+        self.toggle.clicked.connect(self._on_user_toggle)
         self.toggle.hide()  # a finished card collapses; then the arrow (or a click on the card) expands it
         header.addWidget(self.toggle)
         self.title = QLabel(f"<b>{escape(tool)}</b> <span>· {escape(server or 'unknown server')}</span>")
@@ -294,10 +295,14 @@ class ToolCard(ApprovalControls, QFrame):
     def mouseReleaseEvent(self, event: Any) -> None:
         """A click on a collapsed card's summary line expands it (and on an expanded one's, folds it)."""
         if self.toggle.isVisible() and event.position().y() <= self.title.geometry().bottom() + 4:
-            self.set_expanded(not self.expanded)
+            self._on_user_toggle()
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def _on_user_toggle(self) -> None:
+        self.user_toggled.emit(not self.expanded)  # first: the transcript holds its scroll position
+        self.set_expanded(not self.expanded)
 
     def show_hook_notices(self, notices: list[Any]) -> None:
         """Chips for what hooks changed, blocked or failed on this call (see ``hook_notice.py``)."""

@@ -301,9 +301,15 @@ class ChatView(StreamSlots, QScrollArea):
             self.settle_retry()
             card = ToolCard(tool_call_id, server, tool, arguments)
             card.decided.connect(self.decided)
+            card.user_toggled.connect(self._hold_position)
             self.cards[tool_call_id] = card
             self._add(card)
         return card
+
+    def _hold_position(self, _expanded: bool) -> None:
+        """The user unfolded or folded a card: keep what is on screen where it is (no jump to the bottom,
+        which would push the card just clicked off the top)."""
+        self._stick = False
 
     # -- stored conversations (``replay``) ------------------------------------------------------------------
 

@@ -1,0 +1,204 @@
+"""The screenshot scripts' one Xvfb/launch helper: the real app in its own process, driven with real X input.
+
+``App(home)`` starts the real app (``desktop_app.__main__:main``, what ``.venv/bin/switchboard`` runs) with
+``--home HOME`` through ``scripts/_app_launcher.py``, which only adds a line protocol on stdin so the script
+can ask *where* a widget is (its centre on the screen, by objectName) and *what* it shows; every click and key
+is a real X event sent with ``xdotool``. The screen is taken with ImageMagick's ``import -window root``.
+
+    with App(home) as app:               # waits for the window and for "runtime: ready"
+        app.type("Hello")
+        app.key("Return")
+        app.wait_for("approveButton")    # visible, on screen
+        app.click("approveButton")
+        app.shot(OUT / "x.png")
+
+Run a script under ``xvfb-run -a -s "-screen 0 1400x900x24"``. ``home_with(...)`` writes a home with
+settings, an ``mcp.json`` and a file-backed keyring holding the given secrets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "screenshots"
+DEMO = ROOT / "docs" / "examples" / "demo_tools" / "server.py"
+SCREEN = (1400, 900)
+
+
+def xdotool(*args: str) -> str:
+    return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def home_with(
+    home: Path,
+    *,
+    theme: str,
+    provider: dict[str, Any],
+    servers: dict[str, Any] | None = None,
+    secrets: dict[str, str] | None = None,
+    settings: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``home``'s settings and ``mcp.json``; returns the keyring file holding ``secrets``."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers or {}}, indent=2) + "\n", "utf-8")
+    data = {"provider": provider, "appearance": {"theme": theme}, **(settings or {})}
+    (home / "config" / "settings.json").write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+    (home / "data").mkdir(parents=True, exist_ok=True)
+    (home / "data" / "no-tray-noticed").touch()  # Xvfb has no tray: its one-time notice is not the subject
+    keyring_file = home.parent / f"{home.name}-keyring.json"
+    keyring_file.write_text(json.dumps({f"switchboard\0{k}": v for k, v in (secrets or {}).items()}), "utf-8")
+    return keyring_file
+
+
+class App:
+    """The real app under Xvfb, sized to the screen, with the launcher's where/what protocol."""
+
+    def __init__(self, home: Path, *, keyring_file: Path | None = None, ready_timeout_s: float = 60.0) -> None:
+        self.home = home
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("QT_QPA_PLATFORM", None)
+        env.pop("SWITCHBOARD_HOME", None)
+        if keyring_file is not None:
+            env["PYTHON_KEYRING_BACKEND"] = "tests.support.file_keyring.FileKeyring"
+            env["SWITCHBOARD_TEST_KEYRING_FILE"] = str(keyring_file)
+        else:
+            env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+        launcher = ROOT / "scripts" / "_app_launcher.py"
+        self.process = subprocess.Popen(
+            [sys.executable, str(launcher), "--home", str(home)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.ready_timeout_s = ready_timeout_s
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.output.append(line)
+            self._lines.put(line)
+
+    def __enter__(self) -> App:
+        self.window = self.wait_window("Switchboard$")
+        xdotool("windowsize", self.window, str(SCREEN[0]), str(SCREEN[1]))
+        xdotool("windowmove", self.window, "0", "0")
+        self.wait_line("runtime: ready", self.ready_timeout_s)
+        self.focus()
+        return self
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        if kind is not None:  # what the screen showed when the script gave up
+            failed = Path(os.environ.get("SHOTS_FAILED", "/tmp/switchboard-shot-failed.png"))
+            subprocess.run(["import", "-window", "root", str(failed)], check=False)
+            print(f"the screen at the failure: {failed}", file=sys.stderr)
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+    # -- waiting -------------------------------------------------------------------------------------------
+
+    def wait_line(self, text: str, timeout_s: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout_s
+        for line in list(self.output):
+            if text in line:
+                return line
+        while time.monotonic() < deadline:
+            try:
+                line = self._lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.process.poll() is not None:
+                    raise SystemExit(f"the app exited ({self.process.returncode}) before {text!r}") from None
+                continue
+            if text in line:
+                return line
+        raise SystemExit(f"the app never printed {text!r}")
+
+    def wait_window(self, name: str, timeout_s: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            found = xdotool("search", "--onlyvisible", "--name", name)
+            if found:
+                return found.splitlines()[-1]
+            time.sleep(0.2)
+        raise SystemExit(f"no window named {name!r} appeared")
+
+    def ask(self, **command: Any) -> dict[str, Any]:
+        """One launcher command (``where``, ``what``), answered on the app's stdout as ``@@ {json}``."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        line = self.wait_line("@@ ", 10)
+        self.output.remove(line)
+        return dict(json.loads(line.split("@@ ", 1)[1]))
+
+    def where(self, name: str, index: int = -1) -> tuple[int, int] | None:
+        """The screen centre of the visible widget called ``name`` (the last one by default), or None."""
+        answer = self.ask(do="where", object=name, index=index)
+        return (answer["x"], answer["y"]) if answer.get("found") else None
+
+    def wait_for(self, name: str, timeout_s: float = 30.0, index: int = -1) -> tuple[int, int]:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            point = self.where(name, index)
+            if point is not None:
+                return point
+            time.sleep(0.25)
+        raise SystemExit(f"no visible widget {name!r}")
+
+    def wait_text(self, name: str, text: str, timeout_s: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if text in str(self.ask(do="what", object=name).get("text", "")):
+                return
+            time.sleep(0.25)
+        raise SystemExit(f"{name!r} never showed {text!r}")
+
+    def settle(self, seconds: float = 0.8) -> None:
+        """Let animations, the last stream frames and the paint finish before a screenshot."""
+        time.sleep(seconds)
+
+    # -- input -----------------------------------------------------------------------------------------------
+
+    def focus(self, window: str | None = None) -> None:
+        xdotool("windowfocus", "--sync", window or self.window)  # no window manager: give it the focus
+
+    def click(self, name: str, index: int = -1) -> None:
+        x, y = self.wait_for(name, index=index)
+        xdotool("mousemove", str(x), str(y))
+        xdotool("click", "1")
+        xdotool("mousemove", str(SCREEN[0] - 2), str(SCREEN[1] - 2))  # no hover highlight in the shot
+
+    def type(self, text: str) -> None:
+        xdotool("type", "--delay", "15", text)
+
+    def key(self, *keys: str) -> None:
+        for key in keys:
+            xdotool("key", key)
+            time.sleep(0.15)
+
+    def shot(self, path: Path, window: str | None = None) -> Path:
+        """The screen (or only ``window``, an X window id: a dialog without a window manager's frame)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["import", "-window", window or "root", str(path)], check=True)
+        print(path)
+        return path
+
+
+__all__ = ["DEMO", "OUT", "ROOT", "App", "home_with", "xdotool"]
