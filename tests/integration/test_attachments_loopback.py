@@ -73,7 +73,9 @@ async def test_openai_vision_model_gets_the_image_part_and_the_inlined_file(
     assert '<file name="notes.txt" type="text/plain"' in content[1]["text"]
     assert "quarterly numbers: 1, 2, 3" in content[1]["text"]
     assert "attached files: chart.png (" in content[1]["text"]
-    assert content[1]["text"].endswith("Explain")
+    # The prompt, then the per-run context at the end of the message (cache-stable prompt, issue 16).
+    text = content[1]["text"]
+    assert "</file>\n\nExplain\n\n<context>\n" in text and text.endswith("</context>")
     started = events[0]
     assert isinstance(started, ev.RunStarted) and started.attachments == ["chart.png", "notes.txt"]
 
