@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import mcp_types as mtypes
-
 from desktop_app.runtime.errors import ProviderError
 from desktop_app.runtime.host.client_features import ClientFeatures, HeadlessMode, Sampler
 from desktop_app.runtime.host.sampling import sampling_chat_request, sampling_result
 from desktop_app.runtime.providers.base import Provider, final_completion
+from desktop_app.runtime.sdk_types import mtypes
 
 
 def make_sampler(provider: Callable[[], Provider], model: Callable[[], str]) -> Sampler:

@@ -195,6 +195,7 @@ class MainWindow(
             self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
         )
         self._attach_composer(runtime, controller)
+        self._prepare_on_first_keystroke(runtime)
         from desktop_app.ui.chat.compaction import install_compaction
 
         self.compaction = install_compaction(self, runtime, lambda: controller.conversation_id)  # #16
@@ -213,6 +214,26 @@ class MainWindow(
             self.set_status("Ready")
             self.key_banner.check_start()
         return controller
+
+    def _prepare_on_first_keystroke(self, runtime: RuntimeLike) -> None:
+        """Start-up leaves out what only a run needs (the provider's HTTP stack, the MCP SDK behind the
+        built-in servers): the first keystroke in the composer imports them in worker threads, so a prompt
+        typed after start-up does not wait for them and an untouched window never holds them."""
+
+        def prepare(_text: str = "") -> None:
+            self.composer.edit.textChanged.disconnect(prepare)
+            self.tasks.start(self._prepare_first_run(getattr(runtime, "host", None)), name="prepare-first-run")
+
+        self.composer.edit.textChanged.connect(prepare)
+
+    async def _prepare_first_run(self, host: object) -> None:
+        import asyncio
+        import importlib
+
+        await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.providers.factory")
+        prepare = getattr(host, "prepare", None)
+        if prepare is not None:
+            await prepare()
 
     def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and

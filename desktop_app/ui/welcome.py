@@ -23,7 +23,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop_app import __version__
-from desktop_app.runtime.providers.discovery import detect_local_servers
 from desktop_app.ui.asyncqt import async_slot
 from desktop_app.ui.chat.controller import RuntimeLike
 from desktop_app.ui.provider_dialog import ProviderDialog
@@ -167,6 +166,8 @@ class WelcomeDialog(ProviderDialog):
     async def auto_detect(self) -> None:
         """Probe loopback once on opening; use what answers unless the user already chose something."""
         self._note(self.detect_status, "Looking for a model server on this machine…")
+        from desktop_app.runtime.providers.discovery import detect_local_servers  # httpx: when probing
+
         found = await detect_local_servers(candidates=self.local_candidates)
         self.detected = found
         if not found:

@@ -17,8 +17,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-import httpx
-
 from desktop_app.runtime.hooks.decisions import HookOutcome, answer_from_object, cap, normalise, parse_answer
 from desktop_app.runtime.hooks.decisions import process_decision as decide
 from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout
@@ -127,6 +125,8 @@ async def run_http(
     env = {name: environ[name] for name in definition.allowed_env_vars if name in environ}
     headers = {"Content-Type": "application/json", "Accept": "application/json", **definition.headers}
     timeout = effective_timeout(definition.timeout)
+    import httpx  # with the first http hook, not with the runtime (httpx also loads its CLI's click and rich)
+
     try:
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
             response = await client.post(

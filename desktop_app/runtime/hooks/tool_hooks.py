@@ -14,7 +14,6 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import mcp_types as mtypes
 from pydantic import ValidationError
 
 from desktop_app.runtime.hooks.context import current_tool_call
@@ -30,6 +29,7 @@ from desktop_app.runtime.hooks.notices import HookNotice
 from desktop_app.runtime.hooks.runner import HookRunner, blocked_notice, failure_notices
 from desktop_app.runtime.host.client_features import ProgressCallback
 from desktop_app.runtime.host.outcomes import CallOutcome, outcome_from_result
+from desktop_app.runtime.sdk_types import mtypes
 
 RawCall = Callable[[str, str, dict[str, Any], ProgressCallback | None], Awaitable[CallOutcome]]
 _ids = itertools.count(1)

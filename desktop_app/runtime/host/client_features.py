@@ -23,9 +23,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-import mcp_types as mtypes
 from pydantic import ValidationError
 
 from desktop_app.runtime.errors import InvalidElicitationResponseError
@@ -46,6 +45,7 @@ from desktop_app.runtime.host.requests import (
     SamplingAnswer,
 )
 from desktop_app.runtime.host.sampling import declined, model_hints, sampling_messages
+from desktop_app.runtime.sdk_types import mtypes
 
 if TYPE_CHECKING:  # the SDK's client half loads with the first connection, not with the runtime
     from mcp.client.session import ClientRequestContext, ElicitationFnT, ListRootsFnT, LoggingFnT, SamplingFnT
@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # the SDK's client half loads with the first connection, not 
 logger = logging.getLogger(__name__)
 
 HeadlessMode = Literal["ask", "always", "never"]
-Sampler = Callable[[str, mtypes.CreateMessageRequestParams], Awaitable[mtypes.CreateMessageResult]]
+Sampler: TypeAlias = "Callable[[str, mtypes.CreateMessageRequestParams], Awaitable[mtypes.CreateMessageResult]]"
 """Runs an approved sampling request for ``server`` on the user's model (installed by the runtime)."""
 
 

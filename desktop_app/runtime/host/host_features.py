@@ -13,11 +13,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import mcp_types as mtypes
-
 from desktop_app.runtime.events import ServerLog
 from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.requests import ElicitationAction, RequestKind
+from desktop_app.runtime.sdk_types import mtypes
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.connection import ServerConnection

@@ -12,10 +12,10 @@ import contextlib
 import json
 from typing import Any
 
-import mcp_types as mtypes
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop_app.runtime.hooks.notices import HookNotice
+from desktop_app.runtime.sdk_types import mtypes
 
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
 OUTPUT_LIMIT_SETTING = "tool_output_limit"

@@ -10,18 +10,18 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-
-import mcp_types as mtypes
+from typing import TypeAlias
 
 from desktop_app.runtime.events import SamplingMessageText
 from desktop_app.runtime.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from desktop_app.runtime.providers.base import ChatRequest, Completion
+from desktop_app.runtime.sdk_types import mtypes
 
 USER_DECLINED = -1
 """The JSON-RPC error code the MCP specification's examples use for "User rejected sampling request"."""
 
-_Block = (
-    mtypes.TextContent | mtypes.ImageContent | mtypes.AudioContent | mtypes.ToolUseContent | mtypes.ToolResultContent
+_Block: TypeAlias = (
+    "mtypes.TextContent | mtypes.ImageContent | mtypes.AudioContent | mtypes.ToolUseContent | mtypes.ToolResultContent"
 )
 
 

@@ -242,6 +242,11 @@ class HostServers:
         if server not in self._builtins and server not in self._configs:
             raise ServerNotFoundError(f"MCP server '{server}' is not configured; add it to mcp.json first.")
 
+    async def prepare(self) -> None:
+        """Import the MCP SDK now (in a worker thread), ahead of the first connection: the window calls
+        this when the user starts typing, so the first run's built-in servers do not wait for it."""
+        await import_sdk()
+
     async def _ensure(self, server: str) -> ServerConnection:
         """The server's connection, created if needed, once it is ready or has failed. Creating it does
         not await (once the SDK is imported), so concurrent callers share one connection without a lock."""

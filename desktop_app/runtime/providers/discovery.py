@@ -13,15 +13,19 @@ import ipaddress
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
 
 from desktop_app.runtime.errors import ProviderError
 from desktop_app.runtime.providers.presets import LOCAL_PRESETS, Preset
 from desktop_app.runtime.redaction import remember
+from desktop_app.runtime.sdk_types import OnFirstUse
 from desktop_app.runtime.settings import Dialect
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = OnFirstUse("httpx")  # imported with the first probe, not with the provider dialog
 
 log = logging.getLogger(__name__)
 

@@ -68,3 +68,24 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
     imported = {line.rsplit("|", 1)[1].strip(): i for i, line in enumerate(lines) if line.startswith("import time:")}
     for module in ("asyncio", "qasync", "desktop_app.ui.servers_panel", "desktop_app.ui.tool_panel"):
         assert imported[module] > painted, f"{module} was imported before the first paint"
+
+
+def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
+    """An untouched window never imports what only a run needs; typing starts preparing it (once)."""
+    from desktop_app.ui.main_window import MainWindow
+
+    class Host:
+        prepared = 0
+
+        async def prepare(self) -> None:
+            Host.prepared += 1
+
+    fake_runtime.host = Host()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.attach_runtime(fake_runtime)
+    assert Host.prepared == 0
+    window.composer.edit.setPlainText("h")  # what a keystroke does
+    qtbot.waitUntil(lambda: Host.prepared == 1, timeout=5000)
+    window.composer.edit.setPlainText("hi")
+    assert window.tasks.pending == 0 and Host.prepared == 1

@@ -1,6 +1,6 @@
-"""The MCP SDK (``mcp``: its client and, through it, its server half) loads with the first server
-connection, not with the runtime: a process that assembles the app's runtime has not imported it, and the
-first call to a built-in tool imports it (off the event loop) and works."""
+"""The MCP SDK (``mcp``: its client and, through it, its server half; ``mcp_types``: its protocol models)
+loads with the first server connection, not with the runtime: a process that assembles the app's runtime
+has imported neither, and the first call to a built-in tool imports them (off the event loop) and works."""
 
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ paths = AppPaths(home / "config", home / "data", home / "logs").ensure()
 async def main():
     assembly = assemble(paths, strict=True)
     try:
-        print("after assemble:", "mcp" in sys.modules, flush=True)
+        print("after assemble:", "mcp" in sys.modules, "mcp_types" in sys.modules, flush=True)
         outcome = await assembly.host.call("switchboard.system", "current_time", {})
         print("call:", outcome.is_error, outcome.text[:40].replace("\n", " "), flush=True)
-        print("after the call:", "mcp" in sys.modules, flush=True)
+        print("after the call:", "mcp" in sys.modules, "mcp_types" in sys.modules, flush=True)
     finally:
         await assembly.aclose()
 
@@ -44,6 +44,6 @@ def test_the_sdk_is_imported_with_the_first_server_not_with_the_runtime(tmp_path
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    assert "after assemble: False" in lines, proc.stdout
+    assert "after assemble: False False" in lines, proc.stdout
     assert any(line.startswith("call: False") for line in lines), proc.stdout
-    assert "after the call: True" in lines, proc.stdout
+    assert "after the call: True True" in lines, proc.stdout
