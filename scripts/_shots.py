@@ -62,16 +62,24 @@ def home_with(
 class App:
     """The real app under Xvfb, sized to the screen, with the launcher's where/what protocol."""
 
-    def __init__(self, home: Path, *, keyring_file: Path | None = None, ready_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        keyring_file: Path | None = None,
+        env: dict[str, str] | None = None,
+        ready_timeout_s: float = 60.0,
+    ) -> None:
         self.home = home
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         env.pop("QT_QPA_PLATFORM", None)
         env.pop("SWITCHBOARD_HOME", None)
-        if keyring_file is not None:
-            env["PYTHON_KEYRING_BACKEND"] = "tests.support.file_keyring.FileKeyring"
-            env["SWITCHBOARD_TEST_KEYRING_FILE"] = str(keyring_file)
-        else:
-            env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+        if keyring_file is None:  # a working (file-backed, test) keyring: no "no keyring" warning in the shots
+            keyring_file = home.parent / f"{home.name}-keyring.json"
+            if not keyring_file.exists():
+                keyring_file.write_text("{}", encoding="utf-8")
+        env["PYTHON_KEYRING_BACKEND"] = "tests.support.file_keyring.FileKeyring"
+        env["SWITCHBOARD_TEST_KEYRING_FILE"] = str(keyring_file)
         launcher = ROOT / "scripts" / "_app_launcher.py"
         self.process = subprocess.Popen(
             [sys.executable, str(launcher), "--home", str(home)],

@@ -2,52 +2,34 @@
 
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot_tools_panel.py
 
-For each theme: a fresh SWITCHBOARD_HOME with six demo MCP servers (docs/examples/demo_tools/server.py:
+For each theme: a fresh home (``--home``) with six demo MCP servers (docs/examples/demo_tools/server.py:
 83 tools, GitHub pinned in part, one Slack tool excluded) and the loopback LLM server as the provider
-(scripted: the model calls tool_search, then answers). The script starts ``python -m desktop_app``, sends
-a prompt with xdotool, opens the panel with Ctrl+K, searches, selects a tool and takes the screenshot with
-ImageMagick's ``import``. Output: docs/screenshots/tools-panel-{light,dark}.png.
+(scripted: the model calls tool_search, then answers). The real app runs through ``scripts/_shots.py``
+(the scripts' one launch helper): xdotool sends a prompt, opens the panel with Ctrl+K, searches and selects
+a tool; ImageMagick's ``import`` takes the screen. Output: docs/screenshots/tools-panel-{light,dark}.png.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply  # noqa: E402
+from scripts._shots import DEMO, OUT, App, home_with
+from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 SERVERS = ("github", "slack", "jira", "calendar", "drive", "crm")
-DEMO = ROOT / "docs" / "examples" / "demo_tools" / "server.py"
-OUT = ROOT / "docs" / "screenshots"
 
 
-def xdotool(*args: str) -> str:
-    return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
-
-
-def write_home(home: Path, url: str, theme: str) -> None:
-    (home / "config").mkdir(parents=True)
-    servers: dict[str, dict[str, object]] = {
+def servers() -> dict[str, dict[str, object]]:
+    found: dict[str, dict[str, object]] = {
         name: {"command": sys.executable, "args": [str(DEMO), name]} for name in SERVERS
     }
-    servers["github"]["pinned"] = ["create_issue", "search_issues"]
-    servers["slack"]["excludedTools"] = ["delete_message"]
-    (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
-    settings = {
-        "provider": {"base_url": url, "model": "demo-model", "dialect": "openai"},
-        "appearance": {"theme": theme},
-        "context_datetime": False,
-        "context_os": False,
-    }
-    (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    found["github"]["pinned"] = ["create_issue", "search_issues"]
+    found["slack"]["excludedTools"] = ["delete_message"]
+    return found
 
 
 def shoot(theme: str) -> Path:
@@ -60,52 +42,33 @@ def shoot(theme: str) -> Path:
     ]
     with ScriptedLLMServer(replies) as llm, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
-        write_home(home, llm.url, theme)
-        env = {**os.environ, "SWITCHBOARD_HOME": str(home), "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-        env.pop("QT_QPA_PLATFORM", None)
-        app = subprocess.Popen([sys.executable, "-m", "desktop_app"], cwd=ROOT, env=env)
-        try:
-            window = ""
-            for _ in range(120):
-                window = xdotool("search", "--onlyvisible", "--name", "^Switchboard$")
-                if window:
-                    break
-                time.sleep(0.25)
-            if not window:
-                raise SystemExit("the Switchboard window did not appear")
-            window = window.splitlines()[0]
-            xdotool("windowsize", window, "1400", "900")
-            xdotool("windowmove", window, "0", "0")
-            time.sleep(12)  # the runtime and the six servers start
-            xdotool("windowfocus", "--sync", window)  # no window manager: give it the input focus
-            xdotool("type", "--delay", "20", "Can you open a pull request for the release branch?")
-            xdotool("key", "ctrl+Return")
-            time.sleep(4)
-            xdotool("key", "ctrl+k")
-            time.sleep(1)
-            xdotool("type", "--delay", "30", "+github pull")
-            time.sleep(1)
-            for key in ("Tab", "Down", "Down", "Down"):
-                xdotool("key", key)
-                time.sleep(0.2)
-            time.sleep(1)
-            OUT.mkdir(parents=True, exist_ok=True)
-            target = OUT / f"tools-panel-{theme}.png"
-            subprocess.run(["import", "-window", "root", str(target)], check=True)
-            return target
-        finally:
-            app.terminate()
-            try:
-                app.wait(10)
-            except subprocess.TimeoutExpired:
-                app.kill()
+        home_with(
+            home,
+            theme=theme,
+            provider={"base_url": llm.url, "model": "demo-model", "dialect": "openai", "api_key_env": "SB_DEMO_KEY"},
+            servers=servers(),
+            settings={"context_datetime": False, "context_os": False},
+        )
+        with App(home, env={"SB_DEMO_KEY": "demo"}) as app:
+            app.wait_text("mcpIndicator", f"{len(SERVERS)} ready", timeout_s=90)  # the six servers are up
+            app.click("composer")
+            app.type("Can you open a pull request for the release branch?")
+            app.key("ctrl+Return")
+            app.wait_text("statusText", "Ready", timeout_s=30)
+            app.key("ctrl+k")
+            app.wait_for("toolSearch")
+            app.type("+github pull")
+            app.settle(1)
+            app.click("toolTree")  # a tool in the middle of the list: its description and schema below
+            app.settle(1)
+            return app.shot(OUT / f"tools-panel-{theme}.png")
 
 
-def main() -> int:
-    for theme in ("light", "dark"):
-        print(shoot(theme))
+def main(argv: list[str]) -> int:
+    for theme in argv or ["light", "dark"]:
+        shoot(theme)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

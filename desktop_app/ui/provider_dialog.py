@@ -65,6 +65,19 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _grow_to_fit(window: QWidget) -> None:
+    """Make ``window`` as tall as its layout needs at its width (wrapped labels need height for width, which
+    a shown dialog does not grow by itself)."""
+    layout = window.layout()
+    if layout is None or not window.isVisible():
+        return
+    layout.activate()
+    width = window.width()
+    need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+    if need > window.height():
+        window.resize(width, need)
+
+
 def _hint_label(name: str) -> QLabel:
     label = QLabel("")
     label.setObjectName(name)
@@ -398,6 +411,7 @@ class ProviderDialog(QDialog):
         label.setText(text)
         label.setStyleSheet(_ERROR if error else _QUIET)
         label.show()
+        _grow_to_fit(label.window())  # a note that appears later (the local probe) is never cut off
 
     def _on_task_failed(self, exc: BaseException) -> None:
         log.error("provider dialog task failed", exc_info=exc)
