@@ -85,6 +85,8 @@ class SubTranscript(QWidget):
         self.footer: Any = None
         self.paused_line: Any = None
         self.prompts: list[PromptLine] = []
+        self.tokens = 0
+        """The tokens its run used (its own conversation's; the parent's footer counts the parent's only)."""
 
     def blocks(self) -> list[QWidget]:
         items = (self._layout.itemAt(i) for i in range(self._layout.count()))
@@ -138,8 +140,9 @@ class SubTranscript(QWidget):
     def add_paused(self, text: str) -> NoticeLine:
         return self.add_notice(text)
 
-    def add_usage(self, _usage: Any) -> None:
-        """Tokens are counted in the parent's footer (the sub-agent's usage is its own conversation's)."""
+    def add_usage(self, usage: Any) -> None:
+        """Count the run's tokens (shown in the sub-conversation's header; the parent's footer is its own)."""
+        self.tokens += int(getattr(usage, "total_tokens", 0) or 0)
 
     def end_segment(self) -> None:
         if self.reasoning is not None:
@@ -262,8 +265,13 @@ class SubConversation(QFrame):
         self.refresh()
 
     def refresh(self) -> None:
+        from desktop_app.ui.chat.usage import human_count
+
         calls = len(self.body.cards)
-        self.summary.setText(f"{calls} tool call{'' if calls == 1 else 's'} ·" if calls else "")
+        parts = [f"{calls} tool call{'' if calls == 1 else 's'}" if calls else ""]
+        parts.append(f"{human_count(self.body.tokens)} tokens" if self.body.tokens else "")
+        shown = " · ".join(p for p in parts if p)
+        self.summary.setText(f"{shown} ·" if shown else "")
 
 
 def attach(card: ToolCard, sub: SubConversation) -> SubConversation:
@@ -384,6 +392,8 @@ class SubagentNesting:
             body.add_hook_notice(event.notice)
         elif kind == "error":
             body.show_error(event.message)
+        elif kind == "usage":
+            body.add_usage(event.usage)
         elif kind == "run_finished":
             body.end_segment()
         sub.refresh()

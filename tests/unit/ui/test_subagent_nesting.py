@@ -117,6 +117,7 @@ def test_the_researchers_run_nests_live_under_its_card_and_again_after_a_restart
         qtbot.waitUntil(lambda: not win.controller.busy, timeout=10_000)
         assert body.last_answer.text == ANSWER
         assert sub.status.text() == "Answered" and not sub.expanded and not body.isVisible()
+        assert body.tokens > 0 and "tokens" in sub.summary.text()  # the researcher's own usage
         assert sub.isVisible()  # the header stays, under the folded card
         qtbot.mouseClick(sub.toggle, Qt.MouseButton.LeftButton)
         assert sub.expanded and body.isVisible()
