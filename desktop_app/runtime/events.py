@@ -64,7 +64,7 @@ class RetryInfo(BaseModel):
 
 
 class _Event(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     conversation_id: str
     run_id: str
@@ -360,7 +360,7 @@ Event = Annotated[
     Field(discriminator="kind"),
 ]
 
-EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
+EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event, config=ConfigDict(defer_build=True))
 
 
 def parse_event(data: str | bytes) -> Event:
@@ -375,7 +375,7 @@ HostServerState = Literal["idle", "disabled", "starting", "ready", "failed", "re
 
 
 class _HostEvent(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     server: str
 
@@ -477,4 +477,4 @@ HostEvent = Annotated[
 ]
 """Events of the MCP host (``Host.subscribe``). Separate from :data:`Event`: no conversation or run id."""
 
-HOST_EVENT_ADAPTER: TypeAdapter[HostEvent] = TypeAdapter(HostEvent)
+HOST_EVENT_ADAPTER: TypeAdapter[HostEvent] = TypeAdapter(HostEvent, config=ConfigDict(defer_build=True))
