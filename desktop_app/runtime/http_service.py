@@ -57,6 +57,7 @@ class HttpApprovals:
     def __init__(self) -> None:
         self._pending: dict[str, HttpApproval] = {}
         self._listeners: list[Callable[[str, HttpApproval], None]] = []
+        self._allowed: set[tuple[str, str]] = set()  # (client, tool) allowed until the host stops
 
     def subscribe(self, listener: Callable[[str, HttpApproval], None]) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -71,9 +72,10 @@ class HttpApprovals:
 
     async def ask(self, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         """Wait for the user's answer: ``(approved, reason)``. A client that hangs up cancels the question."""
-        approval = HttpApproval(
-            uuid.uuid4().hex, current_client.get(), tool, arguments, asyncio.get_running_loop().create_future()
-        )
+        client = current_client.get()
+        if (client, tool) in self._allowed:
+            return True, ""
+        approval = HttpApproval(uuid.uuid4().hex, client, tool, arguments, asyncio.get_running_loop().create_future())
         self._pending[approval.id] = approval
         self._emit("opened", approval)
         try:
@@ -82,11 +84,18 @@ class HttpApprovals:
             self._pending.pop(approval.id, None)
             self._emit("closed", approval)
 
-    def answer(self, approval_id: str, approved: bool, reason: str = "") -> None:
+    def answer(self, approval_id: str, approved: bool, reason: str = "", *, for_session: bool = False) -> None:
+        """``for_session``: this client's later calls of this tool run without asking, until the host stops."""
         approval = self._pending.get(approval_id)
         if approval is None or approval.future.done():
             raise KeyError(f"No call over HTTP {approval_id!r} is waiting for an answer (unknown, or answered).")
+        if approved and for_session:
+            self._allowed.add((approval.client, approval.tool))
         approval.future.set_result((approved, reason or ("" if approved else "the user said no")))
+
+    def forget(self) -> None:
+        """The host stopped: what was allowed for the session asks again."""
+        self._allowed.clear()
 
     def deny_all(self, reason: str) -> None:
         for approval in list(self._pending.values()):
@@ -329,6 +338,7 @@ class HttpHostService:
 
     async def _stop(self) -> None:
         self.approvals.deny_all("the MCP HTTP host stopped")
+        self.approvals.forget()
         if self._server is not None:
             self._server.should_exit = True
         if self._task is not None:

@@ -86,6 +86,15 @@ class HttpApprovalDialog(QDialog):
         buttons = QDialogButtonBox()
         self.allow_button = buttons.addButton("Allow", QDialogButtonBox.ButtonRole.AcceptRole)
         self.allow_button.setObjectName("httpApprovalAllow")
+        self.session_button = None
+        if approval is not None:  # a call from the client itself: may be allowed until the host stops
+            self.session_button = buttons.addButton("Allow for this session", QDialogButtonBox.ButtonRole.ActionRole)
+            self.session_button.setObjectName("httpApprovalAllowSession")
+            self.session_button.setToolTip(
+                f"{approval.client}'s later calls of {approval.tool} run without asking, until Switchboard stops "
+                "serving"
+            )
+            self.session_button.clicked.connect(lambda: self._answer(True, for_session=True))
         self.deny_button = buttons.addButton("Deny", QDialogButtonBox.ButtonRole.RejectRole)
         self.deny_button.setObjectName("httpApprovalDeny")
         buttons.accepted.connect(lambda: self._answer(True))
@@ -94,8 +103,9 @@ class HttpApprovalDialog(QDialog):
         self.resize(480, 300)
 
     _done = False
+    for_session = False
 
-    def _answer(self, approved: bool) -> None:
+    def _answer(self, approved: bool, *, for_session: bool = False) -> None:
         if self._done:
             return
         self._done = True
@@ -104,8 +114,9 @@ class HttpApprovalDialog(QDialog):
             if self._answer_with is not None:
                 self._answer_with(approved, reason)
             elif self.approval is not None:
-                self.service.approvals.answer(self.approval.id, approved, reason)
+                self.service.approvals.answer(self.approval.id, approved, reason, for_session=for_session)
             self.answered = "allowed" if approved else "denied"
+            self.for_session = for_session and approved
         except (KeyError, UnknownToolCallError):
             pass  # answered or withdrawn meanwhile
         self.close()
@@ -188,6 +199,8 @@ class HttpHostUi:
     def _closed(self, key: str, what: str) -> None:
         dialog = self.dialogs.pop(key, None)
         answered = dialog.answered if dialog is not None else ""
+        if dialog is not None and dialog.for_session:
+            what += ", and its later calls until the host stops"
         if dialog is not None and isValid(dialog):  # still open: the client hung up, or the host stopped
             dialog.withdraw()
         self._status(f"You {answered} {what}" if answered else f"{what}: answered elsewhere or withdrawn")

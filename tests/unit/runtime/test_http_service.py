@@ -189,12 +189,21 @@ async def test_calls_needing_approval_wait_for_the_answer_and_hooks_run_on_expos
             call = asyncio.ensure_future(client.call_tool("mcp__notes__read_note", {"title": "x"}))
             served.approvals.answer((await asyncio.wait_for(opened.get(), 30)).id, True)
             hooked = await asyncio.wait_for(call, 30)
+
+            call = asyncio.ensure_future(client.call_tool("mcp__notes__read_note", {"title": "y"}))
+            served.approvals.answer((await asyncio.wait_for(opened.get(), 30)).id, True, for_session=True)
+            await asyncio.wait_for(call, 30)
+            again = await asyncio.wait_for(client.call_tool("mcp__notes__read_note", {"title": "z"}), 30)
+            assert opened.empty()  # allowed for the session: the second call did not ask
         assert not approved.is_error and approved.content[0].text == "helped"  # type: ignore[union-attr]
         assert denied.is_error and "Switchboard denied 'chat-with-helper': not now" in denied.content[0].text  # type: ignore[union-attr]
         assert hooked.is_error and "notes are private" in hooked.content[0].text  # type: ignore[union-attr]
-        assert [c.status for c in served.clients.calls] == ["ok", "denied", "error"]
+        assert again.is_error and "notes are private" in again.content[0].text  # type: ignore[union-attr]  # hooks run
+        assert [c.status for c in served.clients.calls] == ["ok", "denied", "error", "error", "error"]
         with pytest.raises(KeyError):
             served.approvals.answer(question.id, True)  # answered ids are refused loudly
+        await served.stop()
+        assert not served.approvals._allowed  # a stopped host forgets what was allowed for its session
     finally:
         await served.stop()
         await served.runtime.aclose()

@@ -136,6 +136,7 @@ def test_enable_serves_with_the_token_asks_approval_lists_clients_copies_config_
     assert isinstance(dialog, HttpApprovalDialog) and dialog.isVisible()
     arguments = dialog.findChild(QPlainTextEdit, "httpApprovalArguments")
     assert dialog.approval.tool == "mcp__notes__read_note" and '"shopping"' in arguments.toPlainText()
+    assert dialog.session_button is not None  # "Allow for this session" (tested in the runtime's tests)
     qtbot.mouseClick(dialog.allow_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: any(d is not dialog for d in attached(runtime).dialogs.values()), timeout=30_000)
     (agent_dialog,) = attached(runtime).dialogs.values()  # then the agent call asks too
