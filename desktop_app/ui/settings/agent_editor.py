@@ -87,6 +87,7 @@ class AgentEditor(QDialog):
         servers: list[str],
         agents: list[str],
         default_provider: ProviderSettings,
+        other_providers: list[tuple[str, ProviderSettings]] | None = None,
         source: str = "",
         parent: QWidget | None = None,
     ) -> None:
@@ -113,9 +114,12 @@ class AgentEditor(QDialog):
         self.provider.setObjectName("agentProvider")
         self.provider.setAccessibleName("Provider")
         self.provider.addItem(f"The default provider ({default_provider.model or 'not set up'})", None)
+        for label, provider in other_providers or []:  # e.g. the vision provider, set up in Settings → Providers
+            if provider != start.provider:
+                self.provider.addItem(f"{label}: {provider.model} at {provider.base_url}", provider)
         if start.provider is not None:
-            self.provider.addItem(f"Its own: {start.provider.base_url}", start.provider)
-            self.provider.setCurrentIndex(1)
+            self.provider.addItem(f"Its own: {start.provider.model} at {start.provider.base_url}", start.provider)
+            self.provider.setCurrentIndex(self.provider.count() - 1)
         extra.addRow("Provider:", self.provider)
         self.servers = CheckList("Every MCP server", servers, start.servers, name="agentServers")
         extra.addRow("MCP servers:", self.servers)

@@ -152,11 +152,14 @@ class AgentsList(PageExtra):
             source = f"Saved to {files.get(name)}"
         else:
             source = f"Saved to {self.config_dir / 'agents'}/<name>.md"
+        settings = self.context.runtime.settings
+        vision = settings.vision_provider
         editor = AgentEditor(
             agent,
             servers=servers,
             agents=catalog.names(),
-            default_provider=self.context.runtime.settings.provider,
+            default_provider=settings.provider,
+            other_providers=[("The vision provider", vision)] if vision is not None and vision.configured else [],
             source=source,
             parent=self,
         )

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QTreeWidget
 
 from desktop_app.assembly import assemble
 from desktop_app.runtime.agents import parse_agent_file
-from desktop_app.runtime.settings import AgentSettings, Settings, save_settings
+from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings, save_settings
 from desktop_app.ui.settings.window import SettingsWindow
 from tests.unit.ui.test_subagent_nesting import make_home
 
@@ -37,7 +37,8 @@ def test_agents_are_listed_created_and_edited_and_a_broken_file_is_never_written
     (folder / "broken.md").write_text(BROKEN, encoding="utf-8")
     settings = Settings.model_validate(json.loads(paths.settings_file.read_text()))
     writer = AgentSettings(name="writer", description="Writes it up", instructions="Write.")
-    save_settings(paths.settings_file, settings.model_copy(update={"agents": [writer]}))
+    vision = ProviderSettings(base_url="http://127.0.0.1:8/v1", model="eyes", dialect="openai")
+    save_settings(paths.settings_file, settings.model_copy(update={"agents": [writer], "vision_provider": vision}))
     assembly = assemble(paths, strict=True, persist=False)
     runtime, host = assembly.runtime, assembly.host
     window = SettingsWindow(runtime, host=host)
@@ -70,11 +71,16 @@ def test_agents_are_listed_created_and_edited_and_a_broken_file_is_never_written
         editor.agents.every.setChecked(False)
         editor.agents.check("researcher")
         editor.approval.setCurrentIndex(editor.approval.findData("ask"))
+        assert editor.provider.currentData() is None  # the default provider, unless another is chosen
+        choices = [editor.provider.itemText(i) for i in range(editor.provider.count())]
+        assert choices == ["The default provider (test-model)", "The vision provider: eyes at http://127.0.0.1:8/v1"]
+        editor.provider.setCurrentIndex(1)
         editor.buttons.button(editor.buttons.StandardButton.Save).click()
         assert editor.result_agent is not None, editor.problem.text()
         saved = parse_agent_file(folder / "planner.md")
         assert saved == AgentSettings(
             name="planner", description="Plans the work", instructions="Plan it in steps.", model="plan-model",
+            provider=vision,
             servers=["switchboard.history"], tools=["switchboard.history/*", "search_*"], agents=["researcher"],
             approval="ask",
         )  # fmt: skip

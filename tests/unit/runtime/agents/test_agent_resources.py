@@ -127,3 +127,34 @@ async def test_stopping_the_parent_while_the_agent_waits_ends_its_run_as_cancell
         assert runtime.pending_approvals() == []
     finally:
         await runtime.aclose()
+
+
+@pytest.mark.asyncio
+async def test_each_agent_is_a_lazy_server_with_one_chat_with_tool_taking_prompt_and_attachments() -> None:
+    from desktop_app.runtime.agents import AgentRunner, make_agent_server
+
+    created: list[str] = []
+    runtime, _provider, _seen = build([], [])
+    host = runtime.host
+    catalog = runtime.agents
+    assert catalog is not None
+    catalog.agents["helper"] = HELPER  # defined, not yet registered: register it by hand to count creations
+    runner = AgentRunner(runtime, catalog)
+
+    def factory() -> Any:
+        created.append("helper")
+        return make_agent_server(runner, "helper")
+
+    host.register_builtin("switchboard.agent.helper", factory)  # type: ignore[union-attr]
+    try:
+        assert created == [] and host.states()["switchboard.agent.helper"].state != "ready"  # type: ignore[union-attr]
+        async with Client(make_agent_server(runner, "helper")) as client:
+            [tool] = (await client.list_tools()).tools
+        assert tool.name == "chat-with-helper"
+        schema = tool.input_schema
+        assert schema["required"] == ["prompt"] and set(schema["properties"]) == {"prompt", "attachments"}
+        await host.ensure_builtins()  # type: ignore[union-attr]
+        assert created == ["helper"]  # made on first use, once
+        assert host.lookup("chat-with-helper").server == "switchboard.agent.helper"  # type: ignore[union-attr]
+    finally:
+        await runtime.aclose()
