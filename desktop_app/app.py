@@ -218,14 +218,49 @@ class App:
                 log.exception("runtime did not close cleanly")
 
 
-def _setup_logging(paths: AppPaths, level: str) -> None:
+class _EarlyLog(logging.Handler):
+    """Holds what is logged before the log file is open: the file handler (``desktop_app.log``, with its
+    rotation and redaction step) is set up after the first paint, and gets these records first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def _setup_logging(paths: AppPaths, level: str, early: _EarlyLog | None = None) -> None:
+    """The log file; with ``early`` (from ``_start_logging``), after the records it kept, in order."""
     from desktop_app.log import setup_logging
 
     setup_logging(paths.log_dir, level=getattr(logging, level))
+    root = logging.getLogger()
+    if early is None:
+        _add_console(root)
+        return
+    root.removeHandler(early)
+    for handler in [h for h in root.handlers if getattr(h, "_switchboard", False)]:
+        for record in early.records:
+            handler.handle(record)
+    early.records.clear()
+
+
+def _start_logging(level: str) -> _EarlyLog:
+    """Warnings on stderr at once; everything at ``level`` kept for the log file, which opens later."""
+    root = logging.getLogger()
+    root.setLevel(getattr(logging, level))
+    early = _EarlyLog()
+    root.addHandler(early)
+    _add_console(root)
+    return early
+
+
+def _add_console(root: logging.Logger) -> None:
     console = logging.StreamHandler()
     console.setLevel(logging.WARNING)
     console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    logging.getLogger().addHandler(console)
+    root.addHandler(console)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -234,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.home:
         os.environ[HOME_ENV] = str(args.home)
     paths = app_paths().ensure()
-    _setup_logging(paths, args.log_level)
+    early_log = _start_logging(args.log_level)  # the log file opens after the first paint
 
     from desktop_app.ui.qt_imports import lighten_feature_hook
 
@@ -259,6 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         instance = InstanceServer(server_address(str(args.home) if args.home else None), lambda _m: {"ok": False})
         claimed = instance.claim()
         if claimed == "taken":  # another instance started first (a race): hand it this launch
+            _setup_logging(paths, args.log_level, early_log)
             return forward_main(list(sys.argv[1:] if argv is None else argv)) or EXIT_OK
         if claimed == "failed":  # run anyway; a second launch then starts a second app
             log.warning("single instance is off for this session (see the error above)")
@@ -277,7 +313,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.smoke_test:
             window.restore_geometry(state_file)
         if not _first_paint(window, t0):
+            _setup_logging(paths, args.log_level, early_log)
             return EXIT_FAILED
+    _setup_logging(paths, args.log_level, early_log)
     _start_keyring_discovery()  # mostly waiting on subprocesses: overlaps what follows
     window.build_rest()  # the hidden docks, the find bar, the Help menu: after the first paint
     if not args.smoke_test:

@@ -47,3 +47,30 @@ def test_log_file_is_redacted(tmp_path: Path) -> None:
         handler.flush()
     text = path.read_text()
     assert "abc123def" not in text and "[redacted]" in text
+
+
+def test_what_is_logged_before_the_log_file_opens_is_written_to_it_first(tmp_path: Path) -> None:
+    """The app opens its log file after the first paint; records from before keep their order and pass the
+    redaction step like every other line."""
+    from desktop_app.app import _setup_logging, _start_logging
+    from desktop_app.paths import AppPaths
+
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    try:
+        early = _start_logging("INFO")
+        logging.getLogger("early").info("first, with key sk-abcdefghijklmnopqrstuvwxyz")
+        paths = AppPaths(tmp_path / "c", tmp_path / "d", tmp_path / "logs").ensure()
+        _setup_logging(paths, "INFO", early)
+        assert early not in root.handlers
+        logging.getLogger("late").info("second")
+        for handler in root.handlers:
+            handler.flush()
+        text = (tmp_path / "logs" / "switchboard.log").read_text(encoding="utf-8")
+        assert text.index("first, with key sk-abcdefgh[redacted]") < text.index("second")
+        assert "abcdefghijklmnopqrstuvwxyz" not in text
+    finally:
+        for handler in [h for h in root.handlers if h not in before]:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(level)

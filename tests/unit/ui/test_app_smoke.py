@@ -66,7 +66,7 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
     lines = proc.stdout.splitlines()
     painted = next(i for i, line in enumerate(lines) if line.startswith("startup:"))
     imported = {line.rsplit("|", 1)[1].strip(): i for i, line in enumerate(lines) if line.startswith("import time:")}
-    for module in ("asyncio", "qasync", "desktop_app.ui.servers_panel", "desktop_app.ui.tool_panel"):
+    for module in ("asyncio", "qasync", "desktop_app.ui.servers_panel", "desktop_app.ui.tool_panel", "desktop_app.log"):
         assert imported[module] > painted, f"{module} was imported before the first paint"
 
 
