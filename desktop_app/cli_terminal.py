@@ -81,6 +81,13 @@ class TextPrinter:
             self._err.write(terminal_safe(f"[vision] {event.model} described {', '.join(event.images)}") + "\n")
         elif isinstance(event, ev.Error):
             self._err.write(f"error: {terminal_safe(event.message)}\n")
+        elif isinstance(event, ev.ConversationCompacted):
+            self._err.write(
+                f"[compacted] {event.summarised} earlier messages summarised; the request "
+                f"~{event.tokens_before:,} → ~{event.tokens_after:,} tokens\n"
+            )
+        elif isinstance(event, ev.CompactionFailed):
+            self._err.write(f"[compaction failed] {terminal_safe(event.message)}\n")
         elif isinstance(event, ev.RunFinished):
             self._out.write("\n")
             self._out.flush()

@@ -114,3 +114,22 @@ async def test_without_a_terminal_everything_is_declined_with_a_reason(monkeypat
         ],
         key=str,
     )
+
+
+def test_text_output_names_a_compaction_and_a_failed_one_on_stderr() -> None:
+    import io
+
+    from desktop_app.cli_terminal import TextPrinter
+    from desktop_app.runtime import events as ev
+
+    out, err = io.StringIO(), io.StringIO()
+    printer = TextPrinter(out, err)
+    ids = {"conversation_id": "c", "run_id": "r", "compaction_id": "k"}
+    printer(ev.ConversationCompacted(**ids, summary="s", turns=3, kept_turns=1, summarised=6, messages_before=8,
+                                     messages_after=3, tokens_before=3_100, tokens_after=700))  # fmt: skip
+    printer(ev.CompactionFailed(**ids, code="x", message="The provider is down.\x1b[2J"))
+    assert out.getvalue() == ""
+    assert err.getvalue() == (
+        "[compacted] 6 earlier messages summarised; the request ~3,100 → ~700 tokens\n"
+        "[compaction failed] The provider is down.\\x1b[2J\n"
+    )
