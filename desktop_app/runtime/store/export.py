@@ -79,9 +79,24 @@ def to_markdown(store: Store, conversation_id: str) -> str:
     if info.base_url:
         meta.append(f"at `{info.base_url}`")
     blocks.append("_" + ", ".join(meta) + "_")
+    blocks.extend(_transcript_markdown(store, conversation_id))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _transcript_markdown(store: Store, conversation_id: str) -> list[str]:
+    """The messages, each ``chat-with-<agent>`` call followed by the agent's run, quoted (``store.agents``)."""
+    from desktop_app.runtime.store.agents import subagent_runs
+
+    children = subagent_runs(store, conversation_id)
+    blocks: list[str] = []
     for message in store.messages(conversation_id):
         blocks.extend(_message_markdown(message))
-    return "\n\n".join(blocks) + "\n"
+        for part in message.parts:
+            link = children.get(part.tool_call_id or "") if part.kind == "tool_call" else None
+            if link is not None:
+                inner = "\n\n".join(_transcript_markdown(store, link.conversation_id))
+                blocks.append(_quote(f"**Sub-agent `{link.agent}`** (`{part.tool_call_id}`)\n\n{inner}"))
+    return blocks
 
 
 def messages_to_markdown(messages: Sequence[Message], title: str = "Unsaved conversation") -> str:
@@ -143,7 +158,18 @@ def to_json_data(store: Store, conversation_id: str) -> dict[str, Any]:
         "runs": runs,
         "approvals": store.approvals(conversation_id),
         "usage": store.usage(conversation_id),
+        "subagents": _subagents_json(store, conversation_id),
     }
+
+
+def _subagents_json(store: Store, conversation_id: str) -> list[dict[str, Any]]:
+    """The agents' runs its ``chat-with-`` calls started, each exported whole (``store.agents``)."""
+    from desktop_app.runtime.store.agents import subagent_runs
+
+    return [
+        {"tool_call_id": link.tool_call_id, "agent": link.agent, **to_json_data(store, link.conversation_id)}
+        for link in subagent_runs(store, conversation_id).values()
+    ]
 
 
 def to_json(store: Store, conversation_id: str) -> str:

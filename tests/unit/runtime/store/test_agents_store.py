@@ -38,3 +38,22 @@ def test_a_subagent_run_is_a_child_of_its_tool_call_and_not_listed(store: Store)
     store.delete_conversation("p")
     store.purge_deleted()
     assert store.get_conversation("c") is None
+
+
+def test_an_export_carries_the_subagent_runs_under_their_tool_calls(store: Store) -> None:
+    from desktop_app.runtime.store.export import to_json_data, to_markdown
+
+    recorder = Recorder(store, use_timer=False)
+    recorder(ev.RunStarted(conversation_id="p", run_id="r1", model="m", prompt="Ask the researcher"))
+    recorder(ev.ToolCall(conversation_id="p", run_id="r1", tool_call_id="t1", name="chat-with-researcher",
+                         server="switchboard.agent.researcher", tool="chat-with-researcher", arguments={}))  # fmt: skip
+    recorder(ev.SubagentStarted(conversation_id="p", run_id="r1", tool_call_id="t1", agent="researcher",
+                                child_conversation_id="c", depth=1, prompt="Find it"))  # fmt: skip
+    recorder(ev.RunStarted(conversation_id="c", run_id="r2", model="m", prompt="Find it"))
+    recorder(ev.RunFinished(conversation_id="c", run_id="r2", reason="end_turn", content="Found: Monday."))
+    recorder.flush()
+    markdown = to_markdown(store, "p")
+    assert "> **Sub-agent `researcher`** (`t1`)" in markdown and "> Find it" in markdown
+    [child] = to_json_data(store, "p")["subagents"]
+    assert (child["tool_call_id"], child["agent"], child["conversation"]["id"]) == ("t1", "researcher", "c")
+    assert child["messages"][0]["parts"][0]["text"] == "Find it"
