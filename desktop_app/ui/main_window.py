@@ -234,6 +234,9 @@ class MainWindow(
         prepare = getattr(host, "prepare", None)
         if prepare is not None:
             await prepare()
+        from desktop_app.ui.asyncqt import release_freed_memory
+
+        release_freed_memory()  # the imports' temporaries (pydantic schema building) back to the OS
 
     def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
         """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and

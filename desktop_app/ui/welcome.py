@@ -166,7 +166,12 @@ class WelcomeDialog(ProviderDialog):
     async def auto_detect(self) -> None:
         """Probe loopback once on opening; use what answers unless the user already chose something."""
         self._note(self.detect_status, "Looking for a model server on this machine…")
-        from desktop_app.runtime.providers.discovery import detect_local_servers  # httpx: when probing
+        import asyncio
+        import importlib
+
+        # httpx (with its CLI's click and rich, ~0.1 s) loads in a worker thread, not in the UI's
+        await asyncio.to_thread(importlib.import_module, "httpx")
+        from desktop_app.runtime.providers.discovery import detect_local_servers
 
         found = await detect_local_servers(candidates=self.local_candidates)
         self.detected = found
