@@ -203,3 +203,36 @@ def test_an_approval_inside_the_researcher_is_answered_in_the_window_and_the_run
         assert win.view.last_answer.text == "The researcher says it is noon in UTC."
     finally:
         close(qtbot, qloop, win, assembly)
+
+
+def test_stopping_while_the_agent_waits_for_approval_settles_its_sub_conversation(qtbot, qloop):
+    from desktop_app.runtime.settings import AgentSettings
+    from tests.support.fakes import answer, calls
+    from tests.unit.runtime.agents.test_agents import build, chat
+
+    helper = AgentSettings(name="helper", servers=["switchboard.t"], tools=["ping"])
+    runtime, _provider, _seen = build(
+        [helper], [chat("1", "helper"), calls(("p", "ping", "{}")), answer("x")], mode="ask"
+    )
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        send(qtbot, win, "start")
+        card_of = lambda: next((c for c in win.view.cards.values() if c.tool == "chat-with-helper"), None)  # noqa: E731
+        qtbot.waitUntil(lambda: card_of() is not None and card_of().pending, timeout=10_000)
+        qtbot.mouseClick(card_of().approve_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(win.view.nested.pending_cards()), timeout=10_000)
+        [ping] = win.view.nested.pending_cards()
+        sub = sub_of(card_of())
+        assert sub is not None and sub.status.text() == "Waiting for your approval"
+        qtbot.keyClick(win, Qt.Key.Key_Escape)  # Stop
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=10_000)
+        assert sub.status.text() == "Stopped" and not ping.pending and ping.state == "unanswered"
+        assert runtime.pending_approvals() == []
+    finally:
+        win.controller.close()
+        closing = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
