@@ -53,7 +53,10 @@ class ContextMeter(QLabel):
         fraction = budget.fraction
         if fraction is None or budget.window is None:
             self.setText(f"ctx ~{human_count(budget.total)}")
-            self.setToolTip(f"Estimated tokens of the next request (the model's window is not known):\n{parts}")
+            self.setToolTip(
+                f"Estimated tokens of the next request (the model's window is not known):\n{parts}\n"
+                "Click to compact the conversation now."
+            )
         else:
             self.setText(f"ctx {fraction * 100:.0f} %")  # the composer row is narrow: the numbers are in the tooltip
             self.setToolTip(

@@ -110,7 +110,8 @@ def test_a_failed_compaction_says_why_in_the_chat_and_changes_nothing(qtbot, qlo
         for n in range(3):
             _send(qtbot, win, f"q{n}")
         provider.responses.append([ProviderHTTPError(503, '{"error": {"message": "overloaded"}}')])
-        win.composer.context_meter.clicked.emit()  # a click on the ctx meter: Compact now
+        assert win.composer.context_meter.isVisible()
+        qtbot.mouseClick(win.composer.context_meter, Qt.MouseButton.LeftButton)  # a click on ctx: Compact now
         qtbot.waitUntil(lambda: "Compaction failed" in win.status.text(), timeout=5000)
         errors = [b for b in win.view.blocks() if b.objectName() == "errorNotice"]
         assert errors and "could not be compacted" in errors[-1].text() and "left as it was" in errors[-1].text()
