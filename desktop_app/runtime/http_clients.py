@@ -26,6 +26,7 @@ from mcp_types import CLIENT_INFO_META_KEY
 
 SESSION_HEADER = b"mcp-session-id"
 MAX_CALLS = 200
+MAX_CLIENTS = 50  # ended sessions beyond this are forgotten, oldest first
 MAX_PARSED_BODY = 1 << 20  # a larger request is passed on untouched (tool calls with big arguments)
 
 CallStatus = Literal["running", "ok", "error", "denied", "cancelled"]
@@ -96,6 +97,9 @@ class ClientLog:
         client = self.clients.get(key)
         if client is None:
             client = self.clients[key] = ServedClient(key, connected_at=now)
+            ended = sorted((c for c in self.clients.values() if not c.open), key=lambda c: c.last_seen)
+            for gone in ended[: max(0, len(self.clients) - MAX_CLIENTS)]:
+                del self.clients[gone.key]
         if info is not None:
             name = info.get("name") if isinstance(info, dict) else getattr(info, "name", None)
             version = info.get("version") if isinstance(info, dict) else getattr(info, "version", None)

@@ -27,6 +27,7 @@ from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.http_clients import MAX_CLIENTS, ClientLog
 from desktop_app.runtime.http_host import resource_uri
 from desktop_app.runtime.http_service import HttpApproval, HttpHostError, HttpHostService, connection_configs
 from desktop_app.runtime.service import Runtime
@@ -282,6 +283,17 @@ async def test_a_2025_11_25_client_that_sets_a_log_level_hears_what_the_agent_do
     finally:
         await served.stop()
         await served.runtime.aclose()
+
+
+def test_the_client_list_forgets_the_oldest_ended_sessions_past_its_cap() -> None:
+    ticks = iter(range(1000))
+    log = ClientLog(clock=lambda: float(next(ticks)))
+    log.seen("live", {"name": "editor", "version": "1"})
+    for n in range(MAX_CLIENTS + 5):
+        log.seen(f"s{n}", {"name": "cli"})
+        log.ended(f"s{n}")
+    assert len(log.clients) == MAX_CLIENTS and "live" in log.clients and "s0" not in log.clients
+    assert log.clients["live"].label == "editor 1" and f"s{MAX_CLIENTS + 4}" in log.clients
 
 
 def test_connection_configs_are_each_clients_documented_shape() -> None:
