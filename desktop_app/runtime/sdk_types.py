@@ -29,7 +29,10 @@ class OnFirstUse(types.ModuleType):
     def __getattr__(self, attr: str) -> Any:
         real = self._real
         if real is None:
-            real = self._real = importlib.import_module(self.__name__)
+            real = importlib.import_module(self.__name__)
+            # from now on every name is found directly, without coming here (no cost per use on hot paths)
+            self.__dict__.update({k: v for k, v in vars(real).items() if k not in ("__name__", "__spec__")})
+            self._real = real
         return getattr(real, attr)
 
 
