@@ -114,9 +114,11 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, aut
             err.write(f"switchboard: {terminal_safe(redact(str(problem)))}\n")
         runtime, host = built.runtime, built.host
         await host.start()
-        if ns.approve == "ask":  # the agents' own tool approvals: on the terminal, or denied without one
-            approver = TerminalApprover(runtime, err)
-            runtime.subscribe(approver)
+        # any approval raised in a run (a sub-agent's at any depth, or an agent stricter than --approve
+        # always): on the terminal, or denied without one (--approve never raises none)
+        approver = TerminalApprover(runtime, err)
+        runtime.subscribe(approver)
+        if ns.approve == "ask":  # sampling and elicitation: asked as before
             host.subscribe(approver.on_host_event)
         has_terminal = bool(sys.stdin) and sys.stdin.isatty()
         lock = asyncio.Lock()

@@ -230,6 +230,7 @@ def make_http_host(
     )
     if runtime is not None:
         _add_resources(server, runtime, bus)
+        _follow_subagents(server, runtime)
     from desktop_app.runtime.http_logging import SessionLogLevels
 
     levels = SessionLogLevels(server)
@@ -274,6 +275,20 @@ def make_http_host(
             description=f"Chat with the Switchboard agent '{name}': {definition.description or 'an agent'}.",
         )
     return server
+
+
+def _follow_subagents(server: ServedHost, runtime: Any) -> None:
+    """A sub-agent's conversation (at any depth) belongs to the client whose call started the run, so its
+    approvals reach the user too (:meth:`HttpHostService.served_conversation`)."""
+    from desktop_app.runtime import events as ev
+
+    def on_event(event: Any) -> None:
+        if isinstance(event, ev.SubagentStarted) and event.conversation_id in server.conversations:
+            server.conversations[event.child_conversation_id] = server.conversations[event.conversation_id]
+
+    unsubscribe = runtime.subscribe(on_event)
+    if callable(unsubscribe):
+        server._closers.append(unsubscribe)
 
 
 def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBus) -> None:

@@ -166,3 +166,53 @@ async def test_serve_process_answers_an_mcp_client_with_the_token_and_stops_on_s
         for pipe in (proc.stdout, proc.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+@pytest.mark.integration
+@pytest.mark.asyncio
+async def test_serve_follows_its_policy_for_a_subagents_approval_under_a_call_over_http(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """``--approve always``, no terminal: an agent stricter than that (``approval: ask``), called by the default
+    agent that a client called, asks for its tool call; nobody can answer, so it is denied with the reason
+    (the run does not hang) and the agent reads it."""
+    home = tmp_path / "h"
+    (home / "config" / "agents").mkdir(parents=True)
+    (home / "config" / "agents" / "careful.md").write_text(
+        "---\ndescription: Asks first\nservers: [time]\napproval: ask\n---\nYou are careful.\n"
+    )
+    (home / "config" / "settings.json").write_text(
+        json.dumps({"provider": {"base_url": llm_server.url, "model": "m", "dialect": "openai"}})
+    )
+    (home / "config" / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}})
+    )
+    llm_server.enqueue(
+        tool_call_reply([("a1", "chat-with-careful", {"prompt": "What time is it?"})]),
+        tool_call_reply([("t1", "mcp__time__get_current_time", {"timezone": "UTC"})]),
+        text_reply("I was not allowed to look."),
+        text_reply("The careful agent could not look."),
+    )
+    proc = start_serve(home)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.endswith("/mcp"), proc.stderr and proc.stderr.read()
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            result = await asyncio.wait_for(client.call_tool("chat-with-assistant", {"prompt": "Ask careful"}), 30)
+        assert not result.is_error and result.content[0].text == "The careful agent could not look."  # type: ignore[union-attr]
+        denied = llm_server.requests[2].json["messages"][-1]  # the careful agent's tool result
+        assert denied["role"] == "tool" and "no terminal to ask" in denied["content"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
