@@ -9,6 +9,11 @@ ended) and the latest calls (tool, client, status, duration). Listeners are told
 SDK answers with), any later request of a session (its last activity), ``DELETE`` (the session ended).
 The calls are recorded by the served host's ``tools/call`` handler (:mod:`.http_host`), which knows how
 each one ended. A client is keyed by its ``Mcp-Session-Id``, else by its name and version.
+
+A client with a session is "connected" until it ends it (``DELETE``) or the host stops. A 2026-07-28
+client has no session and never says goodbye, so it is shown by its last activity instead
+(:meth:`ClientLog.state`, :func:`activity`): "active" while it made a request in the last
+:data:`IDLE_AFTER_S` seconds, "idle" after that.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from mcp_types import CLIENT_INFO_META_KEY
 SESSION_HEADER = b"mcp-session-id"
 MAX_CALLS = 200
 MAX_CLIENTS = 50  # ended sessions beyond this are forgotten, oldest first
+IDLE_AFTER_S = 300.0  # a client without a session that made no request for this long is shown idle
 MAX_PARSED_BODY = 1 << 20  # a larger request is passed on untouched (tool calls with big arguments)
 
 CallStatus = Literal["running", "ok", "error", "denied", "cancelled"]
 Change = Literal["clients", "calls"]
+ClientState = Literal["connected", "active", "idle", "gone"]
 
 current_client: contextvars.ContextVar[str] = contextvars.ContextVar("served_client", default="an MCP client")
 """The label of the client whose tool call is being handled (for the approval question)."""
@@ -46,6 +53,8 @@ class ServedClient:
     last_seen: float = 0.0
     calls: int = 0
     open: bool = True
+    sessionless: bool = False
+    """No ``Mcp-Session-Id`` (2026-07-28): nothing ends it, only its last activity tells."""
 
     @property
     def label(self) -> str:
@@ -91,12 +100,13 @@ class ClientLog:
         for listener in list(self._listeners):
             listener(what)
 
-    def seen(self, key: str, info: Any = None, protocol: str = "") -> ServedClient:
-        """A request from client ``key`` (``info``: its client info, when this request carries it)."""
+    def seen(self, key: str, info: Any = None, protocol: str = "", *, session: bool = True) -> ServedClient:
+        """A request from client ``key`` (``info``: its client info, when this request carries it;
+        ``session``: ``key`` is a session id, else a client without a session)."""
         now = self.clock()
         client = self.clients.get(key)
         if client is None:
-            client = self.clients[key] = ServedClient(key, connected_at=now)
+            client = self.clients[key] = ServedClient(key, connected_at=now, sessionless=not session)
             ended = sorted((c for c in self.clients.values() if not c.open), key=lambda c: c.last_seen)
             for gone in ended[: max(0, len(self.clients) - MAX_CLIENTS)]:
                 del self.clients[gone.key]
@@ -109,6 +119,14 @@ class ClientLog:
         self._changed("clients")
         return client
 
+    def state(self, client: ServedClient) -> ClientState:
+        """``connected`` (an open session), ``active``/``idle`` (no session: by its last request), ``gone``."""
+        if not client.open:
+            return "gone"
+        if not client.sessionless:
+            return "connected"
+        return "active" if self.clock() - client.last_seen < IDLE_AFTER_S else "idle"
+
     def ended(self, key: str) -> None:
         client = self.clients.get(key)
         if client is not None and client.open:
@@ -116,7 +134,7 @@ class ClientLog:
             self._changed("clients")
 
     def call_started(self, key: str, label: str, tool: str) -> ServedCall:
-        client = self.clients.get(key) or self.seen(key, {"name": label})
+        client = self.clients.get(key) or self.seen(key, {"name": label}, session=key != label)
         client.calls += 1
         client.last_seen = self.clock()
         call = ServedCall(next(self._ids), key, client.label or label, tool, self.clock())
@@ -135,6 +153,17 @@ class ClientLog:
         for client in self.clients.values():
             client.open = False
         self._changed("clients")
+
+
+def activity(since_s: float) -> str:
+    """``"active just now"``, ``"active 2 min ago"``, ``"active 3 h ago"``: a last request ``since_s`` ago."""
+    if since_s < 60:
+        return "active just now"
+    if since_s < 3600:
+        return f"active {int(since_s // 60)} min ago"
+    if since_s < 86400:
+        return f"active {int(since_s // 3600)} h ago"
+    return f"active {int(since_s // 86400)} d ago"
 
 
 def _header(scope: dict[str, Any], name: bytes) -> str:
@@ -188,7 +217,7 @@ class RecordClients:
             async def watched(message: dict[str, Any]) -> None:
                 if message["type"] == "http.response.start" and message.get("status") == 200:
                     given = next((v.decode() for k, v in message.get("headers", []) if k.lower() == SESSION_HEADER), "")
-                    self.log.seen(given or client_label(info), info, protocol)
+                    self.log.seen(given or client_label(info), info, protocol, session=bool(given))
                 await send(message)
 
             await self.app(scope, replayed, watched)
@@ -200,7 +229,7 @@ class RecordClients:
             if session in self.log.clients:
                 self.log.seen(session, info)
         elif info is not None:
-            self.log.seen(client_label(info), info, _header(scope, b"mcp-protocol-version"))
+            self.log.seen(client_label(info), info, _header(scope, b"mcp-protocol-version"), session=False)
         await self.app(scope, replayed, send)
 
 

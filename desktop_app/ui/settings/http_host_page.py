@@ -4,7 +4,8 @@ The generated fields are ``Settings.http_host.enabled`` and ``port`` (off by def
 :class:`HttpHostPanel` adds what a form cannot: the user's servers to serve too (check boxes; saved as
 ``http_host.expose``), the host's state (its URL, or why it is not serving), the bearer token (kept in the
 keyring, never shown; "Regenerate token"), "Copy connection config" for Claude Desktop, VS Code or Cursor,
-and the connected clients and their latest calls, live. Saving applies the settings at once: the host
+and the connected clients and their latest calls, live (a client without a session, 2026-07-28, by its last
+activity: "active 2 min ago", idle after a while; redrawn every 30 s). Saving applies the settings at once: the host
 starts, restarts on another port or stops, without restarting the app.
 """
 
@@ -14,7 +15,7 @@ import json
 import time
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -35,6 +36,7 @@ from desktop_app.ui.settings.registry import FormSection, PageContext, PageExtra
 CLIENT_COLUMNS = ("Client", "Protocol", "Connected since", "Last activity", "Calls", "State")
 CALL_COLUMNS = ("Time", "Client", "Tool", "Status", "Duration")
 MAX_CALL_ROWS = 50
+ACTIVITY_REFRESH_MS = 30_000  # "active N min ago" and the idle state follow the clock
 
 
 def _clock(stamp: float) -> str:
@@ -128,6 +130,10 @@ class HttpHostPanel(PageExtra):
         self._fill_servers(context.runtime.settings.http_host.expose)
         self._unsubscribe = [self.service.subscribe(self.refresh), self.service.clients.subscribe(self._on_clients)]
         self.destroyed.connect(lambda *_: self._close())
+        self.activity_timer = QTimer(self)
+        self.activity_timer.setInterval(ACTIVITY_REFRESH_MS)
+        self.activity_timer.timeout.connect(self.refresh_clients)
+        self.activity_timer.start()
         self._show_where()
         self.refresh()
         self.refresh_clients()
@@ -225,18 +231,24 @@ class HttpHostPanel(PageExtra):
             self.refresh_calls()
 
     def refresh_clients(self) -> None:
+        from desktop_app.runtime.http_clients import activity
+
         self.clients.clear()
-        for client in sorted(self.service.clients.clients.values(), key=lambda c: -c.last_seen):
+        log = self.service.clients
+        for client in sorted(log.clients.values(), key=lambda c: -c.last_seen):
             row = QTreeWidgetItem(
                 [
                     client.label,
                     client.protocol,
                     _clock(client.connected_at),
-                    _clock(client.last_seen),
+                    activity(max(0.0, log.clock() - client.last_seen)),
                     str(client.calls),
-                    "connected" if client.open else "gone",
+                    log.state(client),
                 ]
             )
+            row.setToolTip(3, f"Last request at {_clock(client.last_seen)}")
+            if client.sessionless:
+                row.setToolTip(5, "No session (2026-07-28): shown by its last activity, idle after 5 min")
             self.clients.addTopLevelItem(row)
         if not self.service.clients.clients:
             self.clients.addTopLevelItem(QTreeWidgetItem(["No client has connected yet"]))

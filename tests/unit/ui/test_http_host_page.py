@@ -216,3 +216,32 @@ def test_a_port_in_use_shows_what_to_do_in_the_status_bar_and_on_the_page(qtbot:
         assert not panel.copy.isEnabled()
     finally:
         busy.close()
+
+
+def test_the_clients_list_shows_a_sessionless_client_by_its_last_activity_and_idle_later(
+    qtbot: Any, runtime: Any
+) -> None:
+    main = MainWindow()
+    qtbot.addWidget(main)
+    window = SettingsWindow(runtime, main, host=runtime.host, tasks=main.tasks)
+    qtbot.addWidget(window)
+    panel = window.show_page("http_host").findChild(HttpHostPanel)
+    log = panel.service.clients
+    now = [10_000.0]
+    log.clock = lambda: now[0]
+    log.seen("editor 2", {"name": "editor", "version": "2"}, "2026-07-28", session=False)  # no session
+    log.seen("sid-1", {"name": "old-cli", "version": "1"}, "2025-11-25")  # a session
+    now[0] += 130
+
+    def rows() -> dict[str, tuple[str, str]]:
+        items = [panel.clients.topLevelItem(i) for i in range(panel.clients.topLevelItemCount())]
+        return {item.text(0): (item.text(3), item.text(5)) for item in items}
+
+    panel.activity_timer.timeout.emit()  # the page redraws on its timer as the clock moves
+    assert rows() == {"editor 2": ("active 2 min ago", "active"), "old-cli 1": ("active 2 min ago", "connected")}
+    assert panel.activity_timer.isActive() and panel.activity_timer.interval() == 30_000
+    now[0] += 300
+    panel.activity_timer.timeout.emit()
+    assert rows() == {"editor 2": ("active 7 min ago", "idle"), "old-cli 1": ("active 7 min ago", "connected")}
+    log.seen("editor 2", {"name": "editor", "version": "2"})  # it came back: redrawn at once
+    assert rows()["editor 2"] == ("active just now", "active")
