@@ -143,10 +143,10 @@ def assemble(
     from desktop_app.runtime.plugins.prompts import wire_prompts
 
     wire_prompts(host, paths.data_dir, paths.settings_file)  # enabled plugins' prompts, as switchboard.plugins
-    # Agents: definitions from the settings and agents/*.md; each one a lazy chat-with-<agent> server.
+    # Agents: definitions from the settings, agents/*.md and enabled plugins; each one a lazy chat-with-<agent> server.
     from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 
-    catalog = AgentCatalog.load(settings, paths.config_dir)
+    catalog = AgentCatalog.load(settings, paths.config_dir, data_dir=paths.data_dir)  # with plugins' agents
     problems.extend(catalog.problems)
     runtime.attach_agents(catalog)
     agent_runner = AgentRunner(runtime, catalog)

@@ -6,7 +6,8 @@
 
 ``enable`` prints what the plugin contributes: its MCP servers (as started), skills, hooks with their trust
 state (plugin hooks stay untrusted until trusted with ``switchboard hooks trust KEY``), prompts, and agents
-(not supported yet). Exit codes: 0 done, 2 no such plugin, a folder that is no plugin, or a bad config file.
+(as ``chat-with-<plugin>.<agent>``, with what of them is not available here). Exit codes: 0 done, 2 no such
+plugin, a folder that is no plugin, or a bad config file.
 """
 
 from __future__ import annotations
@@ -62,8 +63,12 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
         out.write(f"  Skill: {skill}\n")
     for prompt in plugin.prompts:
         out.write(f"  Prompt: {prompt}\n")
-    for agent in plugin.agents:
-        out.write(f"  Agent: {agent} (not supported yet; ignored)\n")
+    from desktop_app.runtime.plugins.agents import read_agents
+
+    for agent in read_agents(plugin):
+        out.write(f"  Agent: {agent.name}: {terminal_safe(agent.problem or agent.description)}\n")
+        for note in agent.notes:
+            out.write(f"    {terminal_safe(note)}\n")
     if enabled:
         for line in _hook_states(paths, plugin.id):
             out.write(f"  Hook {terminal_safe(line)}\n")

@@ -1,5 +1,6 @@
 """What a plugin would contribute, shown before it is enabled: its MCP servers (and the program each starts),
-skills, hooks (with what they run, untrusted until trusted), prompts, agents (not supported yet) and the
+skills, hooks (with what they run, untrusted until trusted), prompts, agents (with the tools and model they
+get here, and what of them is not available) and the
 permissions it declares or implies. :func:`contributions_html` is the text the plugin screen shows for the
 selected plugin; :class:`EnablePluginDialog` asks before enabling, with the same text.
 """
@@ -35,6 +36,29 @@ def hook_lines(plugin: Any) -> list[str]:
             match = f" on {escape(str(hook['match']))}" if hook.get("match") else ""
             body = hook.get("command") or hook.get("url") or ""
             lines.append(f"{escape(event)}{match}: <code>{escape(str(body))}</code>")
+    return lines
+
+
+def agent_lines(plugin: Any) -> list[str]:
+    """Each agent as it is served: its name, what it is for, its tools and model here, and what is not usable."""
+    from desktop_app.runtime.plugins.agents import read_agents
+
+    lines = []
+    for agent in read_agents(plugin):
+        line = f"<code>{escape(agent.name)}</code>"
+        line += f": {escape(agent.description)}" if agent.description else ""
+        if agent.problem:
+            lines.append(f"{line} — <span style='color:{WARN}'>{escape(agent.problem)}</span>")
+            continue
+        tools = agent.definition.tools if agent.definition is not None else None
+        if tools is None:
+            line += f" <span style='color:{MUTED}'>(every tool)</span>"
+        else:
+            shown = ", ".join(escape(t) for t in tools) if tools else "none"
+            line += f" <span style='color:{MUTED}'>(tools: {shown})</span>"
+        for note in agent.notes:
+            line += f"<br><span style='color:{WARN}'>{escape(note)}</span>"
+        lines.append(line)
     return lines
 
 
@@ -77,14 +101,14 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
         hooks = [
             f"{line} — <span style='color:{WARN}'>untrusted until you trust it</span>" for line in hook_lines(plugin)
         ]
-    agents = [f"{escape(a)} <span style='color:{MUTED}'>(not supported yet; ignored)</span>" for a in plugin.agents]
+    agents = agent_lines(plugin)
     parts = [
         head,
         _section("MCP servers", servers),
         _section("Skills", [escape(s) for s in plugin.skills]),
         _section("Hooks", hooks),
         _section("Prompts (in the / menu)", [escape(f"{plugin.id}:{p}") for p in plugin.prompts]),
-        _section("Agents", agents),
+        _section("Agents (chat-with-<name>, callable by the default agent)", agents),
         _section("Permissions", permissions(plugin), "none declared"),
     ]
     if plugin.problems:
@@ -125,4 +149,4 @@ class EnablePluginDialog(QDialog):
         layout.addWidget(buttons)
 
 
-__all__ = ["EnablePluginDialog", "contributions_html", "hook_lines", "permissions"]
+__all__ = ["EnablePluginDialog", "agent_lines", "contributions_html", "hook_lines", "permissions"]

@@ -49,6 +49,7 @@ def test_example_plugin_lifecycle(tmp_path: Path, llm_server: ScriptedLLMServer)
     code, out, err = sb("plugins", "enable", "notes-plugin", "--home", str(home))
     assert code == 0, err
     assert "MCP server notes-plugin.notes: python3" in out and "Skill: meeting-notes" in out
+    assert "Agent: notes-plugin.note-reviewer: Reviews a note" in out and "Read, Grep: not available here" in out
     [hook_line] = [line for line in out.splitlines() if line.startswith("  Hook ")]
     key = hook_line.split()[1]
     assert " PreToolUse  untrusted  sh " in hook_line
@@ -61,6 +62,8 @@ def test_example_plugin_lifecycle(tmp_path: Path, llm_server: ScriptedLLMServer)
     [result] = [e for e in events if e["kind"] == "tool_result"]
     assert "3 words" in json.dumps(result)
     assert not log.exists()  # untrusted: the hook never ran
+    offered = [t["function"]["name"] for t in llm_server.requests[0].json["tools"]]
+    assert "chat-with-notes-plugin.note-reviewer" in offered  # the plugin's agent, served at start-up
     system = llm_server.requests[0].json["messages"][0]["content"]
     assert "- meeting-notes: Turn a meeting transcript" in system  # the plugin's skill is in the index
 
@@ -85,3 +88,7 @@ def test_example_plugin_lifecycle(tmp_path: Path, llm_server: ScriptedLLMServer)
     left = {p.relative_to(home) for p in home.rglob("*") if p.is_file() and b"notes" in p.read_bytes()}
     assert left <= {Path("data/switchboard.db"), Path("data/switchboard.db-wal")}  # only your conversations
     assert sb("plugins", "enable", "notes-plugin", "--home", str(home))[0] == 2
+    llm_server.enqueue(text_reply("Nothing."))
+    assert sb("ask", "--home", str(home), "--base-url", llm_server.url, "--approve", "always", "hi")[0] == 0
+    offered = [t["function"]["name"] for t in llm_server.requests[-1].json.get("tools", [])]
+    assert not [name for name in offered if "note-reviewer" in name]  # the removed plugin's agent is gone too

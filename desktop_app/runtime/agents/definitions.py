@@ -13,7 +13,9 @@ An agent file is Markdown with a YAML frontmatter; the body is the agent's instr
     ---
     You research. Answer with sources.
 
-A definition in the settings wins over a file of the same name. A broken file is reported with its path and
+Enabled plugins contribute agents too, named ``<plugin>.<agent>`` (:mod:`desktop_app.runtime.plugins.agents`),
+when the catalog is loaded with the app's data folder. A definition in the settings wins over a file of the
+same name, and either wins over a plugin's agent of that name. A broken file is reported with its path and
 left out; it never stops the others. The default agent (``settings.default_agent``, "assistant" unless set)
 exists even when nothing defines it: every server and tool, may call every agent, the settings' system
 prompt as its instructions.
@@ -120,6 +122,8 @@ class AgentCatalog:
     problems: list[str] = field(default_factory=list)
     implicit_default: bool = False
     """The default agent is the built-in one (no definition): its runs are not restricted at all."""
+    data_dir: Path | None = None
+    """The app's data folder when enabled plugins' agents are part of the catalog (kept for a reload)."""
 
     @classmethod
     def build(
@@ -137,9 +141,21 @@ class AgentCatalog:
         return cls(dict(sorted(agents.items())), name, list(problems), implicit)
 
     @classmethod
-    def load(cls, settings: Settings, config_dir: Path) -> AgentCatalog:
+    def load(cls, settings: Settings, config_dir: Path, *, data_dir: Path | None = None) -> AgentCatalog:
+        """The agents of the settings and ``agents/*.md``; with ``data_dir``, the enabled plugins' too."""
         files, problems = load_agent_files(config_dir / FOLDER_NAME)
-        return cls.build(settings, files, problems)
+        if data_dir is not None:
+            from desktop_app.runtime.plugins.agents import enabled_agents
+
+            contributed, trouble = enabled_agents(data_dir, settings.plugins)
+            own = {a.name for a in files} | {a.name for a in settings.agents}
+            problems = [*problems, *trouble]
+            shadowed = [a.name for a in contributed if a.name in own]
+            problems += [f"Plugin agent '{name}' is left out: one of your agents has that name." for name in shadowed]
+            files = [*contributed, *files]  # the user's win over a plugin's of the same name
+        catalog = cls.build(settings, files, problems)
+        catalog.data_dir = data_dir
+        return catalog
 
     def get(self, name: str) -> AgentSettings | None:
         return self.agents.get(name)

@@ -6,7 +6,8 @@ defaults) and the instructions as the body; reading it back gives the same defin
 writes it atomically (temporary file, fsync, rename), and never over a file that cannot be read: a broken
 agent file is the user's to fix and stays as it is. :func:`reload_agents` reads the files and settings again,
 updates the catalog in place (the runtime and the ``chat-with-`` servers share it) and registers the
-servers of new agents with the host.
+servers of new agents with the host; :func:`apply_agents` also withdraws the servers of agents that are gone
+(a disabled plugin's).
 """
 
 from __future__ import annotations
@@ -81,8 +82,9 @@ def reload_agents(runtime: Any, host: Any, config_dir: Path) -> list[str]:
     from desktop_app.runtime.agents.scoped import agent_server_name
     from desktop_app.runtime.agents.server import AGENT_CALL_TIMEOUT, AgentRunner, make_agent_server
 
-    fresh = AgentCatalog.load(runtime.settings, config_dir)
     catalog = runtime.agents
+    data_dir = catalog.data_dir if catalog is not None else None
+    fresh = AgentCatalog.load(runtime.settings, config_dir, data_dir=data_dir)  # plugins' agents kept in
     served = set(catalog.names()) if catalog is not None else set()  # their servers are registered already
     if catalog is None:
         runtime.attach_agents(fresh)
@@ -90,6 +92,7 @@ def reload_agents(runtime: Any, host: Any, config_dir: Path) -> list[str]:
     else:
         catalog.agents, catalog.default = fresh.agents, fresh.default
         catalog.problems, catalog.implicit_default = fresh.problems, fresh.implicit_default
+        catalog.data_dir = fresh.data_dir
     runner = AgentRunner(runtime, catalog)  # a runner is the runtime and the catalog: this one is equivalent
     problems = list(catalog.problems)
     register = getattr(host, "register_builtin", None)
@@ -104,4 +107,18 @@ def reload_agents(runtime: Any, host: Any, config_dir: Path) -> list[str]:
     return problems
 
 
-__all__ = ["agent_files", "agent_markdown", "agents_folder", "reload_agents", "save_agent_file"]
+async def apply_agents(runtime: Any, host: Any, config_dir: Path) -> list[str]:
+    """:func:`reload_agents`, and the servers of agents no longer defined (a disabled or removed plugin's)
+    stopped and unregistered, so no ``chat-with-`` tool of theirs is left; returns the problems."""
+    from desktop_app.runtime.agents.scoped import agent_server_name
+
+    before = set(runtime.agents.names()) if runtime.agents is not None else set()
+    problems = reload_agents(runtime, host, config_dir)
+    unregister = getattr(host, "unregister_builtin", None)
+    for name in sorted(before - set(runtime.agents.names())):
+        if unregister is not None:
+            await unregister(agent_server_name(name))
+    return problems
+
+
+__all__ = ["agent_files", "agent_markdown", "agents_folder", "apply_agents", "reload_agents", "save_agent_file"]

@@ -118,6 +118,20 @@ class HostServers:
         if call_timeout is not None:
             self._builtin_timeouts[name] = call_timeout
 
+    async def unregister_builtin(self, name: str) -> None:
+        """Stop the in-process server ``name`` and forget it (an agent whose plugin was disabled): its tools
+        leave the tool list and a last ``stopped`` state is published. An unknown name is ignored."""
+        if name not in self._builtins:
+            return
+        await self._supervisor.reset(name)
+        del self._builtins[name]
+        self._builtin_timeouts.pop(name, None)
+        self._last_tools.pop(name, None)
+        connection = self._connections.pop(name, None)
+        if connection is not None:
+            await connection.close()
+        self._events.publish(ServerStateChanged(server=name, state="stopped"))
+
     def add_in_process(self, name: str, factory: BuiltinFactory, config: ServerConfig | None = None) -> None:
         """Add an external-style server that runs in-process: named, pinned, excluded and deferred like an
         mcp.json server (``config`` gives those fields), but connected to ``factory()`` in memory."""

@@ -6,8 +6,9 @@ Claude Code's layout: ``.claude-plugin/plugin.json`` (``name`` required; ``versi
 ``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
 ``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
 required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` (Whale's own hook
-format), ``.mcp.json`` or ``mcp.json``, ``agents/``, ``[[prompts]]`` tables and ``permissions``. Agents are
-listed as not supported yet. Prompts (``commands/*.md`` and ``[[prompts]]``) are served by :mod:`.prompts`.
+format), ``.mcp.json`` or ``mcp.json``, ``agents/``, ``[[prompts]]`` and ``[[agents]]`` tables and ``permissions``.
+Prompts (``commands/*.md`` and ``[[prompts]]``) are served by :mod:`.prompts`; agents (``agents/*.md`` and
+``[[agents]]``) become agent definitions in :mod:`.agents`.
 """
 
 from __future__ import annotations
@@ -170,6 +171,10 @@ def read_plugin(folder: Path) -> Plugin:
             plugin.prompts.append(entry["name"])
     plugin.permissions = _permissions(manifest.get("permissions"))
     plugin.agents = _names(folder / "agents", "*.md")
+    declared_agents = manifest.get("agents") if fmt == "whale" else None
+    for entry in declared_agents if isinstance(declared_agents, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in plugin.agents:
+            plugin.agents.append(entry["name"])
     return plugin
 
 

@@ -2,13 +2,14 @@
 Remove… and Trust hooks….
 
 Plugins install disabled. **Enable…** first shows everything the plugin would add — MCP servers and the
-programs they start, skills, hooks and what they run, prompts, agents (not supported yet) and permissions —
-and enables it only when confirmed; its servers start at once, its prompts join the ``/`` menu, its skills the
-next conversation, and its hooks stay untrusted (listed as such) until **Trust hooks…**, which trusts their
+programs they start, skills, hooks and what they run, prompts, agents (and what of them is not usable here)
+and permissions — and enables it only when confirmed; its servers start at once, its agents are served as
+``chat-with-<plugin>.<agent>``, its prompts join the ``/`` menu, its skills the next conversation, and its
+hooks stay untrusted (listed as such) until **Trust hooks…**, which trusts their
 current content (an edited hook is "modified" and off again). **Remove…** takes away everything the plugin
-contributed: its mcp.json servers (stopped, their tools gone from the catalog), hooks and their trust
-records, settings record and files. Every action applies at once (not part of Save), through
-:mod:`desktop_app.runtime.plugins.manage` and :mod:`desktop_app.runtime.plugins.live`.
+contributed: its mcp.json servers (stopped, their tools gone from the catalog), agents (their ``chat-with-``
+servers withdrawn), hooks and their trust records, settings record and files. Every action applies at once
+(not part of Save), through :mod:`desktop_app.runtime.plugins.manage` and :mod:`desktop_app.runtime.plugins.live`.
 """
 
 from __future__ import annotations
@@ -296,11 +297,23 @@ class PluginsPage(PageExtra):
             actions = self._server_actions()
             reload = actions.reload_from_disk if actions is not None else None
             started = await apply_live(self.host, self.places(), reload_servers=reload)
+        await self._apply_agents()
         self.refresh(select=select)
         text = done.format(id=select)
         self._say(text + (f"; started {', '.join(started)}." if started else "."))
 
     # -- helpers ---------------------------------------------------------------------------------------
+
+    async def _apply_agents(self) -> None:
+        """Serve the enabled plugins' agents as ``chat-with-<plugin>.<agent>``, and withdraw the others."""
+        from desktop_app.paths import app_paths
+        from desktop_app.runtime.agents.files import apply_agents
+
+        runtime = self.context.runtime
+        if runtime is None or getattr(runtime, "agents", None) is None or self.host is None:
+            return
+        for problem in await apply_agents(runtime, self.host, app_paths().config_dir):
+            log.warning("%s", problem)
 
     def _server_actions(self) -> Any:
         window = self.context.parent.parent() if self.context.parent is not None else None
@@ -336,9 +349,9 @@ register_page(
         title="Plugins",
         order=46,
         description=(
-            "Plugins bundle MCP servers, skills, hooks and prompts (Claude Code's .claude-plugin layout or Whale's "
-            "whale-plugin.toml). They install disabled; enabling one shows what it adds first, and its hooks run only "
-            "once you trust them. Changes here apply at once."
+            "Plugins bundle MCP servers, skills, hooks, prompts and agents (Claude Code's .claude-plugin layout or "
+            "Whale's whale-plugin.toml). They install disabled; enabling one shows what it adds first, and its hooks "
+            "run only once you trust them. Changes here apply at once."
         ),
         extra=PluginsPage,
     )

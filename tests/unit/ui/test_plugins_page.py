@@ -1,7 +1,8 @@
 """Settings → Plugins with the example Claude Code plugin (docs/examples/plugins/notes-plugin: a stdio server, a
-skill, a hook, a prompt), in the real window with the real assembly: Install folder… (disabled), Enable… shows
-its contributions and permissions first, then its server starts, its prompt joins the / menu, its skill the
-next conversation, and its hook stays untrusted until Trust hooks…; Remove… leaves nothing behind."""
+skill, a hook, a prompt, an agent), in the real window with the real assembly: Install folder… (disabled),
+Enable… shows its contributions and permissions first (the agent with what of it is not available here), then
+its server starts, its agent is served and in the agent picker, its prompt joins the / menu, its skill the next
+conversation, and its hook stays untrusted until Trust hooks…; Remove… leaves nothing behind."""
 
 from __future__ import annotations
 
@@ -21,6 +22,13 @@ from desktop_app.ui.settings.plugins_page import PluginsPage
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "plugins" / "notes-plugin"
 SERVER = "notes-plugin.notes"
+AGENT = "notes-plugin.note-reviewer"
+
+
+def _picker_agents(win) -> list[str]:
+    win.agent_picker.picker_menu.aboutToShow.emit()
+    names = [a.objectName() for a in win.agent_picker.picker_menu.actions()]
+    return [n.removeprefix("pickAgent-") for n in names if n.startswith("pickAgent-")]
 
 
 def _wait(qtbot, task) -> None:
@@ -71,9 +79,15 @@ def test_plugin_screen_enable_trust_and_remove(qtbot, qloop, memory_keyring) -> 
         "untrusted until you trust it",
         "notes-plugin:summarize",
         "starts the program",
+        AGENT,
+        "tools: notes-plugin.notes/word_count",
+        "Read, Grep: not available here",
+        "model &#x27;sonnet&#x27; is a Claude model: it runs on the conversation&#x27;s model",
     ):
         assert text in shown, text
-    assert SERVER not in host.states()  # still nothing until confirmed
+    assert "not supported" not in shown
+    assert SERVER not in host.states() and f"switchboard.agent.{AGENT}" not in host.states()  # not until confirmed
+    assert AGENT not in _picker_agents(win)
     qtbot.mouseClick(dialog.enable_button, Qt.MouseButton.LeftButton)
     _wait(qtbot, page.busy)
     qtbot.waitUntil(
@@ -81,6 +95,10 @@ def test_plugin_screen_enable_trust_and_remove(qtbot, qloop, memory_keyring) -> 
     )
     assert page.tree.topLevelItem(0).text(3) == "Enabled"
     assert "word_count" in [t.tool for t in host.tools() if t.server == SERVER]
+    assert f"switchboard.agent.{AGENT}" in host.states() and AGENT in _picker_agents(win)
+    await_tools = qloop.create_task(host.ensure_connected(f"switchboard.agent.{AGENT}"))
+    _wait(qtbot, await_tools)
+    assert f"chat-with-{AGENT}" in [t.tool for t in host.tools()]
     assert _hook_states(host) == ["untrusted"] and "untrusted" in page.details.text()
     qtbot.waitUntil(
         lambda: "switchboard.plugins/notes-plugin:summarize" in [e.command for e in win.slash.catalog.entries()]
@@ -105,6 +123,8 @@ def test_plugin_screen_enable_trust_and_remove(qtbot, qloop, memory_keyring) -> 
     qtbot.mouseClick(confirm.findChild(QPushButton, "confirmRemovePluginButton"), Qt.MouseButton.LeftButton)
     _wait(qtbot, page.busy)
     qtbot.waitUntil(lambda: SERVER not in host.states(), timeout=15_000)
+    assert f"switchboard.agent.{AGENT}" not in host.states() and AGENT not in _picker_agents(win)
+    assert not [t for t in host.tools() if AGENT in t.tool]
     assert json.loads(paths.mcp_config_file.read_text())["mcpServers"] == {}
     assert "notes-plugin" not in paths.settings_file.read_text() and runtime.settings.plugins == {}
     assert not [t for t in host.tools() if t.server == SERVER] and _hook_states(host) == []
@@ -115,15 +135,21 @@ def test_plugin_screen_enable_trust_and_remove(qtbot, qloop, memory_keyring) -> 
     _wait(qtbot, qloop.create_task(built.aclose()))
 
 
-def test_agents_are_listed_as_not_supported_and_permissions_shown(qtbot, tmp_path: Path) -> None:
+def test_whale_agents_are_listed_with_their_tools_and_permissions_shown(qtbot, tmp_path: Path) -> None:
     from desktop_app.runtime.plugins.model import read_plugin
 
-    (tmp_path / "whale-plugin.toml").write_text('id = "rev"\npermissions = ["read the workspace"]\n')
+    (tmp_path / "whale-plugin.toml").write_text(
+        'id = "rev"\npermissions = ["read the workspace"]\n'
+        '[[agents]]\nname = "checker"\ndescription = "Checks the code"\ntools = ["Bash", "lint/*"]\n'
+        'instructions = "Check."\n'
+    )
     (tmp_path / "agents").mkdir()
     (tmp_path / "agents" / "reviewer.md").write_text("---\nname: reviewer\n---\nReview.\n")
     (tmp_path / "mcp.json").write_text('{"mcpServers": {"lint": {"url": "https://lint.example/mcp"}}}')
     dialog = EnablePluginDialog(read_plugin(tmp_path))
     qtbot.addWidget(dialog)
     text = dialog.contents.text()
-    assert "reviewer" in text and "not supported yet" in text
+    assert "<code>rev.reviewer</code>" in text and "(every tool)" in text
+    assert "<code>rev.checker</code>: Checks the code" in text and "(tools: lint/*)" in text
+    assert "Bash: not available here" in text and "not supported" not in text
     assert "read the workspace" in text and "connects to <code>https://lint.example/mcp</code>" in text
