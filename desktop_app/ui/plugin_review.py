@@ -127,8 +127,8 @@ class EnablePluginDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(20, 20, 20, 16)
         intro = QLabel(
-            "Enabling this plugin adds what is listed below. Its servers start at once; its hooks stay off until "
-            "you trust them."
+            "Enabling this plugin adds what is listed below. Its servers start and its agents are served at once; "
+            "its hooks stay off until you trust them."
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
