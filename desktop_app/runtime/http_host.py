@@ -8,6 +8,9 @@ Each tool call arriving over HTTP is decided by the approval policy first (``alw
 tool the policy lets through, or ``ask`` through the ``ask`` callback, which says no when there is no one to
 ask), then goes through ``Host.call`` (so hooks run) to the agent's in-process server, whose run is the
 agent's loop on the same Runtime, with the agent's own tool approvals, or to the exposed server.
+The agents' tools follow the catalog while the host runs (:meth:`ServedHost.sync_agents`, after
+``reload_agents``): clients are told ``notifications/tools/list_changed`` (2025-11-25 sessions that listed
+the tools, on their stream; 2026-07-28 clients through ``subscriptions/listen``), no restart.
 Every request needs ``Authorization: Bearer <token>`` (else 401). The socket is
 bound to 127.0.0.1 only (:func:`bind_loopback`); the SDK's DNS-rebinding guard answers localhost Hosts only.
 """
@@ -21,10 +24,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp import types as mtypes
+from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated, ToolsListChanged
 from mcp.shared.exceptions import MCPError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from desktop_app import __version__
 from desktop_app.runtime.agents.definitions import AgentCatalog
@@ -101,6 +106,50 @@ class ServedHost(MCPServer):
         self.conversations: dict[str, str] = {}
         """The conversations its agent calls run in, with the label of the client that asked."""
         self._closers: list[Callable[[], None]] = []
+        self.catalog: AgentCatalog | None = None
+        self.agent_tools: dict[str, str] = {}
+        """The agents' tools as served: tool name -> description."""
+        self.add_agent_tool: Callable[[str, str, str], None] = lambda _agent, _tool, _description: None
+        self._listing: dict[Any, Any] = {}  # 2025-11-25 client connection -> a session to notify with
+        lowlevel = self._lowlevel_server
+        options = lowlevel.create_initialization_options
+
+        def with_tools_changed(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+            return options(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+        lowlevel.create_initialization_options = with_tools_changed  # type: ignore[method-assign]
+
+    def sync_agents(self) -> bool:
+        """Serve the catalog's agents as they are now (added, removed, description changed); whether the
+        tool list changed."""
+        if self.catalog is None:
+            return False
+        wanted = {}
+        for name in self.catalog.names():
+            definition = self.catalog.agents[name]
+            description = f"Chat with the Switchboard agent '{name}': {definition.description or 'an agent'}."
+            wanted[f"{TOOL_PREFIX}{name}"] = (name, description)
+        changed = False
+        for tool, description in list(self.agent_tools.items()):
+            if wanted.get(tool, ("", ""))[1] != description:
+                self.remove_tool(tool)
+                del self.agent_tools[tool]
+                changed = True
+        for tool, (name, description) in wanted.items():
+            if tool not in self.agent_tools:
+                self.add_agent_tool(name, tool, description)
+                self.agent_tools[tool] = description
+                changed = True
+        return changed
+
+    async def tools_changed(self) -> None:
+        """``notifications/tools/list_changed`` to every client that can hear it (a gone one is dropped)."""
+        await self._subscriptions.publish(ToolsListChanged())
+        for key, session in list(self._listing.items()):
+            try:
+                await session.send_tool_list_changed()
+            except Exception:  # the client went away
+                self._listing.pop(key, None)
 
     def close(self) -> None:
         for closer in self._closers:
@@ -108,6 +157,11 @@ class ServedHost(MCPServer):
         self._closers.clear()
 
     async def _handle_list_tools(self, ctx: Any, params: Any) -> mtypes.ListToolsResult:
+        session = getattr(ctx, "session", None)
+        if session is not None and getattr(session, "protocol_version", "") in HANDSHAKE_PROTOCOL_VERSIONS:
+            from desktop_app.runtime.http_subscriptions import connection_of
+
+            self._listing[connection_of(session)] = session  # told when the list changes
         result = await super()._handle_list_tools(ctx, params)
         if self.proxy is not None:
             result.tools.extend(self.proxy.listed())
@@ -234,10 +288,8 @@ def make_http_host(
     from desktop_app.runtime.http_logging import SessionLogLevels
 
     levels = SessionLogLevels(server)
-    for name in catalog.names():
-        definition = catalog.agents[name]
-        tool = f"{TOOL_PREFIX}{name}"
 
+    def add_agent_tool(name: str, tool: str, description: str) -> None:
         def bind(name: str = name, tool: str = tool) -> Callable[..., Awaitable[str]]:
             async def chat(prompt: str, ctx: Context, attachments: list[AgentAttachment | str] | None = None) -> str:
                 arguments: dict[str, Any] = {"prompt": prompt}
@@ -269,11 +321,10 @@ def make_http_host(
 
             return chat
 
-        server.add_tool(
-            bind(),
-            name=tool,
-            description=f"Chat with the Switchboard agent '{name}': {definition.description or 'an agent'}.",
-        )
+        server.add_tool(bind(), name=tool, description=description)
+
+    server.catalog, server.add_agent_tool = catalog, add_agent_tool
+    server.sync_agents()
     return server
 
 

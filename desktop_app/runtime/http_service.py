@@ -8,6 +8,10 @@ check and :class:`~.http_clients.RecordClients`, served by uvicorn as a task of 
 ``switchboard``, entry ``serve-token``): created on first use, replaced by :meth:`regenerate_token` (which
 the running host honours from the next request), never logged (the redaction step knows it).
 
+The agents' tools follow the runtime's catalog while the host runs (``reload_agents`` after an agent is
+added or edited): the served list changes in place and connected clients are told
+``notifications/tools/list_changed``; the host is not restarted and nobody is disconnected.
+
 Tool calls that need an approval are asked through ``ask`` (the terminal for ``serve``), else through
 :class:`HttpApprovals`, which holds each question under an id this runtime owns until the UI answers it.
 """
@@ -162,7 +166,8 @@ class HttpHostService:
         self.error = ""
         self.expose: list[str] = []
         self._port_asked = 0
-        self._agents: tuple[str, ...] = ()
+        self._unwatch: Callable[[], None] = lambda: None
+        self._notifying: set[asyncio.Task[None]] = set()
         self._listeners: list[Callable[[], None]] = []
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -217,15 +222,12 @@ class HttpHostService:
             if not settings.enabled:
                 await self._stop()
                 return
-            same = (
-                self.state == "serving"
-                and self._port_asked == settings.port
-                and self.expose == settings.expose
-                and self._agents == self._agent_names()
-            )  # agents added or removed: their tools change, so the host restarts
+            same = self.state == "serving" and self._port_asked == settings.port and self.expose == settings.expose
             if not same:
                 await self._stop()
                 await self._start(settings.port, list(settings.expose))
+            else:  # the same host; its agents as they are now (the settings may define some)
+                self._agents_changed()
 
     async def start(self, port: int = 0, expose: list[str] | None = None, *, bearer: str | None = "") -> str:
         """Serve on 127.0.0.1:``port`` (0: a free one); returns the URL. ``bearer`` ``""``: the keyring's
@@ -255,7 +257,7 @@ class HttpHostService:
         from desktop_app.runtime.http_clients import RecordClients
         from desktop_app.runtime.http_host import LOOPBACK, MCP_PATH, BearerAuth, bind_loopback, make_http_host
 
-        self._port_asked, self.expose, self._agents = port, expose, self._agent_names()
+        self._port_asked, self.expose = port, expose
         self._set("starting")
         try:
             sock = bind_loopback(port)
@@ -276,6 +278,8 @@ class HttpHostService:
                 self.host, catalog, self.runtime.policy, self.ask, runtime=self.runtime, expose=expose,
                 clients=self.clients,
             )  # fmt: skip
+            watch = getattr(catalog, "subscribe", None)
+            self._unwatch = watch(self._agents_changed) if callable(watch) else (lambda: None)
             app: Any = RecordClients(  # behind the bearer check: a refused request is nobody's activity
                 self._mcp.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK), self.clients
             )
@@ -311,9 +315,15 @@ class HttpHostService:
             if not started.done():
                 started.set_result(False)
 
-    def _agent_names(self) -> tuple[str, ...]:
-        catalog = getattr(self.runtime, "agents", None)
-        return tuple(catalog.names()) if catalog is not None else ()
+    def _agents_changed(self) -> None:
+        """The catalog changed in place: serve its agents as they are now and tell the clients."""
+        if self._mcp is None:
+            return
+        self._register_default_agent()  # a new built-in default agent needs its server
+        if self._mcp.sync_agents():
+            task = asyncio.ensure_future(self._mcp.tools_changed())
+            self._notifying.add(task)
+            task.add_done_callback(self._notifying.discard)
 
     def _register_default_agent(self) -> None:
         if self.agent_runner is None:
@@ -337,6 +347,8 @@ class HttpHostService:
                 )
 
     async def _stop(self) -> None:
+        self._unwatch()
+        self._unwatch = lambda: None
         self.approvals.deny_all("the MCP HTTP host stopped")
         self.approvals.forget()
         if self._server is not None:

@@ -23,7 +23,7 @@ prompt as its instructions.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -124,6 +124,16 @@ class AgentCatalog:
     """The default agent is the built-in one (no definition): its runs are not restricted at all."""
     data_dir: Path | None = None
     """The app's data folder when enabled plugins' agents are part of the catalog (kept for a reload)."""
+    _listeners: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """``listener()`` after the agents changed in place (:func:`~.files.reload_agents`)."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def changed(self) -> None:
+        for listener in list(self._listeners):
+            listener()
 
     @classmethod
     def build(

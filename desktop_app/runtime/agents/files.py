@@ -104,6 +104,7 @@ def reload_agents(runtime: Any, host: Any, config_dir: Path) -> list[str]:
             register(server, lambda name=name: make_agent_server(runner, name), call_timeout=AGENT_CALL_TIMEOUT)
         except ValueError:
             problems.append(f"Agent '{name}' is left out: an MCP server named '{server}' exists.")
+    catalog.changed()  # the served host's tool list follows
     return problems
 
 

@@ -133,7 +133,7 @@ async def test_a_busy_port_is_a_sentence_and_a_regenerated_token_replaces_the_ol
 
 
 @pytest.mark.asyncio
-async def test_apply_follows_the_settings_restarting_on_a_new_port_and_stopping_when_off() -> None:
+async def test_apply_follows_the_settings_restarting_on_a_new_port_serving_new_agents_and_stopping_when_off() -> None:
     served = await service()
     try:
         await served.apply(HttpHostSettings(enabled=False))
@@ -154,7 +154,7 @@ async def test_apply_follows_the_settings_restarting_on_a_new_port_and_stopping_
         fresh = AgentCatalog.build(Settings(agents=[AgentSettings(name="helper"), AgentSettings(name="writer")]))
         served.runtime.agents.agents = fresh.agents  # an agent added (Settings → Agents reloads them in place)
         await served.apply(HttpHostSettings(enabled=True, port=port))
-        assert served._mcp is not before
+        assert served._mcp is before  # served in place: no restart (test_http_agents_follow: the clients told)
         http, client = sdk_client(served.url, served.token())
         async with http, client:
             assert "chat-with-writer" in {t.name for t in (await client.list_tools()).tools}
