@@ -216,6 +216,22 @@ class App:
                 await self.assembly.aclose()
             except Exception:
                 log.exception("runtime did not close cleanly")
+        await _cancel_stragglers()
+
+
+async def _cancel_stragglers() -> None:
+    """Cancel and await the tasks still running once the runtime is closed, as ``asyncio.run`` does.
+
+    Dialogs keep their own task runners (the welcome screen's loopback probe, a provider test): quitting
+    while one waits must end it here, not leave the loop to destroy it pending at close."""
+    import asyncio
+
+    current = asyncio.current_task()
+    rest = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+    for task in rest:
+        task.cancel()
+    if rest:
+        await asyncio.gather(*rest, return_exceptions=True)
 
 
 class _EarlyLog(logging.Handler):

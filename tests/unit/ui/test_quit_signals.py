@@ -61,3 +61,31 @@ def test_a_signal_mid_answer_stops_the_run_and_stores_it_as_stopped(qtbot, qloop
         assert stored_run.status == "cancelled"
         answer = [m for m in store.messages(info.id) if m.role == "assistant"]
         assert [(m.status, m.text_of("text")) for m in answer] == [("stopped", "Half an answer")]
+
+
+def test_quitting_ends_a_task_a_dialog_started_instead_of_leaving_it_pending(qtbot, qloop, caplog):
+    """The welcome screen's probe (its own task runner) still waiting when the app quits is cancelled by
+    the ordered shutdown; the loop never destroys it pending ("Task was destroyed but it is pending")."""
+    import asyncio
+
+    from desktop_app.ui.asyncqt import TaskRunner
+
+    paths = app_paths().ensure()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    app = App(QApplication.instance(), window, paths, time.perf_counter(), smoke=False)  # type: ignore[arg-type]
+    dialog_tasks = TaskRunner()  # as a dialog holds: not the window's runner, which shutdown cancels anyway
+    never = asyncio.Event()
+    run = qloop.create_task(app.run())
+    try:
+        qtbot.waitUntil(lambda: app.runtime is not None, timeout=30_000)
+        probe = dialog_tasks.start(never.wait(), name="WelcomeDialog.auto_detect")
+        app.request_quit()
+        qtbot.waitUntil(run.done, timeout=30_000)
+        assert run.result() == 0
+        assert probe.cancelled()
+    finally:
+        if not run.done():
+            app.request_quit()
+            qtbot.waitUntil(run.done, timeout=30_000)
+        QApplication.instance().lastWindowClosed.disconnect(app.request_quit)
