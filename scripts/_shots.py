@@ -14,6 +14,12 @@ is a real X event sent with ``xdotool``. The screen is taken with ImageMagick's 
 
 Run a script under ``xvfb-run -a -s "-screen 0 1400x900x24"``. ``home_with(...)`` writes a home with
 settings, an ``mcp.json`` and a file-backed keyring holding the given secrets.
+
+The scripts that start the app themselves (another command line, ``SWITCHBOARD_HOME``, a null keyring) use the
+pieces ``App`` is made of: ``app_env`` (the environment), ``running`` (start the process, always stop it),
+``app_window`` (both, with the main window placed), ``wait_window``/``place``/``focus`` (find, size and focus
+a window), ``open_settings_page`` (Settings on a page, from the keyboard), ``write_settings`` (a theme and a
+provider), ``grab`` (the screen, a window or a crop of it) and ``each_theme`` (a script's main).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,123 @@ SCREEN = (1400, 900)
 
 def xdotool(*args: str) -> str:
     return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def wait_window(name: str, timeout_s: float = 30.0) -> str:
+    """The X id of the (last) visible window whose title matches the regular expression ``name``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        found = xdotool("search", "--onlyvisible", "--name", name)
+        if found:
+            return found.splitlines()[-1]
+        time.sleep(0.2)
+    raise SystemExit(f"no window named {name!r} appeared")
+
+
+def place(window: str, size: tuple[int, int], at: tuple[int, int] = (0, 0)) -> None:
+    """Size and move a window (there is no window manager to do it)."""
+    xdotool("windowsize", window, str(size[0]), str(size[1]))
+    xdotool("windowmove", window, str(at[0]), str(at[1]))
+
+
+def focus(window: str) -> None:
+    xdotool("windowfocus", "--sync", window)  # no window manager: give it the focus
+
+
+def grab(path: Path, window: str | None = None, crop: str | None = None) -> Path:
+    """The screen (or only ``window``, an X window id; or the ``crop`` geometry ``WxH+X+Y`` of the screen)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["import", "-window", window or "root", *(["-crop", crop] if crop else []), str(path)], check=True)
+    print(path)
+    return path
+
+
+def settings_page_index(key: str) -> int:
+    """Where the Settings page ``key`` sits in the sidebar (the registry's order), counted from the top."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    sys.path.insert(0, str(ROOT))
+    from desktop_app.ui.settings.registry import registered_pages
+
+    return [page.key for page in registered_pages()].index(key)
+
+
+def open_settings_page(window: str, key: str, size: tuple[int, int], at: tuple[int, int]) -> str:
+    """Ctrl+, in the main ``window``, the Settings window sized and moved, then its page ``key`` chosen from the
+    keyboard (Home, Down as often as the page's place); the Settings window."""
+    index = settings_page_index(key)
+    focus(window)
+    xdotool("key", "ctrl+comma")
+    settings = wait_window("^Settings$")
+    place(settings, size, at)
+    focus(settings)
+    time.sleep(1)
+    xdotool("key", "Home")
+    for _ in range(index):
+        xdotool("key", "Down")
+    time.sleep(1.5)
+    return settings
+
+
+def write_settings(
+    home: Path, *, theme: str, provider: dict[str, Any], appearance: dict[str, Any] | None = None, **extra: Any
+) -> None:
+    """``home``'s settings.json: the provider, the theme (and more ``appearance``) and ``extra`` settings."""
+    (home / "config").mkdir(parents=True, exist_ok=True)
+    data = {"provider": provider, "appearance": {"theme": theme, **(appearance or {})}, **extra}
+    (home / "config" / "settings.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def app_env(
+    *, keyring_file: Path | None = None, home: Path | None = None, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The app's environment: a real display, the repository importable, a file-backed test keyring
+    (``keyring_file``) or none at all (the null keyring), ``SWITCHBOARD_HOME`` only when ``home`` is given."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(extra or {})}
+    env.pop("QT_QPA_PLATFORM", None)
+    env.pop("SWITCHBOARD_HOME", None)
+    if home is not None:
+        env["SWITCHBOARD_HOME"] = str(home)
+    if keyring_file is None:
+        env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+    else:
+        env["PYTHON_KEYRING_BACKEND"] = "tests.support.file_keyring.FileKeyring"
+        env["SWITCHBOARD_TEST_KEYRING_FILE"] = str(keyring_file)
+    return env
+
+
+def app_command(*args: str) -> list[str]:
+    """``python -m desktop_app ARGS``: the app, as ``.venv/bin/switchboard`` runs it."""
+    return [sys.executable, "-m", "desktop_app", *args]
+
+
+@contextmanager
+def running(command: list[str], env: dict[str, str], stop_timeout_s: float = 10.0, **popen: Any) -> Iterator[Any]:
+    """The app process for the ``with`` block; terminated (killed if it does not stop) however the block ends."""
+    process = subprocess.Popen(command, cwd=ROOT, env=env, **popen)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(stop_timeout_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def app_window(command: list[str], env: dict[str, str], **popen: Any) -> Iterator[str]:
+    """``running(command, env)`` with its main window found and placed over the whole screen: its X id."""
+    with running(command, env, **popen):
+        window = wait_window("^Switchboard$")
+        place(window, SCREEN)
+        yield window
+
+
+def each_theme(shoot: Callable[[str], object], argv: list[str]) -> int:
+    """``shoot(theme)`` for the themes named on the command line (light and dark by default); the exit code."""
+    for theme in argv or ["light", "dark"]:
+        shoot(theme)
+    return 0
 
 
 def home_with(
@@ -71,15 +196,11 @@ class App:
         ready_timeout_s: float = 60.0,
     ) -> None:
         self.home = home
-        env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
-        env.pop("QT_QPA_PLATFORM", None)
-        env.pop("SWITCHBOARD_HOME", None)
         if keyring_file is None:  # a working (file-backed, test) keyring: no "no keyring" warning in the shots
             keyring_file = home.parent / f"{home.name}-keyring.json"
             if not keyring_file.exists():
                 keyring_file.write_text("{}", encoding="utf-8")
-        env["PYTHON_KEYRING_BACKEND"] = "tests.support.file_keyring.FileKeyring"
-        env["SWITCHBOARD_TEST_KEYRING_FILE"] = str(keyring_file)
+        env = app_env(keyring_file=keyring_file, extra=env)
         launcher = ROOT / "scripts" / "_app_launcher.py"
         self.process = subprocess.Popen(
             [sys.executable, str(launcher), "--home", str(home)],
@@ -103,8 +224,7 @@ class App:
 
     def __enter__(self) -> App:
         self.window = self.wait_window("Switchboard$")
-        xdotool("windowsize", self.window, str(SCREEN[0]), str(SCREEN[1]))
-        xdotool("windowmove", self.window, "0", "0")
+        place(self.window, SCREEN)
         self.wait_line("runtime: ready", self.ready_timeout_s)
         self.focus()
         return self
@@ -139,13 +259,7 @@ class App:
         raise SystemExit(f"the app never printed {text!r}")
 
     def wait_window(self, name: str, timeout_s: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            found = xdotool("search", "--onlyvisible", "--name", name)
-            if found:
-                return found.splitlines()[-1]
-            time.sleep(0.2)
-        raise SystemExit(f"no window named {name!r} appeared")
+        return wait_window(name, timeout_s)
 
     def ask(self, **command: Any) -> dict[str, Any]:
         """One launcher command (``where``, ``what``), answered on the app's stdout as ``@@ {json}``."""
@@ -185,7 +299,7 @@ class App:
     # -- input -----------------------------------------------------------------------------------------------
 
     def focus(self, window: str | None = None) -> None:
-        xdotool("windowfocus", "--sync", window or self.window)  # no window manager: give it the focus
+        focus(window or self.window)
 
     def click(self, name: str, index: int = -1) -> None:
         x, y = self.wait_for(name, index=index)
@@ -203,10 +317,26 @@ class App:
 
     def shot(self, path: Path, window: str | None = None) -> Path:
         """The screen (or only ``window``, an X window id: a dialog without a window manager's frame)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["import", "-window", window or "root", str(path)], check=True)
-        print(path)
-        return path
+        return grab(path, window)
 
 
-__all__ = ["DEMO", "OUT", "ROOT", "App", "home_with", "xdotool"]
+__all__ = [
+    "DEMO",
+    "OUT",
+    "ROOT",
+    "App",
+    "app_command",
+    "app_env",
+    "app_window",
+    "each_theme",
+    "focus",
+    "grab",
+    "home_with",
+    "open_settings_page",
+    "place",
+    "running",
+    "settings_page_index",
+    "wait_window",
+    "write_settings",
+    "xdotool",
+]

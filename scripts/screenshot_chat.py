@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts._shots import DEMO, OUT, App, home_with
+from scripts._shots import DEMO, OUT, App, each_theme, home_with
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 PROMPT = "The settings test failed again on CI. Open an issue for it, then tell me how to make the save safe."
@@ -126,11 +126,5 @@ def shoot(theme: str) -> None:
             app.shot(OUT / f"servers-panel-{theme}.png")
 
 
-def main(argv: list[str]) -> int:
-    for theme in argv or ["light", "dark"]:
-        shoot(theme)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(each_theme(shoot, sys.argv[1:]))

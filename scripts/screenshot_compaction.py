@@ -10,19 +10,28 @@ front of the two turns kept verbatim and the older turns fold away. docs/screens
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-OUT = ROOT / "docs" / "screenshots"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.llm_server import ScriptedLLMServer, text_reply  # noqa: E402
+from scripts._shots import (
+    OUT,
+    app_command,
+    app_env,
+    each_theme,
+    focus,
+    grab,
+    place,
+    running,
+    wait_window,
+    write_settings,
+    xdotool,
+)
+from tests.support.llm_server import ScriptedLLMServer, text_reply
 
 TURNS = [
     (
@@ -52,20 +61,6 @@ SUMMARY = (
 )
 
 
-def xdotool(*args: str) -> str:
-    return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
-
-
-def wait_window(name: str, timeout_s: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = xdotool("search", "--onlyvisible", "--name", name)
-        if found:
-            return found.splitlines()[-1]
-        time.sleep(0.25)
-    raise SystemExit(f"no window named {name!r} appeared")
-
-
 def wait_for(condition: object, timeout_s: float = 30.0) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():  # type: ignore[operator]
@@ -75,41 +70,23 @@ def wait_for(condition: object, timeout_s: float = 30.0) -> None:
 
 
 def shoot(theme: str) -> Path:
-    OUT.mkdir(parents=True, exist_ok=True)
     replies = [text_reply(answer, piece=12) for _, answer in TURNS] + [text_reply(SUMMARY, piece=24)]
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer(replies) as llm:
         home = Path(tmp) / "home"
-        (home / "config").mkdir(parents=True)
-        settings = {
-            "provider": {"base_url": llm.url, "model": "demo-model", "dialect": "openai"},
-            "appearance": {"theme": theme},
-            "compact_keep_turns": 2,
-            "context_os": False,
-        }
-        (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "PYTHONPATH": str(ROOT)}
-        env.pop("QT_QPA_PLATFORM", None)
-        env.pop("SWITCHBOARD_HOME", None)
-        app = subprocess.Popen(
-            [sys.executable, "-m", "desktop_app", "--home", str(home), "--no-single-instance"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        try:
+        provider = {"base_url": llm.url, "model": "demo-model", "dialect": "openai"}
+        write_settings(home, theme=theme, provider=provider, compact_keep_turns=2, context_os=False)
+        command = app_command("--home", str(home), "--no-single-instance")
+        with running(command, app_env(), 15, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as app:
             assert app.stdout is not None
             for line in app.stdout:  # the composer takes prompts once the runtime is attached
                 print(line.rstrip())
                 if line.startswith("runtime: ready"):
                     break
             window = wait_window("Switchboard$")
-            xdotool("windowsize", window, "1400", "900")
-            xdotool("windowmove", window, "0", "0")
+            place(window, (1400, 900))
             time.sleep(1.0)
             for index, (prompt, _) in enumerate(TURNS):
-                xdotool("windowfocus", "--sync", window)
+                focus(window)
                 xdotool("type", "--delay", "4", prompt)
                 xdotool("key", "Return")
                 wait_for(lambda index=index: len(llm.requests) > index)
@@ -117,22 +94,8 @@ def shoot(theme: str) -> Path:
             xdotool("key", "ctrl+shift+m")
             wait_for(lambda: len(llm.requests) == len(TURNS) + 1)
             time.sleep(2.0)
-            target = OUT / f"compaction-{theme}.png"
-            subprocess.run(["import", "-window", "root", str(target)], check=True)
-        finally:
-            app.terminate()
-            try:
-                app.wait(15)
-            except subprocess.TimeoutExpired:
-                app.kill()
-    return target
-
-
-def main() -> int:
-    for theme in sys.argv[1:] or ("light", "dark"):
-        print(shoot(theme))
-    return 0
+            return grab(OUT / f"compaction-{theme}.png")
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(each_theme(shoot, sys.argv[1:]))

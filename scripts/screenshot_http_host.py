@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -27,31 +26,11 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "docs" / "screenshots"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scripts import _shots as shots
+
 TOKEN = "demo-token-not-a-real-one-0000000000"
-
-
-def xdotool(*args: str) -> str:
-    return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
-
-
-def wait_window(name: str, timeout_s: float = 30.0) -> str:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        found = xdotool("search", "--onlyvisible", "--name", name)
-        if found:
-            return found.splitlines()[-1]
-        time.sleep(0.25)
-    raise SystemExit(f"no window named {name!r} appeared")
-
-
-def page_index() -> int:
-    """Where MCP over HTTP sits in the Settings sidebar (the registry's order)."""
-    sys.path.insert(0, str(ROOT))
-    from desktop_app.ui.settings.registry import registered_pages
-
-    return [page.key for page in registered_pages()].index("http_host")
 
 
 def free_port() -> int:
@@ -64,13 +43,13 @@ def write_home(home: Path, theme: str, port: int, keyring_file: Path) -> None:
     (home / "config").mkdir(parents=True)
     servers = {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}
     (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
-    settings = {
-        "provider": {"base_url": "http://127.0.0.1:9/v1", "model": "demo-model", "dialect": "openai"},
-        "appearance": {"theme": theme},
-        "agents": [{"name": "researcher", "description": "Tells the time and looks things up"}],
-        "http_host": {"enabled": True, "port": port, "expose": ["time"]},
-    }
-    (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    shots.write_settings(
+        home,
+        theme=theme,
+        provider={"base_url": "http://127.0.0.1:9/v1", "model": "demo-model", "dialect": "openai"},
+        agents=[{"name": "researcher", "description": "Tells the time and looks things up"}],
+        http_host={"enabled": True, "port": port, "expose": ["time"]},
+    )
     keyring_file.write_text(json.dumps({"switchboard\0serve-token": TOKEN}), encoding="utf-8")
 
 
@@ -88,78 +67,38 @@ async def call_time(url: str) -> str:
 
 
 def shoot(theme: str) -> list[Path]:
-    OUT.mkdir(parents=True, exist_ok=True)
-    shots = []
+    taken = []
     with tempfile.TemporaryDirectory() as tmp:
         home, keyring_file, port = Path(tmp) / "home", Path(tmp) / "keyring.json", free_port()
         write_home(home, theme, port, keyring_file)
-        env = {
-            **os.environ,
-            "PYTHON_KEYRING_BACKEND": "tests.support.file_keyring.FileKeyring",
-            "SWITCHBOARD_TEST_KEYRING_FILE": str(keyring_file),
-            "PYTHONPATH": str(ROOT),
-        }
-        env.pop("QT_QPA_PLATFORM", None)
-        env.pop("SWITCHBOARD_HOME", None)
-        app = subprocess.Popen(
-            [sys.executable, "-m", "desktop_app", "--home", str(home), "--no-single-instance"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
+        command = shots.app_command("--home", str(home), "--no-single-instance")
+        with shots.running(
+            command, shots.app_env(keyring_file=keyring_file), 15, stdout=subprocess.PIPE, text=True
+        ) as app:
             assert app.stdout is not None
             for line in app.stdout:
                 if line.startswith("mcp-http:"):
                     print(line.strip())
                     break
-            window = wait_window("^Switchboard$")
-            xdotool("windowsize", window, "1400", "900")
-            xdotool("windowmove", window, "0", "0")
+            window = shots.wait_window("^Switchboard$")
+            shots.place(window, (1400, 900))
             time.sleep(3)  # the time server starts
             answer: list[str] = []
             client = threading.Thread(
                 target=lambda: answer.append(asyncio.run(call_time(f"http://127.0.0.1:{port}/mcp")))
             )
             client.start()
-            dialog = wait_window("An MCP client asks to run a tool")
+            dialog = shots.wait_window("An MCP client asks to run a tool")
             time.sleep(1)
-            target = OUT / f"http-host-approval-{theme}.png"
-            subprocess.run(["import", "-window", "root", str(target)], check=True)
-            shots.append(target)
-            xdotool("windowfocus", "--sync", dialog)
-            xdotool("key", "Return")  # Allow is the default button
+            taken.append(shots.grab(shots.OUT / f"http-host-approval-{theme}.png"))
+            shots.focus(dialog)
+            shots.xdotool("key", "Return")  # Allow is the default button
             client.join(60)
             print("client got:", answer)
-            xdotool("windowfocus", "--sync", window)
-            xdotool("key", "ctrl+comma")
-            settings = wait_window("^Settings$")
-            xdotool("windowfocus", "--sync", settings)
-            xdotool("windowsize", settings, "1000", "820")
-            xdotool("windowmove", settings, "200", "40")
-            time.sleep(1)
-            for _ in range(page_index()):
-                xdotool("key", "Down")
-            time.sleep(1.5)
-            target = OUT / f"http-host-{theme}.png"
-            subprocess.run(["import", "-window", "root", str(target)], check=True)
-            shots.append(target)
-        finally:
-            app.terminate()
-            try:
-                app.wait(15)
-            except subprocess.TimeoutExpired:
-                app.kill()
-    return shots
-
-
-def main() -> int:
-    for theme in sys.argv[1:] or ("light", "dark"):
-        for shot in shoot(theme):
-            print(shot)
-    return 0
+            shots.open_settings_page(window, "http_host", (1000, 820), (200, 40))
+            taken.append(shots.grab(shots.OUT / f"http-host-{theme}.png"))
+    return taken
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(shots.each_theme(shoot, sys.argv[1:]))

@@ -14,19 +14,16 @@ time server), mcp-server-time, and the loopback LLM server as the provider, then
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply  # noqa: E402
+from scripts._shots import OUT, app_env, app_window, each_theme, focus, grab, write_settings, xdotool
+from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
-OUT = ROOT / "docs" / "screenshots"
 RESEARCHER = """---
 description: Tells the time and looks things up in past conversations
 servers: [switchboard.history, time]
@@ -42,23 +39,14 @@ You write short, plain reports.
 """
 
 
-def xdotool(*args: str) -> str:
-    return subprocess.run(["xdotool", *args], capture_output=True, text=True, check=False).stdout.strip()
-
-
 def write_home(home: Path, url: str, theme: str) -> None:
     (home / "config" / "agents").mkdir(parents=True)
     (home / "config" / "agents" / "researcher.md").write_text(RESEARCHER, encoding="utf-8")
     (home / "config" / "agents" / "writer.md").write_text(WRITER, encoding="utf-8")
     servers = {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}
     (home / "config" / "mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2) + "\n", encoding="utf-8")
-    settings = {
-        "provider": {"base_url": url, "model": "demo-model", "dialect": "openai"},
-        "appearance": {"theme": theme},
-        "context_datetime": False,
-        "context_os": False,
-    }
-    (home / "config" / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    provider = {"base_url": url, "model": "demo-model", "dialect": "openai"}
+    write_settings(home, theme=theme, provider=provider, context_datetime=False, context_os=False)
 
 
 def shoot(theme: str, what: str) -> Path:
@@ -74,61 +62,34 @@ def shoot(theme: str, what: str) -> Path:
         text_reply("It is evening in Tokyo."),
         text_reply("The researcher says it is evening in Tokyo."),
     ]
-    OUT.mkdir(parents=True, exist_ok=True)
     with ScriptedLLMServer(replies) as llm, tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         write_home(home, llm.url, theme)
-        env = {**os.environ, "SWITCHBOARD_HOME": str(home), "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring"}
-        env.pop("QT_QPA_PLATFORM", None)
-        app = subprocess.Popen([str(Path(sys.executable).parent / "switchboard")], cwd=ROOT, env=env)
-        try:
-            window = ""
-            for _ in range(120):
-                window = xdotool("search", "--onlyvisible", "--name", "^Switchboard$")
-                if window:
-                    break
-                time.sleep(0.25)
-            if not window:
-                raise SystemExit("the Switchboard window did not appear")
-            window = window.splitlines()[0]
-            xdotool("windowsize", window, "1400", "900")
-            xdotool("windowmove", window, "0", "0")
+        with app_window([str(Path(sys.executable).parent / "switchboard")], app_env(home=home)) as window:
             time.sleep(8)  # the runtime and the time server start
-            xdotool("windowfocus", "--sync", window)  # no window manager: give it the input focus
+            focus(window)
             target = OUT / f"{what}-{theme}.png"
             if what == "agent-picker":
                 xdotool("key", "ctrl+shift+a")
                 time.sleep(1)
-                subprocess.run(["import", "-window", "root", "-crop", "960x330+420+560", str(target)], check=True)
-                return target
+                return grab(target, crop="960x330+420+560")
             if what == "agents-settings":
                 xdotool("key", "ctrl+shift+a")
                 time.sleep(1)
                 xdotool("key", "Up", "Return")  # the menu's last entry: Manage agents…
                 time.sleep(3)
-                subprocess.run(["import", "-window", "root", "-crop", "880x620+250+100", str(target)], check=True)
-                return target
+                return grab(target, crop="880x620+250+100")
             xdotool("type", "--delay", "20", "Ask the researcher what time it is in Tokyo.")
             xdotool("key", "Return")
             time.sleep(4)
             xdotool("key", "Return")  # approve chat-with-researcher (the card has the focus)
             time.sleep(5)  # the researcher's own call now waits for approval inside its sub-conversation
-            subprocess.run(["import", "-window", "root", str(target)], check=True)
-            return target
-        finally:
-            app.terminate()
-            try:
-                app.wait(10)
-            except subprocess.TimeoutExpired:
-                app.kill()
+            return grab(target)
 
 
-def main() -> int:
-    for theme in sys.argv[1:] or ("light", "dark"):
-        for what in ("subagent", "agent-picker", "agents-settings"):
-            print(shoot(theme, what))
-    return 0
+def shoot_all(theme: str) -> list[Path]:
+    return [shoot(theme, what) for what in ("subagent", "agent-picker", "agents-settings")]
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(each_theme(shoot_all, sys.argv[1:]))

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts._shots import OUT, App
+from scripts._shots import OUT, App, each_theme
 
 SERVERS = {
     "filesystem": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "~/Documents"]},
@@ -52,11 +52,5 @@ def shoot(theme: str) -> Path:
             return app.shot(OUT / f"welcome-{theme}.png", welcome)
 
 
-def main(argv: list[str]) -> int:
-    for theme in argv or ["light", "dark"]:
-        shoot(theme)
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(each_theme(shoot, sys.argv[1:]))
