@@ -220,18 +220,14 @@ class App:
 
 
 async def _cancel_stragglers() -> None:
-    """Cancel and await the tasks still running once the runtime is closed, as ``asyncio.run`` does.
+    """Cancel and await the UI tasks still running once the runtime is closed.
 
     Dialogs keep their own task runners (the welcome screen's loopback probe, a provider test): quitting
-    while one waits must end it here, not leave the loop to destroy it pending at close."""
-    import asyncio
+    while one waits must end it here, not leave the loop to destroy it pending at close. Only tasks started
+    through a ``TaskRunner`` are touched: the task running ``App.run`` and whatever awaits it are not."""
+    from desktop_app.ui.asyncqt import TaskRunner
 
-    current = asyncio.current_task()
-    rest = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
-    for task in rest:
-        task.cancel()
-    if rest:
-        await asyncio.gather(*rest, return_exceptions=True)
+    await TaskRunner.cancel_everywhere()
 
 
 class _EarlyLog(logging.Handler):

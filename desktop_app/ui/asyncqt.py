@@ -16,8 +16,9 @@ import functools
 import logging
 import sys
 import time
+import weakref
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Concatenate, ParamSpec, Protocol, TypeVar
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
@@ -47,9 +48,25 @@ def install_asyncgen_hooks(loop: asyncio.AbstractEventLoop) -> None:
 class TaskRunner:
     """Starts coroutines as tasks on the running loop, keeps them alive and reports their failures."""
 
+    _runners: ClassVar[weakref.WeakSet[TaskRunner]] = weakref.WeakSet()
+    """Every runner alive (the window's, the quick prompt's, each dialog's): ``cancel_everywhere`` ends them."""
+
     def __init__(self, on_error: ErrorHandler | None = None) -> None:
         self.on_error: ErrorHandler | None = on_error
         self._tasks: set[asyncio.Task[Any]] = set()
+        TaskRunner._runners.add(self)
+
+    @classmethod
+    async def cancel_everywhere(cls) -> None:
+        """Cancel the tasks of every runner still alive (but not the calling task) and wait until they end."""
+        import asyncio
+
+        current = asyncio.current_task()
+        tasks = [t for runner in list(cls._runners) for t in list(runner._tasks) if t is not current and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks)
 
     @property
     def pending(self) -> int:
