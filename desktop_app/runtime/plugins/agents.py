@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import logging
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from desktop_app.runtime.plugins.model import WHALE_MANIFEST, Plugin, PluginError, read_plugin
+from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, whale_entries
 from desktop_app.runtime.settings import AgentSettings
 
 MAX_AGENT_BYTES = 256 * 1024
@@ -171,30 +170,10 @@ def _agent_file(plugin: Plugin, path: Path) -> PluginAgent | None:
 
 
 def _whale_agents(plugin: Plugin) -> list[PluginAgent]:
-    try:
-        manifest = tomllib.loads((plugin.folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    found: list[PluginAgent] = []
-    entries = manifest.get("agents", [])
-    for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        where = f"{plugin.folder / WHALE_MANIFEST}: agents[{index}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
-            plugin.problems.append(f"{where}: needs a name")
-            continue
-        text = entry.get("instructions", "")
-        if isinstance(entry.get("file"), str):
-            path = (plugin.folder / entry["file"]).resolve()
-            if not path.is_relative_to(plugin.folder):
-                plugin.problems.append(f"{where}: file {entry['file']!r} is outside the plugin")
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                plugin.problems.append(f"{where}: cannot read {entry['file']!r} ({exc})")
-                continue
-        found.append(build_agent(plugin, entry, entry["name"].strip(), str(text)))
-    return found
+    return [
+        build_agent(plugin, entry, entry["name"].strip(), "" if text is None else str(text))
+        for _where, entry, text in whale_entries(plugin, "agents", "instructions")
+    ]
 
 
 def read_agents(plugin: Plugin) -> list[PluginAgent]:

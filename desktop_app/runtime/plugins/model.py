@@ -190,3 +190,35 @@ def substitute_root(value: Any, root: Path) -> Any:
 
 
 __all__ = ["Plugin", "PluginError", "claude_hooks", "read_plugin", "substitute_root"]
+
+
+def whale_entries(plugin: Plugin, table: str, text_key: str) -> list[tuple[str, dict[str, Any], Any]]:
+    """Whale's ``[[table]]`` entries that have a name: ``(where, entry, text)`` each, where ``text`` is the
+    file the entry names (read; it must be inside the plugin) or else the entry's ``text_key`` value.
+
+    An entry without a name, or whose file is outside the plugin or unreadable, is left out with its
+    problem on ``plugin.problems``; an unreadable manifest gives nothing (``read_plugin`` reported it)."""
+    try:
+        manifest = tomllib.loads((plugin.folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    found: list[tuple[str, dict[str, Any], Any]] = []
+    entries = manifest.get(table, [])
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        where = f"{plugin.folder / WHALE_MANIFEST}: {table}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            plugin.problems.append(f"{where}: needs a name")
+            continue
+        text = entry.get(text_key)
+        if isinstance(entry.get("file"), str):
+            path = (plugin.folder / entry["file"]).resolve()
+            if not path.is_relative_to(plugin.folder):
+                plugin.problems.append(f"{where}: file {entry['file']!r} is outside the plugin")
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                plugin.problems.append(f"{where}: cannot read {entry['file']!r} ({exc})")
+                continue
+        found.append((where, entry, text))
+    return found

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import logging
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.runtime.plugins.model import WHALE_MANIFEST, Plugin, PluginError, read_plugin
+from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, whale_entries
 
 SERVER_NAME = "switchboard.plugins"
 MAX_PROMPT_BYTES = 256 * 1024
@@ -72,28 +71,8 @@ def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
 
 
 def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
-    try:
-        manifest = tomllib.loads((plugin.folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
     found: list[PluginPrompt] = []
-    entries = manifest.get("prompts", [])
-    for index, entry in enumerate(entries if isinstance(entries, list) else []):
-        where = f"{plugin.folder / WHALE_MANIFEST}: prompts[{index}]"
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) or not entry["name"].strip():
-            plugin.problems.append(f"{where}: needs a name")
-            continue
-        text = entry.get("text")
-        if isinstance(entry.get("file"), str):
-            path = (plugin.folder / entry["file"]).resolve()
-            if not path.is_relative_to(plugin.folder):
-                plugin.problems.append(f"{where}: file {entry['file']!r} is outside the plugin")
-                continue
-            try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                plugin.problems.append(f"{where}: cannot read {entry['file']!r} ({exc})")
-                continue
+    for where, entry, text in whale_entries(plugin, "prompts", "text"):
         if not isinstance(text, str):
             plugin.problems.append(f"{where}: needs a text or a file")
             continue
