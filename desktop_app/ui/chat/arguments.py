@@ -3,6 +3,10 @@
 ``ArgumentsPanel`` shows the arguments read-only; ``start_editing`` swaps in a text field holding the same
 pretty JSON. Every change is parsed: invalid JSON or a value that is not an object shows an inline error
 and ``validity_changed(False)``. ``describe_changes`` renders the compact before/after of an edit.
+
+Once the call ran, the panel shows the arguments that ran: the user's edit (``show_final``) and then what
+hooks changed (``show_hook_changes``: a PreToolUse hook's ``updated_input``, a request message hook), each
+with its own −/+ lines and who made it ("Edited before approval", "Changed by hook <name>").
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ class ArgumentsPanel(QWidget):
         layout.addWidget(self.error)
         self.changes = QLabel("")
         self.changes.setObjectName("toolCardArgumentChanges")
-        self.changes.setAccessibleName("Edited arguments, before and after")
+        self.changes.setAccessibleName("Changed arguments, before and after")
         self.changes.setTextFormat(Qt.TextFormat.RichText)
         self.changes.setWordWrap(True)
         self.changes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -109,6 +113,8 @@ class ArgumentsPanel(QWidget):
         self.changes.hide()
         layout.addWidget(self.changes)
         self.valid = True
+        self._edited: dict[str, Any] | None = None
+        self._hook_changes: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
 
     @property
     def editing(self) -> bool:
@@ -140,13 +146,33 @@ class ArgumentsPanel(QWidget):
         self.editor.hide()
         self.error.hide()
         self.label.show()
-        if edited is not None:
-            self.label.setText(pretty_json(edited))
-            self.changes.setText("<i>Edited before approval:</i><br>" + describe_changes(self.original, edited))
-            self.changes.show()
-        else:
-            self.label.setText(pretty_json(self.original))
-            self.changes.hide()
+        self._edited = edited
+        self._show_ran()
+
+    def show_hook_changes(self, changes: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> None:
+        """Hooks changed the arguments before the tool ran: ``(who, before, after)`` in the order they ran.
+        The panel then shows the last ``after`` (what ran) and a −/+ diff per hook."""
+        self._hook_changes = list(changes)
+        self._show_ran()
+
+    @property
+    def ran(self) -> dict[str, Any]:
+        """The arguments the tool ran with, as far as the card knows: hooks' last change, else the edit."""
+        if self._hook_changes:
+            return self._hook_changes[-1][2]
+        return self._edited if self._edited is not None else self.original
+
+    def _show_ran(self) -> None:
+        if self.editing:
+            return
+        self.label.setText(pretty_json(self.ran))
+        parts = []
+        if self._edited is not None:
+            parts.append("<i>Edited before approval:</i><br>" + describe_changes(self.original, self._edited))
+        for who, before, after in self._hook_changes:
+            parts.append(f"<i>Changed by hook {escape(who)}:</i><br>" + describe_changes(before, after))
+        self.changes.setText("<br>".join(parts))
+        self.changes.setVisible(bool(parts))
 
     def _on_text_changed(self) -> None:
         self._fit_editor()

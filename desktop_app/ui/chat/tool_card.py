@@ -10,8 +10,9 @@ While a call waits for approval the card offers:
 
 The answer leaves as ``decided(tool_call_id, ApprovalAnswer)``. The card then shows who decided and how
 ("Approved · always for this tool", "Approved by grant (tool)", "Approved by policy", "Denied: <reason>"),
-with a compact before/after when the arguments were edited. A call asked again (a continued run) re-arms
-the same card. Esc is left alone: it stops the run.
+with a compact before/after when the arguments were edited, and another, attributed to the hook, when a
+hook changed them before the tool ran (the card then shows the arguments that ran). A call asked again (a
+continued run) re-arms the same card. Esc is left alone: it stops the run.
 
 The approval controls live in ``tool_card_approval``, the inline images in ``tool_card_media``.
 """
@@ -34,6 +35,20 @@ RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
 """A determinate bar's resolution: ``progress / total`` is shown in thousandths."""
 EDITED_NOTE = re.compile(r"\[The user edited the arguments before approving;[^\n]*\]\n")
+
+
+def hook_argument_changes(notices: list[Any]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``(who, before, after)`` for each hook notice that changed the arguments (``HookNotice`` models, live,
+    or the dicts stored with the result), in the order the hooks ran."""
+    from desktop_app.ui.chat.hook_notice import as_dict
+
+    changes = []
+    for notice in map(as_dict, notices):
+        before, after = notice.get("before"), notice.get("after")
+        mutated = notice.get("kind") == "mutated" and notice.get("target") == "arguments"
+        if mutated and isinstance(before, dict) and isinstance(after, dict):
+            changes.append((", ".join(str(h) for h in notice.get("hooks") or []) or "a hook", before, after))
+    return changes
 
 
 def format_duration(seconds: float) -> str:
@@ -316,6 +331,7 @@ class ToolCard(ApprovalControls, QFrame):
             assert isinstance(box, QVBoxLayout)
             box.insertWidget(1, self.hook_notices)
         self.hook_notices.set_notices(notices)
+        self.args.show_hook_changes(hook_argument_changes(notices))
 
     def _hide_controls(self) -> None:
         self.buttons.hide()

@@ -221,3 +221,73 @@ def test_prompt_rewritten_or_blocked_by_a_hook_is_shown_and_stored(qtbot, qloop,
         recorder.close()
         store.close()
         _settle(qtbot)
+
+
+def _fields_host() -> Host:
+    """A contact lookup with a ``fields`` argument, and a PreToolUse hook that narrows ``all`` to ``public``."""
+    from mcp.server.mcpserver import MCPServer
+
+    crm = MCPServer("crm")
+
+    @crm.tool(description="Look up a contact.", structured_output=False)
+    def lookup(name: str, fields: str) -> str:
+        return f"{name}: looked up with fields={fields}"
+
+    host = Host(call_timeout=10)
+    host.register_builtin("crm", lambda: crm)
+    narrowed = json.dumps({"updated_input": {"name": "Ada", "fields": "public"}, "reason": "public fields only"})
+    runner = HookRunner()
+    runner.add_hooks(
+        parse_hooks(
+            {"PreToolUse": [{"command": f"echo '{narrowed}'", "match": "lookup", "description": "privacy"}]},
+            HookSource("user"),
+        )
+    )
+    host.set_hooks(runner)
+    return host
+
+
+def _check_ran_arguments(win: MainWindow) -> None:
+    card = card_for(win.view, "c1")
+    card.set_expanded(True)
+    assert '"fields": "public"' in card.arguments.text() and '"all"' not in card.arguments.text()  # what ran
+    changes = card.args.changes
+    assert not changes.isHidden()
+    plain = changes.text().replace("&nbsp;", " ")
+    assert "Changed by hook privacy" in plain
+    assert '− "fields": "all"' in plain and '+ "fields": "public"' in plain and '"name"' not in plain
+    assert card.result.text() == "Ada: looked up with fields=public"
+
+
+def test_a_hook_that_changed_the_arguments_shows_what_ran_with_its_diff_live_and_reopened(qtbot, qloop, tmp_path):
+    path = tmp_path / "switchboard.db"
+    store1 = Store.open(path)
+    provider = FakeProvider([calls(("c1", "lookup", '{"name": "Ada", "fields": "all"}')), answer("Done.")])
+    runtime1 = _runtime(provider, _fields_host())
+    recorder1 = attach_store(runtime1, store1)
+    win1 = _window(qtbot, runtime1, store1)
+    win1.composer.edit.setPlainText("Who is Ada?")
+    win1.composer.button.click()
+    qtbot.waitUntil(lambda: not win1.controller.busy and card_for(win1.view, "c1") is not None, timeout=20000)
+    qtbot.waitUntil(lambda: card_for(win1.view, "c1").has_result, timeout=20000)
+    conversation = win1.controller.conversation_id
+    _check_ran_arguments(win1)
+    win1.close()
+    _wait(qtbot, qloop, runtime1.aclose())
+    recorder1.close()
+    store1.close()
+
+    store2 = Store.open(path)
+    runtime2 = _runtime(FakeProvider([]), _fields_host())
+    recorder2 = attach_store(runtime2, store2)
+    win2 = _window(qtbot, runtime2, store2)
+    try:
+        item = win2.conversations.item_for(conversation)
+        assert item is not None
+        win2.conversations.list.itemClicked.emit(item)
+        _check_ran_arguments(win2)
+    finally:
+        _wait(qtbot, qloop, runtime2.aclose())
+        recorder2.close()
+        store2.close()
+        _settle(qtbot)
