@@ -79,11 +79,11 @@ class Grant(BaseModel):
     )
 
     def covers(self, conversation_id: str, server: str, tool: str, identity: str | None = None) -> bool:
-        """Whether this grant decides the call. With the server's current ``identity`` (a real host), a grant
-        made for another definition of the server (or before identities were recorded) does not."""
+        """Whether this grant decides the call. ``identity`` is the server's current definition: a grant made
+        for another definition of the server (or before identities were recorded) never does."""
         if self.server != server:
             return False
-        if identity is not None and self.identity != identity:
+        if self.identity != identity:
             return False
         if self.scope == "server":
             return True

@@ -64,6 +64,11 @@ class ToolHost(Protocol):
         self, server: str, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
     ) -> ToolOutcome: ...
 
+    def server_identity(self, server: str) -> str | None:
+        """What a grant for ``server`` is bound to (``Host.server_identity``); every view passes it through,
+        so a grant made for another definition of the server never applies."""
+        ...
+
 
 class Conversation:
     """A conversation's messages and its one active run, if any.

@@ -91,6 +91,8 @@ class ToolSource(Protocol):
         self, server: str, tool: str, arguments: dict[str, Any], *, progress: ProgressCallback | None = None
     ) -> ToolOutcome: ...
 
+    def server_identity(self, server: str) -> str | None: ...
+
 
 @dataclass(frozen=True)
 class ToolPlan:
@@ -280,6 +282,10 @@ class ConversationTools:
             if isinstance(names, list):
                 self.promote([str(n) for n in names], "search")
         return outcome
+
+    def server_identity(self, server: str) -> str | None:
+        """The host's identity of ``server``, which grants are checked against (the view must pass it on)."""
+        return self._deferral.host.server_identity(server)
 
     # -- promotions -----------------------------------------------------------------------------------
 

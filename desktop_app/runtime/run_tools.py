@@ -184,8 +184,7 @@ class RunTools:
 
     def _server_identity(self, server: str) -> str | None:
         """The server's current definition (command and arguments, or URL) that grants are bound to."""
-        identity = getattr(self._host, "server_identity", None)
-        return identity(server) if identity is not None else None
+        return self._host.server_identity(server)
 
     def _replace_call_arguments(self, call: ToolCallRequest, arguments: dict[str, Any]) -> None:
         """Edited arguments replace the model's in the history, so the model sees what really ran."""

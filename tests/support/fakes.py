@@ -81,6 +81,11 @@ class FakeHost:
     handlers: dict[str, Callable[[dict[str, Any]], str]] = field(default_factory=dict)
     server: str = "fake"
     log: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    identities: dict[str, str] = field(default_factory=dict)
+    """Each server's definition, as ``Host.server_identity`` gives it (grants are bound to it)."""
+
+    def server_identity(self, server: str) -> str | None:
+        return self.identities.get(server)
 
     def tool_specs(self) -> list[ToolSpec]:
         return [ToolSpec(name=f"mcp__{self.server}__{t}") for t in self.handlers]

@@ -79,5 +79,9 @@ class ScopedToolHost:
         note = getattr(self._inner, "system_note", None)
         return str(note() or "") if note is not None and self._catalog.unrestricted(self.agent) else ""
 
-    def __getattr__(self, name: str) -> Any:  # server_identity and the like, for grants
+    def server_identity(self, server: str) -> str | None:
+        """The inner host's identity of ``server``: a sub-agent's grants are checked like any run's."""
+        return self._inner.server_identity(server)
+
+    def __getattr__(self, name: str) -> Any:  # the inner host's other attributes
         return getattr(self._inner, name)
