@@ -235,9 +235,11 @@ async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         runtime.subscribe(end)
         store_watch = _StoreWatch(err)
         runtime.subscribe(store_watch)
-        if ns.approve == "ask":
-            approver = TerminalApprover(runtime, err)
-            runtime.subscribe(approver)
+        # any approval raised in the run, whatever --approve says (an agent stricter than --approve always
+        # asks in its sub-run): on the terminal, or denied without one, as `serve` does; never left waiting
+        approver = TerminalApprover(runtime, err)
+        runtime.subscribe(approver)
+        if ns.approve == "ask":  # sampling and elicitation: asked only under --approve ask
             host.subscribe(approver.on_host_event)
         conversation = conversation or runtime.new_conversation()
         outcome = await runtime.run(conversation, ns.prompt, attachments=ns.attach)
