@@ -103,10 +103,26 @@ class App:
 
     def request_quit(self) -> None:
         """Quit the app (tray menu, File → Quit, SIGINT/SIGTERM/SIGHUP): the same ordered shutdown as closing
-        the last window."""
+        the last window. The window's layout is saved and every window leaves the screen at once; the
+        runtime and the MCP servers close after that (``shutdown``), out of sight."""
+        if not self._quit_requested:
+            self._leave_screen()
         self._quit_requested = True
         if self._closed is not None and not self._closed.done():
             self._closed.set_result(None)
+
+    def _leave_screen(self) -> None:
+        """Save the window's size, docks and splitters (every quit path, not only the title bar's close),
+        then hide the window, the quick prompt and the tray icon: the user sees the quit take effect now."""
+        try:
+            self.window.save_state()
+        except Exception:  # a layout that cannot be saved must not stop the quit
+            log.exception("could not save the window's layout")
+        self.window.close_interceptor = None
+        self.window.hide()
+        if self.shell is not None:
+            self.shell.quick.hide()
+            self.shell.tray.hide()
 
     async def run(self) -> int:
         import asyncio
@@ -203,15 +219,18 @@ class App:
 
     async def shutdown(self) -> None:
         """Cancel the UI's tasks, close the runtime (runs, MCP servers, HTTP clients)."""
+        import asyncio
+
+        runners = [self.window.tasks]
         if self.shell is not None:
             self.shell.close()
-            await self.shell.quick.tasks.cancel_all()
-        await self.window.tasks.cancel_all()
+            runners.append(self.shell.quick.tasks)
+        await asyncio.gather(*(runner.cancel_all() for runner in runners))
         http = sys.modules.get("desktop_app.runtime.http_service")  # never imported while the host was off
         served = http.existing_service(self.runtime) if http is not None and self.runtime is not None else None
         if served is not None:
             await served.stop()
-        if self.assembly is not None:
+        if self.assembly is not None:  # runs stop, then every MCP server closes (side by side: Host.aclose)
             try:
                 await self.assembly.aclose()
             except Exception:
