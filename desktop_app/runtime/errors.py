@@ -66,9 +66,15 @@ class CredentialError(SwitchboardError):
 
 
 class MissingKeyError(CredentialError):
-    """The provider needs an API key and none is set (e.g. it was kept for one session only): nothing was sent."""
+    """The provider needs an API key and none is set (e.g. it was kept for one session only): nothing was sent.
+
+    Its message ends with ``HINT`` (what to do at the command line); the window puts its own in its place."""
 
     code = "missing_api_key"
+    HINT = (
+        "Enter the key in the app (Settings → Provider…; without a working system keyring it is kept for one "
+        "session only) or pass --api-key-env VAR."
+    )
 
 
 class ProviderError(SwitchboardError):

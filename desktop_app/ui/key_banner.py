@@ -12,6 +12,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QToolButton, QWidget
 
+from desktop_app.runtime.errors import MissingKeyError
+
 BANNER_STYLE = (
     "QFrame#keyBanner { background: rgba(214, 69, 65, 0.12); border-bottom: 1px solid rgba(214, 69, 65, 0.45); }"
 )
@@ -20,6 +22,23 @@ SESSION_ONLY_KEY = (
     "No system keyring works on this computer: the key is kept for this session only, and Switchboard "
     "asks for it again at the next start. Install and unlock a keyring (GNOME Keyring, KWallet) to keep it."
 )
+
+
+WINDOW_KEY_HINT = (
+    "Enter it with the Enter key button or in Settings → Provider… (without a working system keyring it is kept "
+    "for this session only)."
+)
+
+
+def in_window_words(event: Any) -> Any:
+    """A run's ``Error`` about a missing key, saying what to do in the window (the runtime's message says what to
+    do at the command line: ``MissingKeyError.HINT``); any other event as it is."""
+    message = getattr(event, "message", None)
+    if getattr(event, "code", None) != MissingKeyError.code or not isinstance(message, str):
+        return event
+    if not message.endswith(MissingKeyError.HINT):
+        return event
+    return event.model_copy(update={"message": message[: -len(MissingKeyError.HINT)] + WINDOW_KEY_HINT})
 
 
 def session_only_warning(runtime: Any) -> str | None:
@@ -118,8 +137,10 @@ def install_key_banner(window: QMainWindow, layout: Any) -> KeyBannerController:
 __all__ = [
     "REFUSED",
     "SESSION_ONLY_KEY",
+    "WINDOW_KEY_HINT",
     "KeyBanner",
     "KeyBannerController",
+    "in_window_words",
     "install_key_banner",
     "needs_key_prompt",
     "session_only_warning",

@@ -38,14 +38,9 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from desktop_app.runtime.store import Store
-    from desktop_app.ui.approvals_dialog import ApprovalsDialog
     from desktop_app.ui.chat.controller import ChatController, RuntimeLike
     from desktop_app.ui.chat.slash import SlashCommands
     from desktop_app.ui.import_dialog import McpImporter
-    from desktop_app.ui.provider_dialog import ProviderDialog
-    from desktop_app.ui.resources_dialog import ResourcesDialog
-    from desktop_app.ui.roots_dialog import RootsDialog
-    from desktop_app.ui.settings.window import SettingsWindow
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -69,9 +64,6 @@ class MainWindow(
         self.tasks = TaskRunner(on_error=self.show_exception)
         self.runtime: RuntimeLike | None = None
         self.controller: ChatController | None = None
-        self.provider_dialog: ProviderDialog | None = None
-        self.approvals_dialog: ApprovalsDialog | None = None
-        self.settings_window: SettingsWindow | None = None
         self.settings_listeners: list[Callable[[object], None]] = []  # called after saved settings are applied
         self.shortcut_actions: dict[str, QAction] = {}
         """``Settings.shortcuts`` field name → the action whose shortcut it sets (see ``apply_settings``)."""
@@ -107,8 +99,6 @@ class MainWindow(
         self.setAcceptDrops(True)
         self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
-        self.resources_dialog: ResourcesDialog | None = None
-        self.roots_dialog: RootsDialog | None = None
         self.slash: SlashCommands | None = None
         self.composer.edit.setFocus()
         if not defer_rest:

@@ -1,15 +1,18 @@
-"""The main window's dialogs: provider, approvals, roots, resources and MCP import, opened non-modally.
+"""The main window's dialogs: provider (and the welcome screen), approvals, roots, resources, settings and MCP
+import, opened non-modally.
 
 A mixin of :class:`~desktop_app.ui.main_window.MainWindow` (it uses the window's ``runtime``, ``mcp_host``,
-``composer``, ``importer`` and dialog attributes). Dialog modules are imported on first use, so none of
-them (nor pydantic) loads before the first paint; none is ever ``exec()``-ed on the qasync loop.
+``composer``, ``importer`` and ``tasks``). Each dialog is held by a :class:`~desktop_app.ui.dialog_slot.DialogSlot`,
+which builds it, shows it, and forgets it when Qt deletes it after it closes, so every opening after the first
+builds a fresh one (never a deleted one). Dialog modules are imported on first use, so none of them (nor pydantic)
+loads before the first paint; none is ever ``exec()``-ed on the qasync loop.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from desktop_app.ui.dialog_slot import DialogSlot
 
 if TYPE_CHECKING:
     from desktop_app.ui.approvals_dialog import ApprovalsDialog
@@ -28,36 +31,53 @@ class WindowDialogs:
     importer: Any
     tasks: Any
     mcp_config_path: Any
-    provider_dialog: ProviderDialog | None
-    approvals_dialog: ApprovalsDialog | None
-    resources_dialog: ResourcesDialog | None
-    roots_dialog: RootsDialog | None
     # The welcome screen probes loopback for Ollama/LM Studio as it opens; the app turns this on (app.py), so a
     # test window never probes the machine's real ports.
     detect_local_on_welcome: bool = False
-    settings_window: SettingsWindow | None
+
+    def _slot(self, kind: str) -> DialogSlot[Any]:
+        slots: dict[str, DialogSlot[Any]] = self.__dict__.setdefault("_dialog_slots", {})
+        return slots.setdefault(kind, DialogSlot())
+
+    @property
+    def provider_dialog(self) -> ProviderDialog | None:
+        """The provider dialog or welcome screen while it is open (``None`` once Qt deleted it)."""
+        return self._slot("provider").dialog
+
+    @property
+    def approvals_dialog(self) -> ApprovalsDialog | None:
+        return self._slot("approvals").dialog
+
+    @property
+    def resources_dialog(self) -> ResourcesDialog | None:
+        return self._slot("resources").dialog
+
+    @property
+    def roots_dialog(self) -> RootsDialog | None:
+        return self._slot("roots").dialog
+
+    @property
+    def settings_window(self) -> SettingsWindow | None:
+        return self._slot("settings").dialog
 
     def open_settings_window(self, page: str | None = None) -> SettingsWindow | None:
-        """Settings… (Ctrl+,): the generated settings pages, non-modal; ``page`` picks one by key."""
+        """Settings… (Ctrl+,): the generated settings pages, non-modal; ``page`` picks one by key. A closed window
+        is built again from the settings in force now (the provider dialog, the tray menu or a reloaded file may
+        have changed them), so Save never writes back stale values."""
         if self.runtime is None:
             return None
-        if self.settings_window is not None and not self.settings_window.isVisible():
-            # closed: build it again from the settings in force now (the provider dialog, the tray menu or
-            # a reloaded file may have changed them), so Save never writes back stale values
-            self.settings_window.deleteLater()
-            self.settings_window = None
-        if self.settings_window is None:
+
+        def build() -> SettingsWindow:
             from desktop_app.ui.settings.window import SettingsWindow  # pydantic forms: not before first paint
 
-            window = SettingsWindow(self.runtime, self, host=self.mcp_host, tasks=self.tasks)
+            window = SettingsWindow(self.runtime, self, host=self.mcp_host, tasks=self.tasks)  # type: ignore[arg-type]
             window.applied.connect(self.apply_settings)  # type: ignore[attr-defined]
-            self.settings_window = window
+            return window
+
+        window: SettingsWindow = self._slot("settings").open(build)
         if page is not None:
-            self.settings_window.show_page(page)
-        self.settings_window.show()
-        self.settings_window.raise_()
-        self.settings_window.activateWindow()
-        return self.settings_window
+            window.show_page(page)
+        return window
 
     def _on_settings_triggered(self) -> None:
         self.open_settings_window()
@@ -66,27 +86,27 @@ class WindowDialogs:
         """Attach resource…: the (non-modal) list of the ready servers' resources."""
         if self.runtime is None or self.mcp_host is None:
             return None
-        if self.resources_dialog is None:
+
+        def build() -> ResourcesDialog:
             from desktop_app.ui.resources_dialog import ResourcesDialog
 
-            self.resources_dialog = ResourcesDialog(self.runtime, self.mcp_host, self.composer, self)
-        else:
-            self.resources_dialog.refresh()
-        self.resources_dialog.show()
-        self.resources_dialog.raise_()
-        return self.resources_dialog
+            return ResourcesDialog(self.runtime, self.mcp_host, self.composer, self)  # type: ignore[arg-type]
+
+        dialog: ResourcesDialog = self._slot("resources").open(build, on_raise=lambda d: d.refresh())
+        return dialog
 
     def open_roots_dialog(self) -> RootsDialog | None:
         """Settings → Folders the servers may see… (non-modal)."""
         if self.runtime is None:
             return None
-        if self.roots_dialog is None:
+
+        def build() -> RootsDialog:
             from desktop_app.ui.roots_dialog import RootsDialog
 
-            self.roots_dialog = RootsDialog(self.runtime, self)
-        self.roots_dialog.show()
-        self.roots_dialog.raise_()
-        return self.roots_dialog
+            return RootsDialog(self.runtime, self)  # type: ignore[arg-type]
+
+        dialog: RootsDialog = self._slot("roots").open(build)
+        return dialog
 
     def _on_roots_triggered(self) -> None:
         self.open_roots_dialog()
@@ -124,53 +144,51 @@ class WindowDialogs:
         )
 
     def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
+        """Settings → Provider…, the key banner's "Enter key": window-modal, non-blocking, every time."""
         if self.runtime is None:
             return None
-        if self.provider_dialog is not None and self.provider_dialog.isVisible():
-            self.provider_dialog.raise_()
-            return self.provider_dialog
-        from desktop_app.ui.provider_dialog import ProviderDialog  # pydantic settings: not before first paint
 
-        dialog = ProviderDialog(self.runtime, self, first_run=first_run)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.configured.connect(self._on_provider_configured)
-        self.provider_dialog = dialog
-        dialog.open()  # window-modal, non-blocking: never exec() on the qasync loop
+        def build() -> ProviderDialog:
+            from desktop_app.ui.provider_dialog import ProviderDialog  # pydantic settings: not before first paint
+
+            dialog = ProviderDialog(self.runtime, self, first_run=first_run)  # type: ignore[arg-type]
+            dialog.configured.connect(self._on_provider_configured)  # type: ignore[attr-defined]
+            return dialog
+
+        dialog: ProviderDialog = self._slot("provider").open(build, modal=True)
         return dialog
 
     def open_welcome(self) -> ProviderDialog | None:
         """First run: the welcome screen (provider, key, optional Claude Desktop import), as the provider dialog."""
         if self.runtime is None:
             return None
-        if self.provider_dialog is not None and self.provider_dialog.isVisible():
-            self.provider_dialog.raise_()
-            return self.provider_dialog
-        from desktop_app.ui.welcome import WelcomeDialog
 
-        dialog = WelcomeDialog(
-            self.runtime, self, mcp_config=lambda: self.mcp_config_path, detect_on_open=self.detect_local_on_welcome
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.configured.connect(self._on_provider_configured)
-        dialog.servers_imported.connect(self._on_servers_imported)
-        self.provider_dialog = dialog
-        dialog.open()
+        def build() -> ProviderDialog:
+            from desktop_app.ui.welcome import WelcomeDialog
+
+            dialog = WelcomeDialog(
+                self.runtime,
+                self,  # type: ignore[arg-type]
+                mcp_config=lambda: self.mcp_config_path,
+                detect_on_open=self.detect_local_on_welcome,
+            )
+            dialog.configured.connect(self._on_provider_configured)  # type: ignore[attr-defined]
+            dialog.servers_imported.connect(self._on_servers_imported)
+            return dialog
+
+        dialog: ProviderDialog = self._slot("provider").open(build, modal=True)
         return dialog
 
     def open_approvals_dialog(self) -> ApprovalsDialog | None:
         if self.runtime is None:
             return None
-        if self.approvals_dialog is not None and self.approvals_dialog.isVisible():
-            self.approvals_dialog.refresh()
-            self.approvals_dialog.raise_()
-            return self.approvals_dialog
-        from desktop_app.ui.approvals_dialog import ApprovalsDialog  # pydantic grants: not before first paint
 
-        dialog = ApprovalsDialog(self.runtime, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.destroyed.connect(self._on_approvals_dialog_destroyed)
-        self.approvals_dialog = dialog
-        dialog.open()
+        def build() -> ApprovalsDialog:
+            from desktop_app.ui.approvals_dialog import ApprovalsDialog  # pydantic grants: not before first paint
+
+            return ApprovalsDialog(self.runtime, self)  # type: ignore[arg-type]
+
+        dialog: ApprovalsDialog = self._slot("approvals").open(build, modal=True, on_raise=lambda d: d.refresh())
         return dialog
 
     def _on_provider_triggered(self) -> None:
@@ -178,6 +196,3 @@ class WindowDialogs:
 
     def _on_approvals_triggered(self) -> None:
         self.open_approvals_dialog()
-
-    def _on_approvals_dialog_destroyed(self) -> None:
-        self.approvals_dialog = None

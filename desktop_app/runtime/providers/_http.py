@@ -23,10 +23,7 @@ from desktop_app.runtime.redaction import remember
 
 
 def missing_key_message(base_url: str) -> str:
-    return (
-        f"No API key is set for {base_url}, so nothing was sent. Enter the key in the app (Settings → Provider…; "
-        "without a working system keyring it is kept for one session only) or pass --api-key-env VAR."
-    )
+    return f"No API key is set for {base_url}, so nothing was sent. {MissingKeyError.HINT}"
 
 
 DEFAULT_TIMEOUT = httpx.Timeout(660.0, connect=30.0)

@@ -261,6 +261,10 @@ class ChatController(QObject):
             if name is None:
                 log.debug("ignoring event %s", kind)
             else:
+                if kind == "error":  # a missing key: what to do in the window, not at the command line
+                    from desktop_app.ui.key_banner import in_window_words
+
+                    event = in_window_words(event)
                 getattr(self, name).emit(event)
 
     def _on_subagent_event(self, event: ev.Event) -> None:

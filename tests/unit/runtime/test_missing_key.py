@@ -87,6 +87,7 @@ async def test_a_run_without_the_key_fails_with_missing_api_key(memory_keyring: 
     assert outcome.status == "failed"
     [error] = [e for e in events if getattr(e, "kind", "") == "error"]
     assert error.code == "missing_api_key"  # type: ignore[attr-defined]
+    assert error.message.endswith("or pass --api-key-env VAR.")  # type: ignore[attr-defined]  # the CLI's hint
 
 
 def test_an_import_without_a_keyring_is_session_only_not_lost(tmp_path: Path) -> None:

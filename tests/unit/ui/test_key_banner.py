@@ -52,6 +52,26 @@ def test_a_missing_key_at_start_shows_the_banner_and_enter_key_fixes_it(qtbot, q
     assert runtime.api_key() == "sk-entered-key-123456"  # trimmed before it is stored
 
 
+def test_a_run_without_a_key_says_what_to_do_in_the_window_not_at_the_command_line(qtbot, qloop) -> None:
+    from desktop_app.ui.chat.blocks import NoticeLine
+
+    runtime = Runtime(settings=Settings(provider=DEEPSEEK), host=FakeHost())
+    win = _window(qtbot, runtime)
+    try:
+        win.key_banner.banner.hide()  # dismissed at start: the run itself must say it again
+        win.composer.edit.setPlainText("hi")
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=5000)
+        [error] = [b.text() for b in win.view.blocks() if isinstance(b, NoticeLine) and b.kind == "error"]
+        assert "No API key is set for https://api.deepseek.com, so nothing was sent." in error
+        assert "--api-key-env" not in error and "Enter key button or in Settings → Provider…" in error
+        banner = win.key_banner.banner
+        assert banner.isVisible() and "--api-key-env" not in banner.text and "Enter key" in banner.text
+    finally:
+        task = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(task.done)
+
+
 def test_a_configured_key_shows_no_banner(qtbot, qloop) -> None:
     runtime = Runtime(settings=Settings(provider=DEEPSEEK), host=FakeHost(), api_key_override="sk-present-1234")
     win = _window(qtbot, runtime)
