@@ -76,6 +76,7 @@ def _iso(ts: float) -> str:
 
 
 def conversations_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.store import Store, StoreError, store_path
 
     paths = app_paths(ns.home).ensure()
@@ -114,7 +115,7 @@ def conversations_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
         return EXIT_OK
     for c in rows:
         title = " ".join((c.title or "(untitled)").split())
-        out.write(f"{c.id}  {_iso(c.updated_at)}  {c.model or '-':<20} {title}\n")
+        out.write(terminal_safe(f"{c.id}  {_iso(c.updated_at)}  {c.model or '-':<20} {title}") + "\n")
     return EXIT_OK
 
 

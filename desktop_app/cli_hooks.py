@@ -27,7 +27,16 @@ def add_hooks_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     hooks.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
 
 
+def _shown_body(body: str) -> str:
+    """A hook's body as the user reviews it: control characters escaped (a CR or an erase-line sequence cannot
+    hide part of the command), each further line indented under it (none can pass for another hook's entry)."""
+    from desktop_app.cli_terminal import terminal_safe
+
+    return "\n    ".join(terminal_safe(line) for line in body.split("\n"))
+
+
 def hooks_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.hooks.sources import build_runner
     from desktop_app.runtime.settings import Settings, load_settings
@@ -49,7 +58,7 @@ def hooks_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         cwd=project,
     )
     for problem in runner.problems:
-        err.write(f"switchboard: {problem}\n")
+        err.write(f"switchboard: {terminal_safe(str(problem))}\n")
     reviewed = runner.review()
     if ns.action == "list":
         if not reviewed:
@@ -58,10 +67,8 @@ def hooks_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             entry = item.entry
             scope = f" [server {entry.scope}]" if entry.scope else ""
             match = f" match={entry.match}" if entry.match else ""
-            out.write(
-                f"{entry.key}  {item.state:<9}  {entry.event}{scope}  {entry.type}{match}  "
-                f"{entry.source.describe()}\n    {entry.body}\n"
-            )
+            head = f"{entry.key}  {item.state:<9}  {entry.event}{scope}  {entry.type}{match}  {entry.source.describe()}"
+            out.write(f"{terminal_safe(head)}\n    {_shown_body(entry.body)}\n")
         return 0
     keys = [item.entry.key for item in reviewed] if ns.all else list(ns.keys)
     if not keys:

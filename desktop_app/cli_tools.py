@@ -29,18 +29,19 @@ def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.assembly import assemble
+    from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.tool_overview import overview
 
     paths = app_paths(ns.home).ensure()
     built = assemble(paths, strict=True, mcp_config=ns.mcp_config, persist=False)
     for problem in built.problems:
-        err.write(f"switchboard: {problem}\n")
+        err.write(f"switchboard: {terminal_safe(str(problem))}\n")
     try:
         await built.host.start()
         await built.host.ensure_builtins()
         for name, status in built.host.states().items():
             if status.state == "failed":
-                err.write(f"switchboard: MCP server {name!r} failed to start: {status.error}\n")
+                err.write(f"switchboard: MCP server {name!r} failed to start: {terminal_safe(status.error or '')}\n")
         deferral = built.runtime.deferral
         assert deferral is not None  # assemble() always attaches one
         view = deferral.view("switchboard-tools-cli")
@@ -51,14 +52,15 @@ async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
         out.write(json.dumps(result.to_json(), ensure_ascii=False, indent=2) + "\n")
     else:
         for server, rows in result.grouped().items():
-            out.write(f"[{server}]\n")
+            out.write(f"[{terminal_safe(server)}]\n")
             for row in rows:
                 description = " ".join(row.description.split())
                 if len(description) > 80:
                     description = description[:79] + "…"
-                out.write(f"  {row.name:<48} {row.state:<9} ~{row.tokens:>5} tok  {description}\n")
+                line = f"  {row.name:<48} {row.state:<9} ~{row.tokens:>5} tok  {description}"
+                out.write(f"{terminal_safe(line)}\n")  # a server's names and descriptions: no raw control codes
         if ns.query.strip():
-            out.write(f"{result.matched} of {result.total} tools match {ns.query!r}.\n")
+            out.write(f"{result.matched} of {result.total} tools match {terminal_safe(repr(ns.query))}.\n")
         state = "on" if result.deferring else "off"
         out.write(
             f"Deferral {state}: {result.reason}. Definitions ~{result.total_tokens:,} tokens; a request carries "
