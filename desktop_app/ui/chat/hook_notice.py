@@ -14,15 +14,17 @@ import difflib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QPalette, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QTextEdit,
     QVBoxLayout,
     QWidget,
@@ -41,6 +43,16 @@ _KIND_COLOR = {
     "rejected": ERROR_COLOR,
     "failed": ERROR_COLOR,
 }
+# A chip's (background, text) per theme: a tint of the kind's colour with dark (light theme) or light (dark
+# theme) text of the same hue, each pair at least 4.5:1 (WCAG AA); outlined kinds have no fill of their own.
+CHIP_COLORS = {
+    "light": {"amber": ("#fdf0cc", "#6b4400"), "red": ("#fde4e3", "#a11d19")},
+    "dark": {"amber": ("#4a3a12", "#f5d58a"), "red": ("#4d1f1e", "#ffb4b0")},
+}
+_KIND_HUE = {"mutated": "amber", "warning": "amber", "blocked": "red", "rejected": "red", "failed": "red"}
+_FILLED = ("mutated", "blocked", "rejected")
+CHIP_PADDING = 10  # px left and right of a chip's text
+CHIP_MIN_CHARS = 12  # a chip squeezed by its neighbours keeps about this many characters, then "…"
 _VERBS = {
     "mutated": "Changed by",
     "blocked": "Blocked by",
@@ -53,6 +65,15 @@ _TARGETS = {"arguments": "arguments", "result": "result", "prompt": "prompt", "a
 CHIP_REASON_LIMIT = 60
 
 
+def text_color(kind: str) -> str:
+    """The colour of text about a notice of ``kind`` in the current theme (≥ 4.5:1 on the window)."""
+    hue = _KIND_HUE.get(kind)
+    if hue is None:
+        return "palette(placeholder-text)"
+    dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    return CHIP_COLORS["dark" if dark else "light"][hue][1]
+
+
 def as_dict(notice: Any) -> dict[str, Any]:
     """A notice as a plain dict, whether it is a ``HookNotice`` model or a stored dict."""
     if isinstance(notice, dict):
@@ -61,39 +82,92 @@ def as_dict(notice: Any) -> dict[str, Any]:
     return dump(mode="json") if callable(dump) else {}
 
 
-def chip_text(notice: dict[str, Any]) -> str:
+def chip_text(notice: dict[str, Any], limit: int | None = CHIP_REASON_LIMIT) -> str:
+    """``Changed by pii/redact · <reasons>``, the reasons cut to ``limit`` characters (``None``: all)."""
     kind = str(notice.get("kind", "mutated"))
     who = ", ".join(str(h) for h in notice.get("hooks") or []) or "a hook"
     text = f"{_VERBS.get(kind, 'Hook:')} {who}"
     reasons = "; ".join(str(r) for r in notice.get("reasons") or [] if r)
     if reasons:
-        short = reasons if len(reasons) <= CHIP_REASON_LIMIT else reasons[: CHIP_REASON_LIMIT - 1] + "…"
+        short = reasons if limit is None or len(reasons) <= limit else reasons[: limit - 1] + "…"
         text += f" · {short}"
     return text
 
 
 class HookNoticeChip(QPushButton):
-    """One notice as a flat, rounded chip; clicking opens the before/after view."""
+    """One notice as a flat, rounded chip; clicking opens the before/after view.
+
+    The chip shrinks with the card: its text is then elided with "…" (``full_text``, the tooltip and the
+    accessible name keep all of it), never cut mid-word."""
 
     def __init__(self, notice: dict[str, Any], parent: QWidget | None = None) -> None:
         super().__init__(chip_text(notice), parent)
         self.notice = notice
+        self.label = chip_text(notice)  # what the chip shows when it has room (long reasons cut)
+        self.full_text = chip_text(notice, limit=None)  # the tooltip and the accessible name: all of it
         kind = str(notice.get("kind", "mutated"))
-        color = _KIND_COLOR.get(kind, WARN_COLOR)
+        self.kind = kind
         self.setObjectName("hookNoticeChip")
         self.setProperty("kind", kind)
-        self.setAccessibleName(f"Hook notice: {chip_text(notice)}")
-        self.setToolTip(str(notice.get("message") or chip_text(notice)) + "\nClick for details.")
+        self.setAccessibleName(f"Hook notice: {self.full_text}")
+        message = str(notice.get("message") or "")
+        details = self.full_text if not message or message == self.full_text else f"{self.full_text}\n{message}"
+        self.setToolTip(details + "\nClick for details.")
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        filled = kind in ("mutated", "blocked", "rejected")
-        background = f"background: {color}; color: white;" if filled else "background: transparent;"
-        self.setStyleSheet(
-            f"QPushButton#hookNoticeChip {{ border: 1px solid {color}; border-radius: 10px; padding: 2px 10px;"
-            f" {background} text-align: left; }}"
-            f" QPushButton#hookNoticeChip:focus {{ border: 2px solid palette(highlight); }}"
-        )
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.colors: tuple[str, str] | None = None  # (background, text) of a filled chip, in the current theme
+        self._restyle()
         self.dialog: HookNoticeDialog | None = None
         self.clicked.connect(self.open_details)
+
+    def _restyle(self) -> None:
+        # the application's palette: the chip's own is changed by its style sheet
+        dark = QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        hue = _KIND_HUE.get(self.kind)
+        border = _KIND_COLOR.get(self.kind, WARN_COLOR)
+        if hue is None:  # context: an outline in the muted colour, the text in the palette's
+            self.colors = None
+            colours = "background: transparent;"
+        else:
+            background, text = CHIP_COLORS["dark" if dark else "light"][hue]
+            filled = self.kind in _FILLED
+            self.colors = (background, text) if filled else None
+            colours = f"background: {background if filled else 'transparent'}; color: {text};"
+        sheet = (
+            f"QPushButton#hookNoticeChip {{ border: 1px solid {border}; border-radius: 10px;"
+            f" padding: 2px {CHIP_PADDING}px; {colours} text-align: left; }}"
+            " QPushButton#hookNoticeChip:focus { border: 2px solid palette(highlight); }"
+        )
+        if sheet != self.styleSheet():
+            self.setStyleSheet(sheet)
+
+    def _text_room(self) -> int:
+        return self.width() - 2 * CHIP_PADDING - 4  # the padding and the (focus) border
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        full = self.fontMetrics().horizontalAdvance(self.label) + 2 * CHIP_PADDING + 6
+        return QSize(full, hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        least = self.fontMetrics().horizontalAdvance("x" * CHIP_MIN_CHARS + "…") + 2 * CHIP_PADDING + 6
+        return QSize(min(least, self.sizeHint().width()), super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        shown = self.fontMetrics().elidedText(self.label, Qt.TextElideMode.ElideRight, self._text_room())
+        if shown != self.text():
+            self.setText(shown)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the theme changed: its chip colours
+            self._restyle()
+        elif event.type() == QEvent.Type.FontChange:
+            self._elide()
 
     def open_details(self) -> HookNoticeDialog:
         self.dialog = HookNoticeDialog([self.notice], self.window())
@@ -172,7 +246,7 @@ class HookNoticeDialog(QDialog):
                 f"<b>{escape(chip_text({**notice, 'reasons': []}))}</b> · {escape(str(notice.get('event')))}"
             )
             title.setObjectName("hookNoticeTitle")
-            title.setStyleSheet(f"QLabel {{ color: {_KIND_COLOR.get(kind, WARN_COLOR)}; }}")
+            title.setStyleSheet(f"QLabel {{ color: {text_color(kind)}; }}")
             layout.addWidget(title)
             message = QLabel(str(notice.get("message") or ""))
             message.setObjectName("hookNoticeMessage")

@@ -9,7 +9,10 @@ import importlib.util
 import json
 from pathlib import Path
 
-from PySide6.QtWidgets import QLabel
+import pytest
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.hooks.config import parse_hooks
@@ -291,3 +294,98 @@ def test_a_hook_that_changed_the_arguments_shows_what_ran_with_its_diff_live_and
         recorder2.close()
         store2.close()
         _settle(qtbot)
+
+
+LONG_REASON = "public fields only, because the request did not ask for private data and policy says so"
+CHIP_NOTICES = [
+    {"kind": "mutated", "event": "PreToolUse", "hooks": ["privacy"], "reasons": [LONG_REASON], "target": "arguments",
+     "before": {"name": "Ada", "fields": "all"}, "after": {"name": "Ada", "fields": "public"}, "message": "changed"},
+    {"kind": "blocked", "event": "PreToolUse", "hooks": ["guard"], "reasons": ["no"], "message": "blocked"},
+    {"kind": "failed", "event": "PostToolUse", "hooks": ["audit"], "reasons": ["exit 1"], "message": "failed"},
+    {"kind": "warning", "event": "PostToolUse", "hooks": ["lint"], "reasons": ["style"], "message": "warned"},
+    {"kind": "context", "event": "PostToolUse", "hooks": ["ctx"], "reasons": ["added"], "message": "context"},
+]  # fmt: skip
+
+
+def _card_with_chips(qtbot, width: int, notices=CHIP_NOTICES[:2]):
+    from desktop_app.ui.chat.view import ChatView
+
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(width, 700)
+    view.show()
+    qtbot.waitExposed(view)
+    card = view.add_tool_card("c1", "crm", "lookup", {"name": "Ada", "fields": "all"})
+    card.show_decision(True, None, "policy", "once", None)
+    card.show_result("Ada Lovelace, [email redacted], notes: prefers email. " * 4, is_error=False)
+    card.show_hook_notices(notices)
+    card.set_expanded(True)
+    qtbot.waitUntil(lambda: card.hook_notices.chips[0].isVisible())
+    QApplication.processEvents()
+    return view, card
+
+
+def test_a_squeezed_chip_is_elided_with_an_ellipsis_and_keeps_its_full_text(qtbot):
+    _view, card = _card_with_chips(qtbot, 520)
+    chip = card.hook_notices.chips[0]
+    full = f"Changed by privacy · {LONG_REASON}"
+    shown = chip.text()
+    assert shown.endswith("…") and full.startswith(shown[:-1]) and len(shown) > 12  # elided, not cut mid-word
+    assert chip.fontMetrics().horizontalAdvance(shown) <= chip.contentsRect().width()  # it fits its chip
+    assert full in chip.toolTip() and chip.accessibleName() == f"Hook notice: {full}"
+    assert chip.geometry().right() < card.hook_notices.width()  # inside the card, beside the other chip
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    def luminance(color: QColor) -> float:
+        def channel(value: float) -> float:
+            return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("theme_name", ["light", "dark"])
+def test_chip_text_reads_at_4_5_to_1_in_both_themes(qtbot, theme_name):
+    """Measured on the chip as drawn: the background inside its padding against its most distinct text pixel."""
+    from desktop_app.ui import theme
+
+    app = QApplication.instance()
+    palette, sheet = QApplication.palette(), app.styleSheet()
+    theme.apply_theme(theme_name)
+    try:
+        _view, card = _card_with_chips(qtbot, 1400, CHIP_NOTICES)
+        for chip in card.hook_notices.chips:  # drawn on the card, as the user sees them
+            image = card.grab(QRect(chip.mapTo(card, QPoint(0, 0)), chip.size())).toImage()
+            middle = image.height() // 2
+            background = image.pixelColor(6, middle)  # in the left padding, inside the rounded border
+            pixels = (
+                image.pixelColor(x, y) for x in range(12, image.width() - 12) for y in range(3, image.height() - 3)
+            )
+            text = max(pixels, key=lambda color: _contrast(color, background))
+            ratio = _contrast(text, background)
+            assert ratio >= 4.5, (
+                f"{chip.property('kind')} chip in {theme_name}: {text.name()} on {background.name()} is {ratio:.2f}:1"
+            )
+    finally:
+        app.setStyleSheet(sheet)
+        QApplication.setPalette(palette)
+        theme.uninstall()
+
+
+def test_an_expanded_card_with_chips_shows_all_its_lines(qtbot):
+    """Every line of the arguments, their diff and the result fits in the card as laid out (nothing clipped)."""
+    _view, card = _card_with_chips(qtbot, 520)
+    inside = card.contentsRect()
+    for label in card.findChildren(QLabel):
+        if not label.isVisible() or not label.text():
+            continue
+        top_left = label.mapTo(card, label.rect().topLeft())
+        assert top_left.y() + label.height() <= inside.bottom() + 1, label.objectName()
+        if label.wordWrap():
+            assert label.height() >= label.heightForWidth(label.width()), label.objectName()
+    arguments = card.arguments
+    lines = arguments.text().count("\n") + 1
+    assert arguments.height() >= lines * arguments.fontMetrics().lineSpacing()  # the closing brace too
