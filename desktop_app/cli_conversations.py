@@ -55,11 +55,12 @@ def resolve_conversation(store: Store, ref: str) -> str:
 
 
 def continue_conversation(runtime: Runtime, store: Store, conversation_id: str) -> None:
-    """Load the stored history into ``runtime`` (the system prompt in front), ready for the next prompt."""
+    """Load the stored history into ``runtime`` (the system prompt in front, as the first turn sent it: the
+    skills index too), ready for the next prompt."""
     from desktop_app.runtime.messages import SystemMessage
 
     messages = store.load_messages(conversation_id)
-    system_prompt = runtime.settings.system_prompt
+    system_prompt = runtime.conversation_system_prompt(conversation_id)
     if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
         messages.insert(0, SystemMessage(content=system_prompt))
     runtime.load_conversation(conversation_id, messages)

@@ -129,6 +129,12 @@ class RuntimeRouting(RuntimeConversations):
             return self.default_system_prompt()
         return self._agents.agents[agent].instructions
 
+    def conversation_system_prompt(self, conversation_id: str) -> str:
+        """The system prompt a stored conversation goes on with (the store keeps none): its agent's, built as
+        ``new_conversation`` built it (the settings' prompt and the skills index for the built-in default
+        agent), so a conversation continued in another process or reopened sends the same bytes."""
+        return self.agent_instructions(self.conversation_agent(conversation_id))
+
     def agent_provider(self, agent: str) -> ProviderSettings:
         """The provider and model ``agent`` runs on (its own, else the default provider with its model)."""
         definition = self._agents.get(agent) if self._agents is not None else None

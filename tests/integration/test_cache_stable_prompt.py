@@ -129,3 +129,29 @@ def test_promotions_append_schemas_and_survive_the_next_process(llm_server: Scri
             grew.append((i + 1, names[i + 1][len(names[i]) :]))
     assert grew == [(1, promoted[0]), (3, promoted[1])]  # only right after a promotion, and only appended
     assert "<available-deferred-tools>" in bodies[0]["messages"][0]["content"]
+
+
+SKILL = Path(__file__).resolve().parents[2] / "docs" / "examples" / "skills" / "release-notes"
+
+
+@pytest.mark.integration
+def test_a_continued_conversation_sends_the_same_system_prompt_with_the_skills_index(
+    llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    """With a skill installed, the second process (``--conversation``) sends the first turn's system prompt,
+    byte for byte: the settings' prompt and the skills index (it used to be rebuilt from the settings alone)."""
+    import shutil
+
+    home = tmp_path / "h"
+    shutil.copytree(SKILL, home / "config" / "skills" / "release-notes")
+    (home / "config" / "settings.json").write_text(json.dumps({"system_prompt": "You are terse."}), encoding="utf-8")
+    llm_server.enqueue(text_reply("First."), text_reply("Second."))
+    base = ["--base-url", llm_server.url, "--dialect", "deepseek", "--events", "jsonl"]
+    for more in ([], ["--conversation", "last"]):
+        proc = ask(*base, *more, "Notes?", home=home)
+        assert proc.returncode == 0, proc.stderr
+    first, second = (r.json["messages"] for r in llm_server.requests)
+    assert first[0]["role"] == "system" and "You are terse." in first[0]["content"]
+    assert "Available skills:\n- release-notes: Write release notes" in first[0]["content"]
+    assert json.dumps(second[0]) == json.dumps(first[0])
+    assert json.dumps(second[: len(first)]) == json.dumps(first)  # the whole first request is the prefix

@@ -298,10 +298,11 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
     from desktop_app.runtime.store.records import to_model_messages
 
     info = store.get_conversation(conversation_id)
-    system_prompt = runtime.settings.system_prompt
+    prompt_of = getattr(runtime, "conversation_system_prompt", None)  # its agent's, the skills index included
 
     def history() -> list[Message]:  # the whole history, read when the next run needs it
         messages = store.load_messages(conversation_id)
+        system_prompt = prompt_of(conversation_id) if prompt_of is not None else runtime.settings.system_prompt
         if system_prompt and not (messages and isinstance(messages[0], SystemMessage)):
             messages.insert(0, SystemMessage(content=system_prompt))
         return messages
