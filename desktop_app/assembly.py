@@ -78,6 +78,9 @@ def assemble(
                 raise
             problems.append(f"The settings file is broken; running on defaults (the file is left as is): {exc}")
             settings, settings_path, settings_problem = Settings(), None, exc
+    from desktop_app.runtime.secret_scope import reserve_settings
+
+    reserve_settings(settings)  # no server may read the provider key's variable (${VAR} in its env)
     mcp_path = mcp_config or paths.mcp_config_file
     try:
         servers = load_mcp_config(mcp_path)

@@ -43,8 +43,11 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
+    from desktop_app.runtime.secret_scope import reserve
+
     if ns.token_env:
         value = os.environ.get(ns.token_env, "").strip()
+        reserve(name=ns.token_env, value=value)  # no server or hook may read the bearer token
         if not value:
             err.write(f"switchboard: environment variable {ns.token_env} is not set (it holds the bearer token)\n")
         return value or None
@@ -63,6 +66,7 @@ def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
         token = secrets.token_urlsafe(32)
         credentials.set(TOKEN_NAME, token)
         err.write(f"switchboard: created a bearer token in the keyring (service 'switchboard', entry '{TOKEN_NAME}')\n")
+    reserve(value=token)
     return token
 
 

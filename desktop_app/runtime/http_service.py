@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from desktop_app.runtime.http_clients import ClientLog, current_client
 from desktop_app.runtime.http_host import TOKEN_NAME
+from desktop_app.runtime.secret_scope import reserve
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +114,7 @@ def token(credentials: Any, *, create: bool = True) -> str | None:
     if not value and create:
         value = secrets.token_urlsafe(32)
         credentials.set(TOKEN_NAME, value)
+    reserve(value=value)  # no server or hook may be handed the bearer token (secret_scope)
     return value or None
 
 
@@ -202,6 +204,7 @@ class HttpHostService:
         """A new token in the keyring; the running host accepts only it from the next request on."""
         value = secrets.token_urlsafe(32)
         self.credentials.set(TOKEN_NAME, value)
+        reserve(value=value)
         if self._auth is not None:
             self._auth.set_token(value)
         return value

@@ -13,6 +13,7 @@ from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.providers.base import Provider
 from desktop_app.runtime.redaction import remember
+from desktop_app.runtime.secret_scope import reserve
 from desktop_app.runtime.settings import ProviderSettings
 
 ProviderFactory = Callable[[ProviderSettings, str | None], Provider]
@@ -45,6 +46,7 @@ class ProviderPool:
         remembered for redaction; ``None`` when there is none."""
         key = self._raw_api_key(settings)
         remember(key)
+        reserve(name=settings.api_key_env, value=key)  # never handed to a server or hook (secret_scope)
         key = key.strip() if key else key
         return key or None
 

@@ -17,9 +17,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
+from desktop_app.runtime.child_env import minimal_environment
 from desktop_app.runtime.hooks.decisions import HookOutcome, answer_from_object, cap, normalise, parse_answer
 from desktop_app.runtime.hooks.decisions import process_decision as decide
 from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout
+from desktop_app.runtime.secret_scope import holds_reserved_value, reserved_name
 
 
 class ToolCallResult(Protocol):
@@ -49,6 +51,15 @@ def shell_argv(command: str, shell: str | None) -> list[str]:
     return ["/bin/sh", "-c", command]
 
 
+def declared_env(hook: LifecycleHook, environ: Mapping[str, str]) -> dict[str, str]:
+    """The hook's ``allowedEnvVars`` that are set, except those holding the app's own key or token."""
+    return {
+        name: environ[name]
+        for name in hook.definition.allowed_env_vars
+        if name in environ and not reserved_name(name) and not holds_reserved_value(environ[name])
+    }
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds:g}s"
 
@@ -60,7 +71,7 @@ async def run_command(hook: LifecycleHook, payload: HookPayload, *, cwd: Path | 
     workdir = cwd
     if definition.cwd:
         workdir = (cwd or Path.cwd()) / definition.cwd
-    env = {**os.environ, "SWITCHBOARD_HOOK_EVENT": hook.event}
+    env = minimal_environment(os.environ, {**declared_env(hook, os.environ), "SWITCHBOARD_HOOK_EVENT": hook.event})
     try:
         process = await asyncio.create_subprocess_exec(
             *shell_argv(definition.command or "", definition.shell),
@@ -122,7 +133,7 @@ async def run_http(
     """POST ``{"payload": …, "env": {allowed variables that are set}}`` to the hook's URL."""
     definition = hook.definition
     environ = os.environ if environ is None else environ
-    env = {name: environ[name] for name in definition.allowed_env_vars if name in environ}
+    env = declared_env(hook, environ)
     headers = {"Content-Type": "application/json", "Accept": "application/json", **definition.headers}
     timeout = effective_timeout(definition.timeout)
     import httpx  # with the first http hook, not with the runtime (httpx also loads its CLI's click and rich)

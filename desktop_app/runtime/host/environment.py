@@ -5,7 +5,9 @@
   refused unless the server says ``"allowUnsafeEnv": true`` (:func:`check_env_safety`).
 * **Expansion at start-up.** ``${NAME}`` comes from the process environment and ``${keyring:NAME}``
   from :class:`~desktop_app.runtime.credentials.Credentials`, in ``env`` and ``headers``
-  (:func:`expand_env`, :func:`expand_headers`). A missing secret names the keyring entry.
+  (:func:`expand_env`, :func:`expand_headers`). A missing secret names the keyring entry. Both are scoped
+  (:mod:`.secret_scope`): a server reads only its own ``mcp:<server>:…`` entries and never a variable or
+  value holding the app's own provider key or bearer token.
 * **PATH.** An app started from the desktop inherits a minimal PATH (no Homebrew, nvm, ~/.local/bin),
   so on macOS and Linux :func:`login_shell_path` asks the user's login shell once
   (``$SHELL -lic 'printf "%s%s%s" MARK "$PATH" MARK'``, with a timeout, cached) unless we were started from a
@@ -29,9 +31,11 @@ from collections.abc import Callable, Mapping
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerStartError
-from desktop_app.runtime.host.config import SecretLookup, ServerConfig, expand_value
+from desktop_app.runtime.host.config import KEYRING_PREFIX, SecretLookup, ServerConfig, expand_value
+from desktop_app.runtime.secret_scope import check_environment_reference, check_expanded, scoped_lookup
 
 _KEYRING_REFERENCE = re.compile(r"\$\{\s*keyring:[^}]*\}")
+_ANY_REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +74,8 @@ def check_env_safety(server: str, config: ServerConfig) -> None:
 # -- expansion ----------------------------------------------------------------------------------
 
 
-def _lookup(credentials: Credentials | None) -> SecretLookup:
+def _lookup(server: str, credentials: Credentials | None) -> SecretLookup:
+    """The keyring lookup of ``server``: only its own entries (see :func:`scoped_lookup`)."""
     holder: list[Credentials] = [credentials] if credentials is not None else []
 
     def lookup(name: str) -> str | None:
@@ -78,7 +83,19 @@ def _lookup(credentials: Credentials | None) -> SecretLookup:
             holder.append(Credentials())
         return holder[0].get(name)
 
-    return lookup
+    return scoped_lookup(server, lookup)
+
+
+def _expand_scoped(value: str, environ: Mapping[str, str], *, where: str, secrets: SecretLookup) -> str:
+    """:func:`expand_value`, refusing references to the app's own secret variables and values carrying them."""
+    for match in _ANY_REFERENCE.finditer(value):
+        name = match.group(1).strip()
+        if name and not name.startswith(KEYRING_PREFIX):
+            check_environment_reference(name, where=where)
+    expanded = expand_value(value, environ, where=where, secrets=secrets)
+    if expanded != value:
+        check_expanded(expanded, where=where)
+    return expanded
 
 
 def _expand_map(
@@ -89,10 +106,10 @@ def _expand_map(
     credentials: Credentials | None,
 ) -> dict[str, str]:
     source = os.environ if environ is None else environ
-    secrets = _lookup(credentials)
+    secrets = _lookup(server, credentials)
     try:
         return {
-            key: expand_value(value, source, where=f"{field}.{key}", secrets=secrets) for key, value in values.items()
+            key: _expand_scoped(value, source, where=f"{field}.{key}", secrets=secrets) for key, value in values.items()
         }
     except ValueError as exc:
         raise ServerStartError(f"MCP server '{server}': {exc}") from None
@@ -112,14 +129,14 @@ def expand_env(
 def expand_args(server: str, config: ServerConfig, *, credentials: Credentials | None = None) -> list[str]:
     """The server's ``args`` with ``${keyring:NAME}`` references expanded (the importer moves tokens found
     in ``args`` there); any other text, ``${NAME}`` included, is passed as written."""
-    secrets = _lookup(credentials)
+    secrets = _lookup(server, credentials)
     out: list[str] = []
     for index, arg in enumerate(config.args):
         pieces: list[str] = []
         pos = 0
         for match in _KEYRING_REFERENCE.finditer(arg):
             try:
-                value = expand_value(match.group(0), {}, where=f"args[{index}]", secrets=secrets)
+                value = _expand_scoped(match.group(0), {}, where=f"args[{index}]", secrets=secrets)
             except ValueError as exc:
                 raise ServerStartError(f"MCP server '{server}': {exc}") from None
             pieces += [arg[pos : match.start()], value]

@@ -41,6 +41,7 @@ from pydantic import AnyUrl, PrivateAttr, ValidationError
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerStartError
 from desktop_app.runtime.host.config import OAuthConfig, expand_value
+from desktop_app.runtime.secret_scope import scoped_lookup
 
 logger = logging.getLogger(__name__)
 
@@ -424,7 +425,8 @@ def _client_secret(server: str, settings: OAuthConfig, credentials: Credentials)
     if not settings.client_secret:
         return None
     try:
-        return expand_value(settings.client_secret, os.environ, where="oauth.clientSecret", secrets=credentials.get)
+        secrets = scoped_lookup(server, credentials.get)  # only this server's own keyring entries
+        return expand_value(settings.client_secret, os.environ, where="oauth.clientSecret", secrets=secrets)
     except ValueError as exc:
         raise ServerStartError(f"MCP server '{server}': {exc}") from None
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from mcp import StdioServerParameters
 
+from desktop_app.runtime.child_env import minimal_environment
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.environment import (
@@ -37,7 +38,8 @@ def stdio_parameters(
     ``environ``, ``${keyring:NAME}`` from ``credentials``, default a new :class:`Credentials`); ``~`` is
     expanded in the command and args; a bare command is resolved on ``search_path`` (default: the
     server's own ``PATH`` from ``env``, else :func:`login_shell_path`), and the child gets that PATH.
-    The environment is ``environ`` (default ``os.environ``) plus the server's ``env``.
+    The environment is the minimal one of :mod:`desktop_app.runtime.child_env` taken from ``environ`` (default
+    ``os.environ``: PATH, HOME, locale, TMPDIR …), plus the server's ``env``; nothing else of ours is inherited.
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
     """
     label = name or (config.command or "").strip() or "stdio"
@@ -54,7 +56,7 @@ def stdio_parameters(
         os.path.expanduser(arg) if arg.startswith("~") else arg
         for arg in expand_args(label, config, credentials=credentials)
     ]
-    return StdioServerParameters(command=command, args=args, env={**base, "PATH": path, **env})
+    return StdioServerParameters(command=command, args=args, env=minimal_environment(base, {"PATH": path, **env}))
 
 
 def http_target(name: str, config: ServerConfig, *, credentials: Credentials | None = None) -> HttpTarget:

@@ -162,10 +162,11 @@ def test_which_uses_the_given_path(tmp_path: Path) -> None:
 def test_stdio_parameters_resolve_on_the_search_path_and_pass_it_on(tmp_path: Path) -> None:
     tool = make_tool(tmp_path / "bin", "srv")
     config = ServerConfig(command="srv", args=["~/data", "--flag"], env={"TZ": "UTC"})
-    params = stdio_parameters(config, name="s", environ={"KEEP": "1", "PATH": "/ignored"}, search_path=str(tool.parent))
+    environ = {"DROPPED": "1", "HOME": "/home/u", "PATH": "/ignored"}
+    params = stdio_parameters(config, name="s", environ=environ, search_path=str(tool.parent))
     assert params.command == str(tool)
     assert params.args == [os.path.expanduser("~/data"), "--flag"]
-    assert params.env == {"KEEP": "1", "PATH": str(tool.parent), "TZ": "UTC"}
+    assert params.env == {"HOME": "/home/u", "PATH": str(tool.parent), "TZ": "UTC"}
 
 
 @posix_only

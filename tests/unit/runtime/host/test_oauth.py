@@ -210,8 +210,8 @@ async def test_dynamic_registration_reuses_the_registered_port() -> None:
 @pytest.mark.asyncio
 async def test_preregistered_client_with_a_keyring_secret() -> None:
     credentials = Credentials()
-    credentials.set("docs-secret", "s3cret")
-    settings = OAuthConfig.model_validate({"clientId": "app", "clientSecret": "${keyring:docs-secret}"})
+    credentials.set("mcp:docs:oauth-secret", "s3cret")
+    settings = OAuthConfig.model_validate({"clientId": "app", "clientSecret": "${keyring:mcp:docs:oauth-secret}"})
     provider = oauth_provider("docs", URL, settings, credentials=credentials)
     client = await provider.storage.get_client_info()
     assert client is not None
@@ -222,7 +222,15 @@ async def test_preregistered_client_with_a_keyring_secret() -> None:
     )
     assert client.redirect_uris == [AnyUrl(f"http://127.0.0.1:{provider.port}/callback")]
     with pytest.raises(ServerStartError, match=r"oauth\.clientSecret"):
-        oauth_provider("docs", URL, OAuthConfig(client_id="app", client_secret="${keyring:missing}"))
+        oauth_provider("docs", URL, OAuthConfig(client_id="app", client_secret="${keyring:mcp:docs:missing}"))
+
+
+def test_a_client_secret_may_not_name_another_servers_or_the_apps_keyring_entry() -> None:
+    credentials = Credentials()
+    credentials.set("api-key:https://api.example.com/v1", "sk-provider-key-0123456789")
+    settings = OAuthConfig(client_id="app", client_secret="${keyring:api-key:https://api.example.com/v1}")
+    with pytest.raises(ServerStartError, match="does not belong to this server"):
+        oauth_provider("docs", URL, settings, credentials=credentials)
 
 
 def test_configured_scopes_survive_the_sdk_choosing_scopes() -> None:
