@@ -6,15 +6,17 @@ This module owns the deferral policy and the per-conversation tool view:
   ``never`` (or ``auto`` below both thresholds: more than ``max_tools`` tools, or definitions above
   ``context_percent`` % of the context window) every tool is loaded; otherwise only the built-ins
   (``tool_search`` among them) and the pinned tools are, and every other tool goes into the
-  :class:`~desktop_app.runtime.host.catalog.Catalog`. Excluded tools are never offered.
+  :class:`~desktop_app.runtime.host.catalog.Catalog`. Excluded tools are never offered, nor are the tools
+  a hook calls (``pii/redact`` as a message hook's target) unless the user pins them (:mod:`.tool_plan`).
 * :class:`ConversationTools` is the host as one conversation's run loop sees it (``tool_specs``,
   ``lookup``, ``call``): the loaded tools, then the promoted ones **appended** in promotion order (the
   tool list only grows, so a provider's prompt cache stays valid). A ``tool_search`` result promotes
   what it matched; a deferred tool the model calls by its exact name goes through the normal approval
   path and is promoted too. Promotions are saved with the catalog hash (:class:`PromotionStore`) and
   restored when the conversation reopens, if the hash still matches.
-* :meth:`ConversationTools.system_note` is the ``<available-deferred-tools>`` block (capped at 4,000
-  characters) that goes into the system prompt while tools are deferred.
+* :meth:`ConversationTools.system_note` is the ``<available-deferred-tools>`` block (4,000 characters, every
+  server named with a fair share each: :mod:`.host.catalog_index`) that goes into the system prompt while
+  tools are deferred.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import logging
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -37,6 +39,7 @@ from desktop_app.runtime.host.host import HostTool, tool_spec
 from desktop_app.runtime.host.jsonfiles import write_json_atomically
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.settings import DeferralMode, Settings
+from desktop_app.runtime.tool_plan import ToolPlan, hook_targets
 
 log = logging.getLogger(__name__)
 
@@ -94,33 +97,6 @@ class ToolSource(Protocol):
     def server_identity(self, server: str) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class ToolPlan:
-    """The tools on offer right now, and which of them are deferred."""
-
-    tools: tuple[HostTool, ...]
-    """Every offered tool (not excluded), sorted by model-facing name; ``tool_search`` is left out."""
-    loaded: tuple[HostTool, ...]
-    """What every request carries: all tools, or (deferring) the built-ins, ``tool_search`` and pinned tools."""
-    catalog: Catalog
-    deferring: bool
-    reason: str
-    tokens: dict[str, int] = field(default_factory=dict)
-    """Estimated tokens of each tool's definition, by model-facing name."""
-    by_name: dict[str, HostTool] = field(default_factory=dict)
-
-    @property
-    def total_tokens(self) -> int:
-        return sum(self.tokens.get(t.name, 0) for t in self.tools)
-
-    @property
-    def loaded_tokens(self) -> int:
-        return sum(self.tokens.get(t.name, 0) for t in self.loaded)
-
-    def is_deferred(self, name: str) -> bool:
-        return name in self.catalog
-
-
 class ToolDeferral:
     """The runtime's deferral policy over the host's tools; hands out one :class:`ConversationTools` each."""
 
@@ -134,7 +110,7 @@ class ToolDeferral:
         self._settings = settings
         self.store = store
         self._views: dict[str, ConversationTools] = {}
-        self._cache: tuple[list[HostTool], DeferralSettings, ToolPlan] | None = None
+        self._cache: tuple[list[HostTool], DeferralSettings, dict[tuple[str, str], str], ToolPlan] | None = None
         self._token_cache: dict[tuple[str, str, int], int] = {}
 
     @property
@@ -149,11 +125,12 @@ class ToolDeferral:
         """The current plan (recomputed only when the host's tools or the settings changed)."""
         tools = self._host.tools()
         settings = self._settings()
+        targets = hook_targets(self._host)
         cached = self._cache
-        if cached is not None and cached[1] == settings and _same_tools(cached[0], tools):
-            return cached[2]
-        plan = self._make_plan(tools, settings)
-        self._cache = (tools, settings, plan)
+        if cached is not None and cached[1] == settings and cached[2] == targets and _same_tools(cached[0], tools):
+            return cached[3]
+        plan = self._make_plan(tools, settings, targets)
+        self._cache = (tools, settings, targets, plan)
         return plan
 
     def catalog(self) -> Catalog:
@@ -167,9 +144,17 @@ class ToolDeferral:
             found = self._token_cache[key] = estimate_tokens(tool_spec(tool))
         return found
 
-    def _make_plan(self, all_tools: list[HostTool], settings: DeferralSettings) -> ToolPlan:
+    def _make_plan(
+        self, all_tools: list[HostTool], settings: DeferralSettings, targets: dict[tuple[str, str], str]
+    ) -> ToolPlan:
         search_tool = next((t for t in all_tools if t.server == TOOLS_SERVER and t.tool == TOOL_SEARCH), None)
-        tools = [t for t in all_tools if t is not search_tool]
+        # A hook's target (pii/redact) is a filter, not a tool for the model: held back unless the user pins it.
+        held = {
+            t.name: targets[(t.server, t.tool)]
+            for t in all_tools
+            if (t.server, t.tool) in targets and not t.builtin and not t.pinned
+        }
+        tools = [t for t in all_tools if t is not search_tool and t.name not in held]
         tokens = {t.name: self._tokens(t) for t in tools}
         total = sum(tokens.values())
         budget = settings.token_budget
@@ -199,7 +184,7 @@ class ToolDeferral:
             by_name[search_tool.name] = search_tool
         if deferring and not catalog:
             reason += "; every tool is pinned"
-        return ToolPlan(tuple(tools), tuple(loaded), catalog, bool(catalog), reason, tokens, by_name)
+        return ToolPlan(tuple(tools), tuple(loaded), catalog, bool(catalog), reason, tokens, by_name, held)
 
     # -- conversations -------------------------------------------------------------------------------
 

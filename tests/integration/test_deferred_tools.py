@@ -87,8 +87,12 @@ async def test_thousand_tools_search_promote_and_reopen(llm_server: ScriptedLLMS
     assert sorted(first) == sorted(["tool_search", *PINNED])  # 1,000 tools, three schemas
     block = system_text(bodies[0])
     assert "<available-deferred-tools>" in block and "[server: srv00]" in block
-    assert "more tool(s) omitted\n</available-deferred-tools>" in block  # 996 tools do not fit in 4,000 chars
-    # srv00 is listed before the 4,000-character cut: its excluded tool is left out, its next tool is there.
+    # 996 tools do not fit in 4,000 characters: every server is named, each lists its first tools and says
+    # how tool_search finds the rest.
+    assert all(f"[server: srv{i:02d}] " in block for i in range(20))
+    assert '  … 46 more: use tool_search "+mcp__srv00__ <words>"' in block
+    assert "tool_search finds all 996 deferred tools" in block
+    # srv00's excluded tool is left out, its next tool is listed.
     assert "  mcp__srv00__tool_002 — " not in block and "  mcp__srv00__tool_003 — " in block
     assert "mcp__srv07__tool_000" not in catalog and "mcp__srv07__tool_001" in catalog  # excluded: never offered
     assert len(catalog) == 1000 - 2 - 2  # two pinned (loaded), two excluded

@@ -17,7 +17,7 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app import __version__
-from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry, cap_block
+from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry
 
 SERVER_NAME = CATALOG_SERVER
 TOOL_NAME = CATALOG_TOOL
@@ -72,7 +72,7 @@ def search_result(catalog: Catalog, query: str) -> mtypes.CallToolResult:
     if not catalog:
         return _error("no deferred MCP tools available", "no_deferred_tools")
     if not query.strip():
-        block = cap_block(catalog.render())
+        block = catalog.render_capped()
         return mtypes.CallToolResult(
             content=[mtypes.TextContent(type="text", text=block or "No deferred tools available.")]
         )

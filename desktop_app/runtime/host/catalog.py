@@ -4,7 +4,8 @@ This module owns the pure data and rules: catalog entries sorted by server then 
 hash (SHA-256 over Go-style JSON of ``{"description","name","server"}``), the three query forms of
 :meth:`Catalog.search` (``select:A,B`` exact and uncapped; ``+must extra…`` and the regex form scored
 and capped at 5, sorted stably by descending score so ties keep catalog order), and the
-``<available-deferred-tools>`` block with its 4,000-character cap. No I/O, no state beyond the entries.
+``<available-deferred-tools>`` block with its 4,000-character cap (laid out by :mod:`.catalog_index`: every
+server named, a fair share of the space each). No I/O, no state beyond the entries.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.host.catalog_index import DeferredIndex
 
 CATALOG_SERVER = "switchboard.tools"
 CATALOG_TOOL = "tool_search"
@@ -85,6 +89,7 @@ class Catalog:
         # A text holding a line break cannot be a line of its own; those are checked one by one.
         self._names_text = _Lines([e.name for e in self._entries])
         self._descriptions_text = _Lines([e.description for e in self._entries])
+        self._indexes: dict[int | None, DeferredIndex] = {}
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -193,20 +198,23 @@ class Catalog:
 
     # -- rendering ----------------------------------------------------------------------------------
 
+    def index(self, limit: int | None = DEFERRED_BLOCK_LIMIT) -> DeferredIndex:
+        """The ``<available-deferred-tools>`` block within ``limit`` characters and the names it lists
+        (computed once per limit; see :mod:`.catalog_index`)."""
+        found = self._indexes.get(limit)
+        if found is None:
+            from desktop_app.runtime.host.catalog_index import build_index
+
+            found = self._indexes[limit] = build_index(self.by_server(), limit)
+        return found
+
     def render(self) -> str:
-        """The ``<available-deferred-tools>`` block (no trailing newline); ``""`` for an empty catalog."""
-        if not self._entries:
-            return ""
-        lines = [OPEN_TAG]
-        for server, entries in self.by_server().items():
-            lines.append(f"[server: {server}]")
-            lines.extend(f"  {e.name} — {e.description}" for e in entries)
-        lines.append(CLOSE_TAG)
-        return "\n".join(lines)
+        """The whole ``<available-deferred-tools>`` block, every tool listed; ``""`` for an empty catalog."""
+        return self.index(None).text
 
     def render_capped(self, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
-        """:meth:`render` cut to ``limit`` characters at the last newline, with the omitted tools counted."""
-        return cap_block(self.render(), limit)
+        """The block within ``limit`` characters: every server named, a fair share of the space each."""
+        return self.index(limit).text
 
 
 _JOINABLE = re.compile(r"\(\?|\\[AZ]")
@@ -258,19 +266,6 @@ class _Lines:
         return found
 
 
-def cap_block(block: str, limit: int = DEFERRED_BLOCK_LIMIT) -> str:
-    """Cap a rendered block at ``limit`` characters: cut at the last newline before the limit and append
-    ``... <N> more tool(s) omitted`` and the closing tag (Whale's ``renderDeferredToolsBlock``)."""
-    if len(block) <= limit:
-        return block
-    cut = block[:limit]
-    newline = cut.rfind("\n")
-    if newline > 0:
-        cut = cut[:newline]
-    omitted = sum(1 for line in block[len(cut) :].split("\n") if line.startswith("  "))
-    return f"{cut}\n... {omitted} more tool(s) omitted\n{CLOSE_TAG}"
-
-
 __all__ = [
     "CATALOG_SERVER",
     "CATALOG_TOOL",
@@ -281,7 +276,6 @@ __all__ = [
     "OPEN_TAG",
     "Catalog",
     "CatalogEntry",
-    "cap_block",
     "catalog_hash",
     "make_entry",
 ]

@@ -176,3 +176,53 @@ def test_prune_removes_the_promotions_of_purged_conversations(tmp_path: Path) ->
     store.save("purged", "h", ["b"])
     assert store.prune({"kept"}) == 1
     assert store.load("kept") == ("h", ["a"]) and store.load("purged") is None
+
+
+# -- hook targets ------------------------------------------------------------------------------------
+
+
+def hooked(tools: list[HostTool], mode: DeferralMode = "never") -> ToolDeferral:
+    """A deferral whose host runs ``pii/redact`` as a message hook (mcp.json's ``hooks``)."""
+    from desktop_app.runtime.hooks.config import parse_hooks
+    from desktop_app.runtime.hooks.model import HookSource
+    from desktop_app.runtime.hooks.runner import HookRunner
+
+    made = make(tools, mode)
+    runner = HookRunner()
+    runner.add_hooks(parse_hooks({"tools/call?direction=response": ["pii/redact"]}, HookSource("mcp-config")))
+    made.host.hooks = runner  # type: ignore[attr-defined]
+    return made
+
+
+@pytest.mark.asyncio
+async def test_a_message_hook_target_is_not_offered_to_the_model() -> None:
+    tools = [external("pii", "redact"), external("crm", "lookup")]
+    d = hooked(tools)
+    plan = d.plan()
+    view = d.view("conv")
+    names = [s.name for s in view.tool_specs()]
+    assert "mcp__pii__redact" not in names and "mcp__crm__lookup" in names
+    assert view.lookup("mcp__pii__redact") is None  # not callable by name either
+    assert plan.held == {"mcp__pii__redact": "the message hook 'tools/call?direction=response'"}
+    assert plan.visibility("mcp__pii__redact") == "not_offered" and plan.visibility("mcp__crm__lookup") == "schema"
+    # Deferring: not in the catalog (the index, tool_search) either.
+    deferred = hooked(tools, "always").plan()
+    assert deferred.catalog.names() == ["mcp__crm__lookup"] and "redact" not in deferred.catalog.render()
+
+
+def test_a_pinned_hook_target_is_offered() -> None:
+    plan = hooked([external("pii", "redact", pinned=True)]).plan()
+    assert "mcp__pii__redact" in [t.name for t in plan.loaded] and plan.held == {}
+
+
+def test_a_lifecycle_mcp_hook_target_is_held_too_and_the_plan_follows_hook_changes() -> None:
+    from desktop_app.runtime.hooks.config import parse_hooks
+    from desktop_app.runtime.hooks.model import HookSource
+
+    d = hooked([external("guard", "check"), external("pii", "redact")])
+    assert "mcp__guard__check" in d.plan().by_name
+    d.host.hooks.add_hooks(  # type: ignore[attr-defined]
+        parse_hooks({"PreToolUse": [{"type": "mcp", "target": "guard/check"}]}, HookSource("user"))
+    )
+    plan = d.plan()  # recomputed: the hooks changed, the tools did not
+    assert "mcp__guard__check" not in plan.by_name and plan.held["mcp__guard__check"] == "a PreToolUse hook"

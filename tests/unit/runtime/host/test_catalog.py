@@ -7,11 +7,9 @@ import hashlib
 import pytest
 
 from desktop_app.runtime.host.catalog import (
-    DEFERRED_BLOCK_LIMIT,
     MAX_SEARCH_RESULTS,
     Catalog,
     CatalogEntry,
-    cap_block,
     catalog_hash,
     make_entry,
 )
@@ -182,29 +180,13 @@ def test_render_format() -> None:
     )
     assert catalog.render() == (
         "<available-deferred-tools>\n"
-        "[server: github]\n"
+        "[server: github] 1 tool\n"
         "  mcp__github__search — search code\n"
-        "[server: slack]\n"
+        "[server: slack] 1 tool\n"
         "  mcp__slack__post — post message\n"
         "</available-deferred-tools>"
     )
     assert Catalog().render() == ""
-
-
-def test_render_cap_cuts_at_a_newline_and_counts_the_omitted_tools() -> None:
-    catalog = Catalog(entry(f"mcp__srv__tool_{i:04d}", "srv", "does thing number " + str(i)) for i in range(300))
-    full = catalog.render()
-    assert len(full) > DEFERRED_BLOCK_LIMIT
-    capped = catalog.render_capped()
-    # Whale's renderDeferredToolsBlock: the first 4,000 characters, cut back to their last newline, then the
-    # count of the tools left out and the closing tag.
-    kept = full[: full.rfind("\n", 0, DEFERRED_BLOCK_LIMIT)]
-    assert len(kept) <= DEFERRED_BLOCK_LIMIT and full[len(kept)] == "\n"
-    shown = [line for line in kept.split("\n") if line.startswith("  ")]
-    assert 0 < len(shown) < 300
-    assert capped == f"{kept}\n... {300 - len(shown)} more tool(s) omitted\n</available-deferred-tools>"
-    assert capped.startswith("<available-deferred-tools>\n[server: srv]\n")
-    assert cap_block("short") == "short"
 
 
 def brute_force(catalog: Catalog, query: str) -> list[str]:
