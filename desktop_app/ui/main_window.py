@@ -123,6 +123,9 @@ class MainWindow(
         self.key_banner = install_key_banner(self, self._column)  # "Enter key" when the provider's key is missing
         self.servers_dock = install_servers_dock(self, self.tasks)
         self.tools_dock = install_tools_dock(self)  # Ctrl+K
+        from desktop_app.ui.window_docks import DockRoom
+
+        self.dock_room = DockRoom(self, self.conversations_dock, [self.servers_dock, self.tools_dock])
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
         self.server_requests.status_message.connect(self.set_status)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -308,7 +311,8 @@ class MainWindow(
 
         self.build_rest()
         self.state_path = path
-        return window_state.restore(self, path)
+        with self.dock_room.quiet():  # the stored dock sizes, as they were
+            return window_state.restore(self, path)
 
     def restore_geometry(self, path: Path) -> bool:
         """Only the size, place and maximised state from ``path``: before the first paint, when the docks
