@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFontInfo, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
+    QGraphicsOpacityEffect,
     QHBoxLayout,
     QLabel,
     QMenu,
@@ -104,6 +105,7 @@ class UserMessageBlock(QWidget):
         self.edit_row.hide()
         layout.addWidget(self.edit_row)
         self.actions_row = MessageActions(self.label.text, self.label.text, role="user")
+        self.actions_row.watch(self)
         self.actions_row.edit_button.clicked.connect(self.start_edit)
         self.versions = QWidget()
         self.versions.setObjectName("messageVersions")
@@ -184,6 +186,9 @@ class MessageActions(QWidget):
     """A message's actions under it: Copy (Markdown or plain text); on answers Regenerate (shown on the last
     one), on your messages Delete (the message and its answer).
 
+    They show while the pointer is over the message (``watch``) or one of them has the keyboard focus; else
+    they are transparent, keeping their place, so the transcript does not move (``revealed``).
+
     Signals:
         regenerate_clicked(), delete_clicked()
     """
@@ -251,6 +256,34 @@ class MessageActions(QWidget):
             self.delete_button.hide()
         row.addWidget(self.delete_button)
         row.addStretch(1)
+        self.hovered = False
+        self.opacity = QGraphicsOpacityEffect(self)
+        self.setGraphicsEffect(self.opacity)
+        for button in (self.copy_button, self.regenerate_button, self.edit_button, self.delete_button):
+            button.installEventFilter(self)
+        self._show_revealed()
+
+    @property
+    def revealed(self) -> bool:
+        buttons = (self.copy_button, self.regenerate_button, self.edit_button, self.delete_button)
+        return self.hovered or any(button.hasFocus() for button in buttons)
+
+    def watch(self, owner: QWidget) -> None:
+        """Reveal the actions while the pointer is over ``owner`` (the message they belong to)."""
+        owner.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.Enter, QEvent.Type.Leave):
+            if isinstance(watched, QWidget) and not self.isAncestorOf(watched):  # the owner, not a button
+                self.hovered = kind == QEvent.Type.Enter
+                self._show_revealed()
+        elif kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+            QTimer.singleShot(0, self, self._show_revealed)  # after the focus moved (to a neighbour, maybe)
+        return False
+
+    def _show_revealed(self) -> None:
+        self.opacity.setOpacity(1.0 if self.revealed else 0.0)
 
     def _copy(self, text: str) -> None:
         QGuiApplication.clipboard().setText(text)
@@ -267,6 +300,7 @@ class AnswerBlock(MarkdownView):
         self.setAccessibleName("Assistant answer")
         self.stopped = False
         self.actions_row = MessageActions(lambda: self.text, self.toPlainText)
+        self.actions_row.watch(self)
         self._layout.addWidget(self.actions_row)
 
     def mark_stopped(self) -> None:

@@ -303,8 +303,16 @@ class ChatView(StreamSlots, QScrollArea):
             card.decided.connect(self.decided)
             card.user_toggled.connect(self._hold_position)
             self.cards[tool_call_id] = card
+            self._drop_actions_above_card()
             self._add(card)
         return card
+
+    def _drop_actions_above_card(self) -> None:
+        """An answer part followed by a tool card gets no action row wedged between the two: the turn's
+        actions are under its last answer."""
+        shown = [b for b in self.blocks() if b is not self.footer and not b.isHidden()]
+        if shown and isinstance(shown[-1], AnswerBlock):
+            shown[-1].actions_row.hide()
 
     def _hold_position(self, _expanded: bool) -> None:
         """The user unfolded or folded a card: keep what is on screen where it is (no jump to the bottom,
