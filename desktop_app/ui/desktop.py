@@ -68,6 +68,7 @@ class DesktopShell(QObject):
         self.forwarded = 0
         self.notified: list[tuple[str, str, str]] = []
         self._told_close_to_tray = False
+        self.tray.clicked.connect(self.on_icon_clicked)
         self.tray.quick_requested.connect(self.show_quick)
         self.tray.open_requested.connect(self.show_window)
         self.tray.pause_requested.connect(self.set_paused)
@@ -221,6 +222,20 @@ class DesktopShell(QObject):
 
     def show_quick(self) -> None:
         self.quick.popup()
+
+    def on_icon_clicked(self) -> None:
+        """A click on the tray icon: the quick prompt, unless a tool call waits for approval in a conversation
+        of the main window; then the window with that conversation, so the waiting approval is what one sees."""
+        waiting = [cid for cid in self.activity.waiting_conversations() if cid != self.quick.conversation_id]
+        if not waiting:
+            self.show_quick()
+            return
+        controller = self.window.controller
+        if controller is not None and controller.conversation_id in waiting:
+            self.show_window()  # already shown there
+        else:
+            self.open_conversation(waiting[0])
+        self.window.set_status("A tool call waits for your approval")
 
     def show_window(self) -> None:
         window: QMainWindow = self.window

@@ -7,8 +7,9 @@ marked quick (``Store.mark_quick``) and listed in the main window. Enter sends, 
 line, Esc closes (stopping a run first), and "Open in main window" continues the conversation there. Its look
 comes from the theme's stylesheet (``resources/light.qss``/``dark.qss``, ``#quickPrompt``).
 
-When it opens, the clipboard's text and, on X11, the primary selection are added as chips the user can
-remove before sending.
+Nothing is attached unless the user chooses it: "Include clipboard" (the composer's clipboard button) and, on
+X11, "Include selection" (the primary selection) each add a removable chip. The composer's provider button
+names the provider and model the box talks to (refreshed whenever it opens and as each run starts).
 """
 
 from __future__ import annotations
@@ -106,7 +107,10 @@ class QuickPrompt(QWidget):
         self.selection_button = QToolButton()
         self.selection_button.setObjectName("includeSelectionButton")
         self.selection_button.setText("Include selection")
-        self.selection_button.setToolTip("Include the selected text (X11's primary selection) as context")
+        self.selection_button.setToolTip(
+            "Add the text selected in another window (X11's primary selection) as context. "
+            "Nothing is included unless you click this."
+        )
         self.selection_button.clicked.connect(self.include_selection)
         self.selection_button.setVisible(has_selection_clipboard())
         header.addWidget(self.selection_button)
@@ -129,6 +133,9 @@ class QuickPrompt(QWidget):
         self.composer.edit.enter_sends = True
         self.composer.edit.setPlaceholderText("Ask anything…  (Enter to send)")
         self.composer.clipboard_button.setText("Include clipboard")
+        self.composer.model_button.setToolTip(
+            "The provider and model this box talks to (change it in the main window: Settings → Provider…)"
+        )
         self.composer.resource_button.hide()
         self.composer.setEnabled(False)
         self.composer.submitted.connect(self._on_submitted)
@@ -167,6 +174,7 @@ class QuickPrompt(QWidget):
         self.composer.default_context = defaults if callable(defaults) else default_context
         self.composer.reset_context()
         self.composer.setEnabled(True)
+        self.show_provider()
         self.set_status("Ready")
         if self.isVisible():  # opened before the runtime was ready: the prompt takes the focus now
             self.activateWindow()
@@ -179,11 +187,25 @@ class QuickPrompt(QWidget):
 
     # -- showing -------------------------------------------------------------------------------------------
 
-    def popup(self, *, include_clipboard: bool = True) -> None:
-        """Show the box near the top centre of the screen under the pointer, focused, with the chips."""
+    def show_provider(self) -> None:
+        """The composer's provider button: the model and dialect of the conversation's provider (the default
+        one for a new conversation), or "Set up a provider" when none is set."""
+        if self.runtime is None:
+            return
+        settings = self.runtime.provider_settings
+        chooser = getattr(self.runtime, "conversation_provider", None)
+        if self.conversation_id and chooser is not None:
+            settings = chooser(self.conversation_id)
+        configured = getattr(settings, "configured", False)
+        self.composer.model_button.setText(
+            f"{settings.model} · {settings.dialect}" if configured else "Set up a provider"
+        )
+
+    def popup(self) -> None:
+        """Show the box near the top centre of the screen under the pointer, focused; nothing is attached
+        (the clipboard and the selection come in only when the user includes them)."""
+        self.show_provider()
         if not self.isVisible():
-            if include_clipboard:
-                self.add_clipboard_chips()
             self.adjustSize()
             self.move(self.position_for(QCursor.pos()))
         self.show()
@@ -213,27 +235,8 @@ class QuickPrompt(QWidget):
         self.hide()
         self.visibility_changed.emit(False)
 
-    def add_clipboard_chips(self) -> None:
-        """The clipboard's text and (on X11) the primary selection, as removable chips."""
-        from desktop_app.runtime.context import text_item
-
-        clipboard = QGuiApplication.clipboard()
-        if clipboard is None:
-            return
-        present = {item.text for item in self.composer.context_items}
-        clip = clipboard.text(QClipboard.Mode.Clipboard)
-        if clip.strip():
-            item = text_item(clip, kind="clipboard")
-            if item.text not in present:
-                self.composer.add_context(item)
-        if clipboard.supportsSelection():
-            selection = clipboard.text(QClipboard.Mode.Selection)
-            if selection.strip() and selection != clip:
-                item = text_item(selection, kind="selection")
-                if item.text not in present:
-                    self.composer.add_context(item)
-
     def include_selection(self) -> str | None:
+        """The "Include selection" button: the primary selection's text as a removable chip (only when clicked)."""
         from desktop_app.runtime.context import text_item
 
         clipboard = QGuiApplication.clipboard()
@@ -270,6 +273,7 @@ class QuickPrompt(QWidget):
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
         self.set_status(f"Thinking… ({event.model})")
+        self.show_provider()
         if self.store is not None:
             try:
                 self.store.mark_quick(event.conversation_id)

@@ -2,9 +2,10 @@
 
 The icon is an SVG glyph in a light and a dark variant (chosen from the system's colour scheme), with an SVG
 badge painted on it while a run is in progress (blue) or a tool call waits for approval (amber). A click
-opens the quick prompt; the menu has Quick prompt, Open Switchboard, Pause all servers / Resume servers
-and Quit. Where the platform has no tray, ``available`` is ``False``: the icon is never shown and the app
-behaves as a plain window app (``app.py`` says so once).
+opens the quick prompt (the shell shows a waiting approval instead, see ``DesktopShell.on_icon_clicked``); the
+menu has Quick prompt, Open Switchboard, Pause all servers / Resume servers and Quit. Where the platform has no
+tray, ``available`` is ``False``: the icon is never shown and the app behaves as a plain window app (``app.py``
+says so once).
 
 ``RunActivity`` follows the runtime's events and tells the tray its state, and the notifier (if any) which
 conversations finished, failed or wait for an approval.
@@ -62,13 +63,15 @@ class Tray(QObject):
     """The tray icon and its menu.
 
     Signals:
-        quick_requested(): the icon was clicked, or "Quick prompt" chosen.
+        clicked(): the icon was clicked (left click or double click).
+        quick_requested(): "Quick prompt" chosen in the menu.
         open_requested(): "Open Switchboard".
         pause_requested(bool): "Pause all servers" (True) or "Resume servers" (False).
         quit_requested(): "Quit".
         notification_clicked(str): the user clicked the notification about this conversation.
     """
 
+    clicked = Signal()
     quick_requested = Signal()
     open_requested = Signal()
     pause_requested = Signal(bool)
@@ -165,7 +168,7 @@ class Tray(QObject):
 
     def _on_activated(self, reason: QSystemTrayIcon.ActivationReason) -> None:
         if reason in (QSystemTrayIcon.ActivationReason.Trigger, QSystemTrayIcon.ActivationReason.DoubleClick):
-            self.quick_requested.emit()
+            self.clicked.emit()
         elif reason == QSystemTrayIcon.ActivationReason.MiddleClick:
             self.open_requested.emit()
 
@@ -189,6 +192,7 @@ class RunActivity:
         self.on_outcome = on_outcome
         self.running: set[str] = set()
         self.waiting: dict[str, str] = {}  # tool-call id -> conversation id
+        self.callers: dict[str, str] = {}  # a sub-agent's conversation -> the conversation that called it
 
     @property
     def state(self) -> TrayState:
@@ -196,10 +200,25 @@ class RunActivity:
             return "approval"
         return "busy" if self.running else "idle"
 
+    def waiting_conversations(self) -> list[str]:
+        """The conversations a person opens to answer the waiting approvals (a sub-agent's: its caller's)."""
+        found: list[str] = []
+        for cid in self.waiting.values():
+            seen = {cid}
+            while cid in self.callers and self.callers[cid] not in seen:
+                cid = self.callers[cid]
+                seen.add(cid)
+            if cid not in found:
+                found.append(cid)
+        return found
+
     def __call__(self, event: ev.Event) -> None:
         kind = event.kind
         cid = event.conversation_id
         outcome: tuple[str, str] | None = None
+        if kind == "subagent_started":
+            self.callers[event.child_conversation_id] = cid
+            return
         if kind == "run_started":
             self.running.add(cid)
         elif kind == "approval_required":

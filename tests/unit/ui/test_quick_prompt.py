@@ -48,6 +48,11 @@ def _await(qtbot, loop, coro: Any, timeout: int = 10_000) -> Any:
     return task.result()
 
 
+def _included(quick) -> list[Any]:
+    """What the user attached as context (the clipboard, the selection), not the automatic date and OS."""
+    return [item for item in quick.composer.context_items if item.kind in ("clipboard", "selection")]
+
+
 class Desk:
     def __init__(self, shell: DesktopShell, runtime: Runtime, store: Store) -> None:
         self.shell, self.runtime, self.store = shell, runtime, store
@@ -107,9 +112,8 @@ def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_t
     assert quick.isVisible() and not window.isVisible()
     flags = quick.windowFlags()
     assert flags & Qt.WindowType.FramelessWindowHint and flags & Qt.WindowType.WindowStaysOnTopHint
-    [clip_key] = [k for k, item in quick.composer._context.items() if item.kind == "clipboard"]
-    assert CLIPBOARD in quick.composer._context[clip_key].text
-    quick.composer.remove(clip_key)  # the user removes the clipboard chip before sending
+    assert _included(quick) == []  # nothing attached unless the user includes it
+    assert quick.composer.model_button.text() == "test-model · openai"  # the provider in use, not "No provider"
 
     qtbot.keyClicks(quick.composer.edit, "What time is it in Paris?")
     qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)  # Enter sends
@@ -136,7 +140,7 @@ def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_t
     assert block.text == ANSWER and "12:00 in Paris." in block.toPlainText() and "**" not in block.toPlainText()
     assert card.result.text() == "12:00 in Paris"
     sent = llm_server.requests[-1].json["messages"]
-    assert all(CLIPBOARD not in str(m.get("content")) for m in sent)  # the removed chip was not sent
+    assert all(CLIPBOARD not in str(m.get("content")) for m in sent)  # the clipboard was not included
 
     cid = quick.conversation_id
     info = desk.store.get_conversation(cid)
@@ -158,6 +162,74 @@ def test_quick_prompt_answers_with_retry_and_inline_approval_then_continues_in_t
     qtbot.waitUntil(lambda: not window.controller.busy and len(llm_server.requests) == 4, timeout=10_000)
     history = llm_server.requests[-1].json["messages"]
     assert any(m["role"] == "tool" and m["content"] == "12:00 in Paris" for m in history)
+
+
+def test_the_clipboard_and_the_selection_come_in_only_when_included(qtbot, desk, llm_server):
+    llm_server.enqueue(text_reply("Noted."))
+    QGuiApplication.clipboard().setText(CLIPBOARD)
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    assert _included(quick) == []
+    if quick.selection_button.isVisible():  # X11: nothing selected is taken either, until the button is clicked
+        assert "Nothing is included unless you click this" in quick.selection_button.toolTip()
+    qtbot.mouseClick(quick.composer.clipboard_button, Qt.MouseButton.LeftButton)  # the user includes it
+    [item] = _included(quick)
+    assert item.kind == "clipboard" and CLIPBOARD in item.text
+    qtbot.keyClicks(quick.composer.edit, "Remember this")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not quick.controller.busy and len(llm_server.requests) == 1, timeout=10_000)
+    assert CLIPBOARD in str(llm_server.requests[-1].json["messages"][-1]["content"])
+
+
+def test_the_provider_button_follows_the_provider_in_use(qtbot, desk):
+    quick = desk.quick
+    desk.shell.show_quick()
+    assert quick.composer.model_button.text() == "test-model · openai"
+    quick.dismiss()
+    settings = desk.runtime.provider_settings.model_copy(update={"model": "other-model"})
+    desk.runtime.configure_provider(settings, None)  # changed in the main window meanwhile
+    desk.shell.show_quick()
+    assert quick.composer.model_button.text() == "other-model · openai"
+
+
+def test_a_tray_click_shows_the_approval_waiting_in_the_main_window(qtbot, desk, llm_server):
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    llm_server.enqueue(tool_call_reply([("call_clock_9", "clock", {"city": "Oslo"})]), text_reply("Noon in Oslo."))
+    window, shell, quick = desk.window, desk.shell, desk.quick
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.keyClicks(window.composer.edit, "Time in Oslo?")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(
+        lambda: (
+            card_for(window.view, "call_clock_9") is not None
+            and not card_for(window.view, "call_clock_9").buttons.isHidden()
+        ),
+        timeout=10_000,
+    )
+    first = window.controller.conversation_id
+    window.new_chat_action.trigger()  # the user moved on (the run stops; its call still waits), closed to the tray
+    qtbot.waitUntil(lambda: not desk.runtime.is_running(first))
+    window.hide()
+
+    shell.tray.icon.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)  # a left click on the tray icon
+    assert window.isVisible() and not quick.isVisible()
+    assert window.controller.conversation_id == first
+    qtbot.waitUntil(  # the waiting approval is what the user sees
+        lambda: (
+            card_for(window.view, "call_clock_9") is not None
+            and not card_for(window.view, "call_clock_9").buttons.isHidden()
+        ),
+        timeout=10_000,
+    )
+    card = card_for(window.view, "call_clock_9")
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10_000)
+
+    shell.tray.icon.activated.emit(QSystemTrayIcon.ActivationReason.Trigger)  # nothing waits: the quick prompt
+    assert quick.isVisible()
 
 
 def test_esc_stops_the_run_first_then_closes(qtbot, desk, llm_server):

@@ -58,6 +58,20 @@ def test_run_activity_tracks_runs_and_waiting_approvals(qapp):
     assert tray.pause_action.text() == "&Resume servers" and "paused" in tray.icon.toolTip()
 
 
+def test_a_sub_agents_waiting_approval_is_answered_in_its_callers_conversation(qapp):
+    activity = RunActivity(None)
+    activity(ev.SubagentStarted(**IDS, tool_call_id="t0", agent="a", child_conversation_id="c2", depth=1))
+    activity(
+        ev.SubagentStarted(
+            conversation_id="c2", run_id="r2", tool_call_id="t5", agent="b", child_conversation_id="c3", depth=2
+        )
+    )
+    activity(
+        ev.ApprovalRequired(conversation_id="c3", run_id="r3", tool_call_id="t9", server="s", tool="x", arguments={})
+    )
+    assert activity.waiting_conversations() == ["c1"]  # the window shows c3's card under c1's tool card
+
+
 def _time_servers_of(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
