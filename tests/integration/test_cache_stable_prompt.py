@@ -62,14 +62,13 @@ def test_thirty_turns_one_process_each_keep_an_exact_prefix(llm_server: Scripted
             compaction_request = len(llm_server.requests) - 1
     final = events_of(proc.stdout)[-1]
     assert final["kind"] == "run_finished"
-    summary = final["conversation_usage"]  # the totals of all 30 processes' runs and the summary (10 + 5 each)
-    assert summary["tokens"]["total_tokens"] == 15 * (TURNS + 1) and summary["tokens"]["prompt_tokens"] == 10 * (
-        TURNS + 1
-    )
+    requests = TURNS + TURNS // 3 + TURNS // 6 + 1  # the answers, the tool rounds and the summary
+    summary = final["conversation_usage"]  # the totals of every request of all 30 processes (10 + 5 each)
+    assert summary["tokens"]["total_tokens"] == 15 * requests and summary["tokens"]["prompt_tokens"] == 10 * requests
     assert summary["cost_usd"] is None  # the loopback server's model has no known price: tokens only
     assert llm_server.pending == 0
     bodies = [r.json for r in llm_server.requests]
-    assert len(bodies) == TURNS + TURNS // 3 + TURNS // 6 + 1
+    assert len(bodies) == requests
     summary_request = bodies.pop(compaction_request)
     assert "tools" not in summary_request and "Question 12?" in summary_request["messages"][1]["content"]
     for index, (earlier, later) in enumerate(itertools.pairwise(bodies)):

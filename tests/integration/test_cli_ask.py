@@ -43,6 +43,19 @@ def test_events_jsonl_reasoning_then_content_then_finished(llm_server: ScriptedL
     assert body["messages"][-1] == {"role": "user", "content": "hi"}
 
 
+def test_a_two_request_turn_reports_the_usage_of_both(llm_server: ScriptedLLMServer, tmp_path: Path) -> None:
+    # The tool-calling request's usage frame comes after finish_reason: tool_calls (include_usage).
+    llm_server.enqueue(
+        tool_call_reply([("call_1", "mcp__nowhere__tool", {})]),
+        text_reply("No such tool, sorry."),
+    )
+    proc = run_ask("--base-url", llm_server.url, "--events", "jsonl", "go", home=tmp_path / "h")
+    assert proc.returncode == 0, proc.stderr
+    events = events_of(proc.stdout)
+    assert len(llm_server.requests) == 2
+    assert [e["usage"]["total_tokens"] for e in events if e["kind"] == "usage"] == [15, 15]
+
+
 @pytest.mark.integration
 def test_tool_call_reaches_the_real_time_server(
     llm_server: ScriptedLLMServer, tmp_path: Path, time_config: Path

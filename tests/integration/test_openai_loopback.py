@@ -70,12 +70,20 @@ async def test_reasoning_content_and_usage(llm_server: ScriptedLLMServer) -> Non
 
 @pytest.mark.asyncio
 async def test_tool_calls_complete_without_done(llm_server: ScriptedLLMServer) -> None:
-    # The server holds the socket open for 30 s after finish_reason: tool_calls.
+    # The server holds the socket open for 30 s after finish_reason: tool_calls and the usage frame.
     llm_server.enqueue(
-        tool_call_reply([("call_a", "get_time", {"tz": "UTC"}), ("call_b", "echo", {"text": "hi"})], reasoning="r")
+        tool_call_reply(
+            [("call_a", "get_time", {"tz": "UTC"}), ("call_b", "echo", {"text": "hi"})], reasoning="r", hold_open=True
+        )
     )
-    provider, _ = make_provider(llm_server)
+    provider, _ = make_provider(llm_server, finish_grace=0.2)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     events = await collect(provider)
+    assert loop.time() - started < 5  # bounded by the grace, not by the 30 s the server holds on
+    assert [e for e in events if isinstance(e, UsageChunk)] == [
+        UsageChunk(usage=TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15))
+    ]
 
     fragments = [e for e in events if isinstance(e, ToolCallChunk)]
     assert [(f.index, f.id, f.name) for f in fragments] == [
@@ -92,6 +100,20 @@ async def test_tool_calls_complete_without_done(llm_server: ScriptedLLMServer) -
         ToolCallRequest(id="call_b", name="echo", arguments='{"text": "hi"}'),
     )
     assert completion.reasoning == "r"
+
+
+@pytest.mark.asyncio
+async def test_usage_after_a_tool_calls_finish_is_counted(llm_server: ScriptedLLMServer) -> None:
+    # As OpenAI/DeepSeek send it: finish_reason tool_calls, then the include_usage frame, then [DONE].
+    llm_server.enqueue(tool_call_reply([("call_a", "get_time", {"tz": "UTC"})]))
+    provider, _ = make_provider(llm_server)
+    events = await collect(provider)
+    usage = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
+    assert [e for e in events if isinstance(e, UsageChunk)] == [UsageChunk(usage=usage)]
+    completion = events[-1]
+    assert isinstance(completion, Completion)
+    assert completion.finish_reason == "tool_use"
+    assert completion.usage == usage
 
 
 @pytest.mark.asyncio

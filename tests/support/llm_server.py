@@ -150,12 +150,19 @@ def text_reply(content: str, *, reasoning: str = "", usage: bool = True, piece: 
 
 
 def tool_call_reply(
-    calls: Iterable[tuple[str, str, dict[str, Any]]], *, reasoning: str = "", content: str = ""
+    calls: Iterable[tuple[str, str, dict[str, Any]]],
+    *,
+    reasoning: str = "",
+    content: str = "",
+    usage: bool = True,
+    hold_open: bool = False,
 ) -> Reply:
     """A response that asks for tools: ``(id, name, arguments)`` each, arguments streamed in two pieces.
 
-    It ends with ``finish_reason: tool_calls`` and then holds the connection open (no ``[DONE]``) until
-    the client leaves, to prove the client completes on the finish reason alone.
+    As OpenAI and DeepSeek send it with ``stream_options.include_usage``: ``finish_reason: tool_calls``, then a
+    usage-only frame (unless ``usage`` is false), then ``[DONE]`` and the connection closes. With ``hold_open``
+    the server sends no ``[DONE]`` and holds the connection open for 30 s after the usage frame instead, as a
+    server that never closes does.
     """
     steps: list[Step] = [chunk(reasoning=p) for p in split(reasoning)] if reasoning else []
     if content:
@@ -177,7 +184,9 @@ def tool_call_reply(
         )
         steps.append(chunk(tool_calls=[{"index": index, "function": {"arguments": raw[half:]}}]))
     steps.append(chunk(finish_reason="tool_calls"))
-    steps.append(Pause(30.0))
+    if usage:
+        steps.append(usage_frame())
+    steps.append(Pause(30.0) if hold_open else DONE)
     return Reply(steps=steps)
 
 

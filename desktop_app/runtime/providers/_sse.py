@@ -13,7 +13,9 @@ This module owns three small pieces:
   ``mark_progress()``; keep-alive comments and other non-progress frames do not reset the timer.
 * ``assemble_stream`` — the read loop both dialects share: decode each frame, feed it to the dialect's
   ``FrameAssembler``, report progress to the reader, end with the assembler's ``Completion`` once the answer
-  is whole, and raise ``StreamDisconnected`` when the body ends before that.
+  is whole, and raise ``StreamDisconnected`` when the body ends before that. After the answer is whole the
+  rest of the body (the trailing usage frame of ``stream_options.include_usage``) is still read, until
+  ``[DONE]``, the end of the body or a short grace period, so a server that never closes cannot hang a run.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from typing import Any, Protocol
 
 import httpx
 
-from desktop_app.runtime.errors import StreamDisconnected, StreamStalled
+from desktop_app.runtime.errors import ProviderError, StreamDisconnected, StreamStalled
 from desktop_app.runtime.providers.base import Completion, ProviderEvent, is_progress
 
 DEFAULT_IDLE_TIMEOUT = 90.0
+DEFAULT_FINISH_GRACE = 2.0
+"""Seconds the tail after a finished answer (usage frame, ``[DONE]``) may take before the run goes on without it."""
 
 
 class Done(enum.Enum):
@@ -188,13 +192,38 @@ class FrameAssembler(Protocol):
     def complete(self) -> Completion: ...
 
 
+async def _read_tail(frames: AsyncIterator[str], assembler: FrameAssembler, grace: float) -> list[ProviderEvent]:
+    """The events of the frames after a finished answer, read until ``[DONE]``, the end, or ``grace`` seconds.
+
+    The answer is already whole, so whatever goes wrong here (silence, a dropped connection, an error frame)
+    only ends the tail: the run proceeds with what was received.
+    """
+    events: list[ProviderEvent] = []
+    with contextlib.suppress(TimeoutError, ProviderError):
+        async with asyncio.timeout(grace):
+            async for data in frames:
+                frame = decode_data(data)
+                if frame is DONE:
+                    break
+                if isinstance(frame, dict):
+                    events += assembler.feed(frame)
+    return events
+
+
 async def assemble_stream(
-    lines: AsyncIterator[str], assembler: FrameAssembler, *, idle_timeout: float, done_completes: bool
+    lines: AsyncIterator[str],
+    assembler: FrameAssembler,
+    *,
+    idle_timeout: float,
+    done_completes: bool,
+    finish_grace: float = 0.0,
 ) -> AsyncGenerator[ProviderEvent, None]:
     """The provider events of one SSE body as ``assembler`` reads them, ending with exactly one ``Completion``.
 
     Blank and malformed frames are skipped. ``data: [DONE]`` ends the answer when ``done_completes``, and is
-    skipped otherwise. The answer also ends as soon as ``assembler.finished``. Raises ``StreamStalled`` (see
+    skipped otherwise. The answer also ends as soon as ``assembler.finished``; with ``finish_grace`` the frames
+    after that (e.g. the usage frame that follows ``finish_reason: tool_calls``) are still read, up to
+    ``[DONE]``, the end of the body or ``finish_grace`` seconds, whichever comes first. Raises ``StreamStalled`` (see
     ``SSEReader``), whatever ``feed`` raises, and ``StreamDisconnected`` when the body ends first; both stream
     errors say whether output was already emitted.
     """
@@ -212,6 +241,9 @@ async def assemble_stream(
                     reader.mark_progress()
                 yield event
             if assembler.finished:
+                if finish_grace > 0:
+                    for event in await _read_tail(frames, assembler, finish_grace):
+                        yield event
                 yield assembler.complete()
                 return
     raise StreamDisconnected(

@@ -31,7 +31,7 @@ from desktop_app.runtime.messages import (
 )
 from desktop_app.runtime.providers._http import StreamingHttpProvider
 from desktop_app.runtime.providers._retry import RetryPolicy, Sleep
-from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, assemble_stream
+from desktop_app.runtime.providers._sse import DEFAULT_FINISH_GRACE, DEFAULT_IDLE_TIMEOUT, assemble_stream
 from desktop_app.runtime.providers.base import (
     INCOMPLETE,
     ChatRequest,
@@ -237,7 +237,7 @@ class StreamAssembler:
 
     @property
     def finished(self) -> bool:
-        """``finish_reason: tool_calls`` arrived: the answer is complete without waiting for ``[DONE]``."""
+        """``finish_reason: tool_calls`` arrived: the answer is complete; only the usage frame and ``[DONE]`` follow."""
         return self.finish_reason == "tool_calls"
 
     def feed(self, frame: Mapping[str, Any]) -> list[ProviderEvent]:
@@ -343,16 +343,20 @@ def stream_error_object(error: Any) -> ProviderStreamError:
 
 
 def read_stream(
-    lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    lines: AsyncIterator[str], *, idle_timeout: float = DEFAULT_IDLE_TIMEOUT, finish_grace: float = DEFAULT_FINISH_GRACE
 ) -> AsyncGenerator[ProviderEvent, None]:
     """The provider events of one SSE response body, ending with exactly one ``Completion``.
 
-    It stops at ``[DONE]`` or right after ``finish_reason: tool_calls``. An error object in the stream
+    It stops at ``[DONE]``. After ``finish_reason: tool_calls`` it reads on for the trailing usage frame
+    (``stream_options.include_usage``) until ``[DONE]``, the end of the body or ``finish_grace`` seconds, so a
+    server that holds the connection open after the finish cannot hang the run. An error object in the stream
     (``data: {"error": …}``) raises ``ProviderStreamError`` with the provider's message. Raises
     ``StreamStalled`` when no model output arrives for ``idle_timeout`` seconds and ``StreamDisconnected``
     when the stream ends without a terminal frame; both say whether output was already emitted.
     """
-    return assemble_stream(lines, StreamAssembler(), idle_timeout=idle_timeout, done_completes=True)
+    return assemble_stream(
+        lines, StreamAssembler(), idle_timeout=idle_timeout, done_completes=True, finish_grace=finish_grace
+    )
 
 
 # ---- the provider -------------------------------------------------------------------------------------
@@ -371,7 +375,9 @@ class OpenAIProvider(StreamingHttpProvider):
         idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
         retry_policy: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
+        finish_grace: float = DEFAULT_FINISH_GRACE,
     ) -> None:
+        """``finish_grace``: how long the tail after ``finish_reason: tool_calls`` may take (see ``read_stream``)."""
         super().__init__(
             base_url=base_url,
             api_key=api_key,
@@ -381,6 +387,7 @@ class OpenAIProvider(StreamingHttpProvider):
             sleep=sleep,
         )
         self.dialect: Dialect = dialect
+        self._finish_grace = finish_grace
 
     @property
     def endpoint(self) -> str:
@@ -435,7 +442,7 @@ class OpenAIProvider(StreamingHttpProvider):
             await events.aclose()
 
     def _read_lines(self, lines: AsyncIterator[str]) -> AsyncGenerator[ProviderEvent, None]:
-        return read_stream(lines, idle_timeout=self._idle_timeout)
+        return read_stream(lines, idle_timeout=self._idle_timeout, finish_grace=self._finish_grace)
 
     async def _stream_body(
         self, endpoint: str, body: dict[str, Any], diagnostics: MessageDiagnostics

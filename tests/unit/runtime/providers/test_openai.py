@@ -25,6 +25,7 @@ from desktop_app.runtime.messages import (
     UserMessage,
 )
 from desktop_app.runtime.providers._retry import RetryPolicy
+from desktop_app.runtime.providers._sse import DEFAULT_FINISH_GRACE
 from desktop_app.runtime.providers.base import (
     ChatRequest,
     Completion,
@@ -295,8 +296,12 @@ def test_odd_frames_are_tolerated() -> None:
 # ---- reading a stream ---------------------------------------------------------------------------------
 
 
-async def collect_stream(lines: AsyncIterator[str]) -> list[ProviderEvent]:
-    return await drain(read_stream(lines, idle_timeout=5))
+GRACE = 0.05
+"""A short tail grace for streams held open after the finish (the default is ``DEFAULT_FINISH_GRACE``)."""
+
+
+async def collect_stream(lines: AsyncIterator[str], *, finish_grace: float = GRACE) -> list[ProviderEvent]:
+    return await drain(read_stream(lines, idle_timeout=5, finish_grace=finish_grace))
 
 
 @pytest.mark.asyncio
@@ -315,6 +320,44 @@ async def test_tool_calls_finish_completes_without_done() -> None:
     events = await asyncio.wait_for(collect_stream(lines_of(raw, then_silence=True)), 5)
     assert isinstance(events[-1], Completion)
     assert events[-1].finish_reason == "tool_use"
+
+
+TOOL_CALL = frame({"tool_calls": [{"index": 0, "id": "c", "function": {"name": "t", "arguments": "{}"}}]})
+USAGE_ONLY = {"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 7, "total_tokens": 47}}
+TAIL_USAGE = TokenUsage(prompt_tokens=40, completion_tokens=7, total_tokens=47)
+
+
+@pytest.mark.asyncio
+async def test_usage_after_a_tool_calls_finish_is_read_to_done() -> None:
+    # OpenAI and DeepSeek send the include_usage frame after the tool_calls finish, then [DONE].
+    raw = sse(TOOL_CALL, frame(finish="tool_calls"), USAGE_ONLY, "[DONE]")
+    events = await collect_stream(lines_of(raw), finish_grace=DEFAULT_FINISH_GRACE)
+    assert [e for e in events if isinstance(e, UsageChunk)] == [UsageChunk(usage=TAIL_USAGE)]
+    completion = events[-1]
+    assert isinstance(completion, Completion)
+    assert completion.finish_reason == "tool_use"
+    assert completion.usage == TAIL_USAGE
+
+
+@pytest.mark.asyncio
+async def test_usage_after_a_tool_calls_finish_is_read_when_the_server_never_closes() -> None:
+    raw = sse(TOOL_CALL, frame(finish="tool_calls"), USAGE_ONLY)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    events = await asyncio.wait_for(collect_stream(lines_of(raw, then_silence=True)), 5)
+    # Bounded by the grace, not by the (5 s) idle timeout: the run goes on with what was received.
+    assert loop.time() - started < 2.5
+    assert isinstance(events[-1], Completion)
+    assert events[-1].usage == TAIL_USAGE
+
+
+@pytest.mark.asyncio
+async def test_the_tail_after_a_finish_never_turns_into_an_error() -> None:
+    # A dropped connection or an error frame after the finish: the answer was already whole.
+    for tail in (sse(USAGE_ONLY, {"error": {"message": "late"}}), sse(USAGE_ONLY) + b"data: {bad"):
+        events = await collect_stream(lines_of(sse(TOOL_CALL, frame(finish="tool_calls")) + tail))
+        assert isinstance(events[-1], Completion)
+        assert events[-1].usage == TAIL_USAGE
 
 
 @pytest.mark.asyncio
@@ -454,7 +497,7 @@ class HeldOpenStream(httpx.AsyncByteStream):
 def held_open_provider(raw: bytes) -> tuple[OpenAIProvider, HeldOpenStream]:
     body = HeldOpenStream(raw)
     client = httpx.AsyncClient(transport=httpx.MockTransport(lambda _: httpx.Response(200, stream=body)))
-    return OpenAIProvider(base_url="http://llm.test/v1", api_key="k", client=client), body
+    return OpenAIProvider(base_url="http://llm.test/v1", api_key="k", client=client, finish_grace=GRACE), body
 
 
 @pytest.mark.asyncio
