@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QGuiApplication, QPalette, QTextCursor, QTextDocument
+from PySide6.QtGui import QFont, QGuiApplication, QPainter, QPaintEvent, QPalette, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.markdown import CodeHighlighter
 from desktop_app.ui.chat.md_stream import Block, MarkdownStream
-from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, write_block
+from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, quote_bars, write_block
 
 COPIED_FEEDBACK_MS = 1500
 PARSE_CHUNK = 1000  # characters parsed per step of a burst
@@ -91,7 +91,10 @@ def _edit_block(document: QTextDocument) -> Iterator[None]:
 
 
 class ProseView(AutoHeightText):
-    """Consecutive prose blocks in one document: finished ones fixed, the open one at the end rewritten."""
+    """Consecutive prose blocks in one document: finished ones fixed, the open one at the end rewritten.
+
+    Quoted blocks get a bar per quote level down their left side (``qt_markdown.quote_bars``), drawn over the
+    document: a block format has no side border of its own."""
 
     def __init__(self, theme: Theme, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -100,18 +103,35 @@ class ProseView(AutoHeightText):
         self.theme = theme
         self._frozen_end = 0  # document position where the open block starts
         self.has_tail = False
+        self.quoted = False  # a quote was written: the paint looks for quote bars
 
     @property
     def is_empty(self) -> bool:
         return self.document().characterCount() <= 1
 
+    def _note_quotes(self, block: Block) -> None:
+        if not self.quoted and any(token.type == "blockquote_open" for token in block.tokens):
+            self.quoted = True
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self.quoted:
+            return
+        painter = QPainter(self.viewport())
+        dx, dy = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+        for x, y, width, height in quote_bars(self.document()):
+            painter.fillRect(round(x - dx), round(y - dy), round(width), round(height), self.theme.quote_bar)
+        painter.end()
+
     def add_finished(self, block: Block) -> None:
+        self._note_quotes(block)
         with _edit_block(self.document()):  # one layout pass for the whole change, not one per insertion
             self.clear_tail()
             write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
         self._frozen_end = self.document().characterCount() - 1
 
     def set_tail(self, block: Block) -> None:
+        self._note_quotes(block)
         with _edit_block(self.document()):
             self.clear_tail()
             write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)

@@ -37,6 +37,10 @@ LINE_HEIGHT = 145  # percent
 PARAGRAPH_GAP = 10  # px below a paragraph, list or table (the spacing scale: 4, 6, 10, 16)
 HEADING_SCALE = {1: 1.55, 2: 1.3, 3: 1.15, 4: 1.05, 5: 1.0, 6: 0.95}
 CELL_PADDING = 6
+QUOTE_INDENT = 14  # px per quote level; the quote bar sits at the start of each level's indent
+QUOTE_BAR_WIDTH = 3
+QUOTE_DEPTH = QTextFormat.Property.UserProperty + 1
+"""A block format property: how many quotes the block is in (``ProseView`` draws a bar per level)."""
 
 
 def is_dark(palette: QPalette) -> bool:
@@ -52,6 +56,7 @@ class Theme:
     link: QColor
     code_background: QColor
     quote_background: QColor
+    quote_bar: QColor
     border: QColor
     header_background: QColor
     dark: bool
@@ -70,6 +75,7 @@ class Theme:
             link=palette.color(QPalette.ColorRole.Link),
             code_background=_blend(base, text, 0.06 if not dark else 0.09),
             quote_background=_blend(base, text, 0.035 if not dark else 0.06),
+            quote_bar=_blend(base, text, 0.3 if not dark else 0.35),
             border=_blend(base, text, 0.18),
             header_background=_blend(base, text, 0.05 if not dark else 0.08),
             dark=dark,
@@ -125,9 +131,9 @@ class _Writer:
         fmt = QTextBlockFormat()
         fmt.setLineHeight(LINE_HEIGHT, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
         fmt.setBottomMargin(PARAGRAPH_GAP)
-        if self.quote_depth:
-            fmt.setLeftMargin(14 * self.quote_depth)
-            fmt.setBackground(QBrush(self.theme.quote_background))
+        if self.quote_depth:  # indented, with a bar per level drawn by the view (no tint: it ran past the text)
+            fmt.setLeftMargin(QUOTE_INDENT * self.quote_depth)
+            fmt.setProperty(QUOTE_DEPTH, self.quote_depth)
         return fmt
 
     def _start_block(self, fmt: QTextBlockFormat) -> None:
@@ -455,4 +461,33 @@ def _is_tight(tokens: list[Any], start: int) -> bool:
     return True
 
 
-__all__ = ["Theme", "is_dark", "monospace_family", "write_block"]
+def quote_bars(document: QTextDocument) -> list[tuple[float, float, float, float]]:
+    """Where the quote bars go, in document coordinates: ``(x, y, width, height)`` per level of each run of
+    quoted blocks (a run's bar is one rectangle, from its first line to its last, not into the gap below)."""
+    layout = document.documentLayout()
+    margin = document.documentMargin()
+    bars: list[tuple[float, float, float, float]] = []
+    open_runs: dict[int, float] = {}  # level -> top of its run
+    last_bottom: dict[int, float] = {}
+    block = document.begin()
+    while True:
+        depth = block.blockFormat().intProperty(QUOTE_DEPTH) if block.isValid() else 0
+        for level in sorted(open_runs):
+            if level > depth:  # the run of this level ended at the block before
+                top = open_runs.pop(level)
+                x = margin + QUOTE_INDENT * (level - 1) + 2
+                bars.append((x, top, QUOTE_BAR_WIDTH, last_bottom[level] - top))
+        if not block.isValid():
+            return bars
+        if depth:
+            rect = layout.blockBoundingRect(block)  # the lines, without the margins
+            lines = block.layout()
+            last = lines.lineAt(lines.lineCount() - 1) if lines.lineCount() else None
+            bottom = rect.top() + last.y() + last.height() if last is not None else rect.bottom()
+            for level in range(1, depth + 1):
+                open_runs.setdefault(level, rect.top())
+                last_bottom[level] = max(rect.bottom(), bottom)
+        block = block.next()
+
+
+__all__ = ["QUOTE_DEPTH", "Theme", "is_dark", "monospace_family", "quote_bars", "write_block"]

@@ -224,3 +224,55 @@ def test_the_view_is_reusable_outside_the_transcript(qtbot):
     qtbot.waitUntil(lambda: not view.pending)  # tokens fed in one turn of the loop are written over a few frames
     assert _structure(view)["headings"] == [(1, "Quick")]
     assert view.toPlainText() == "Quick\nAn answer with bold."
+
+
+QUOTED = """Before the quote.
+
+> Keep the old file until the rename succeeded: a failed save then loses nothing, and the
+> next start reads the old settings again.
+>
+> A second paragraph in the same quote.
+
+After the quote.
+"""
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_a_blockquote_has_a_bar_down_its_left_side_and_nothing_else_does(qtbot, dark):
+    from desktop_app.ui import theme
+
+    app = QApplication.instance()
+    palette, sheet = QApplication.palette(), app.styleSheet()
+    theme.apply_theme("dark" if dark else "light")
+    try:
+        view = MarkdownView()
+        qtbot.addWidget(view)
+        view.resize(520, 300)
+        view.set_markdown(QUOTED)
+        view.show()
+        qtbot.waitExposed(view)
+        [prose] = view.prose_views()
+        image = prose.grab().toImage()
+        document = prose.document()
+        tops = {}
+        block = document.begin()
+        while block.isValid():
+            rect = document.documentLayout().blockBoundingRect(block)
+            tops[block.text()[:6]] = (round(rect.top()), round(rect.bottom()))
+            block = block.next()
+        background = image.pixelColor(image.width() - 2, 1)
+        quote_top, _ = tops["Keep t"]
+        _, quote_bottom = tops["A seco"]
+        bar_x = round(document.documentMargin()) + 3
+        column = [image.pixelColor(bar_x, y) for y in range(quote_top + 1, quote_bottom - 1)]
+        assert all(color == column[0] for color in column) and column[0] != background  # one unbroken bar
+        assert abs(column[0].lightness() - background.lightness()) >= 40  # it reads against the page
+        for outside in ("Before", "After "):  # beside unquoted text there is none
+            top, bottom = tops[outside]
+            assert image.pixelColor(bar_x, (top + bottom) // 2) == background
+        quote_row = (quote_top + quote_bottom) // 2
+        assert image.pixelColor(image.width() - 4, quote_row) == background  # no tint running past the text
+    finally:
+        app.setStyleSheet(sheet)
+        QApplication.setPalette(palette)
+        theme.uninstall()
