@@ -50,13 +50,14 @@ def _provider_cause(info: RetryInfo) -> str:
     return reason[:1].lower() + reason[1:]
 
 
-def retry_sentence(info: RetryInfo, when: str) -> str:
+def retry_sentence(info: RetryInfo, when: str, *, discarded: bool = False) -> str:
     """'DeepSeek rate limit: Too many requests. Retrying in 4 s (2 of 4)': what happened, the provider's
-    own words, and what happens next (``when``: 'Retrying in 4 s' or 'Retrying now…')."""
+    own words, and what happens next (``when``: 'Retrying in 4 s' or 'Retrying now…'). ``discarded``: the
+    failed attempt had shown partial output, which is gone (a stall before any output discards nothing)."""
     text = retry_headline(info)
     if info.message:
         text += f": {info.message.rstrip('. ')}"
-    if info.stream_reset:
+    if discarded:
         text += "; the partial output was discarded"
     return f"{text}. {when} ({info.attempt} of {info.max_attempts})"
 
@@ -82,7 +83,15 @@ class RetryLine(QFrame):
     retry_now_clicked = Signal()
     stop_clicked = Signal()
 
-    def __init__(self, info: RetryInfo, *, clock: Clock = time.monotonic, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        info: RetryInfo,
+        *,
+        clock: Clock = time.monotonic,
+        discarded: bool = False,
+        parent: QWidget | None = None,
+    ) -> None:
+        """``discarded``: the failed attempt's partial output was shown and is now gone (see ``schedule``)."""
         super().__init__(parent)
         self.setObjectName("retryLine")
         self.setAccessibleName("Retry notice")
@@ -138,10 +147,11 @@ class RetryLine(QFrame):
         self.info = info
         self.retries = 0
         self.discarded = False
+        self.discarded_now = False
         self.active = True
         self._deadline = 0.0
         self._retrying = False
-        self.schedule(info)
+        self.schedule(info, discarded=discarded)
 
     @property
     def text(self) -> str:
@@ -152,11 +162,13 @@ class RetryLine(QFrame):
         """Whole seconds left before the retry (rounded up)."""
         return max(0, math.ceil(self._deadline - self._clock() - 1e-6))
 
-    def schedule(self, info: RetryInfo) -> None:
-        """Show (another) pending retry and restart the countdown."""
+    def schedule(self, info: RetryInfo, *, discarded: bool = False) -> None:
+        """Show (another) pending retry and restart the countdown. ``discarded``: this attempt's partial
+        output was on screen and is gone, which the line then says (only then)."""
         self.info = info
         self.retries += 1
-        self.discarded = self.discarded or info.stream_reset
+        self.discarded_now = discarded
+        self.discarded = self.discarded or discarded
         self.active = True
         self._retrying = False
         self._deadline = self._clock() + max(0.0, info.delay_s)
@@ -218,7 +230,7 @@ class RetryLine(QFrame):
     def _render(self) -> None:
         left = self.remaining
         when = "Retrying now…" if self._retrying or left == 0 else f"Retrying in {left} s"
-        self.label.setText(f"↻ {retry_sentence(self.info, when)}")
+        self.label.setText(f"↻ {retry_sentence(self.info, when, discarded=self.discarded_now)}")
 
     def _restyle(self) -> None:
         self.style().unpolish(self)

@@ -4,14 +4,20 @@
 through the view's building methods (``_add``, ``_card``, ``end_segment``, ``settle_retry``, ``add_paused``…)
 and keeps the view's per-turn state (the open reasoning and answer blocks, the retry line, whether a run is
 going). ``follow(controller)`` connects every signal in ``FOLLOWED_SIGNALS`` to its slot.
+
+While a run waits for the model (from its start, after its tool results, through a stall and its retry) a
+``WorkingLine`` stands last in the transcript; the model's output, a tool call or the end of the run removes it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from shiboken6 import isValid
+
 from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
 from desktop_app.ui.chat.retry import RetryLine
+from desktop_app.ui.chat.working import WorkingLine
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -61,6 +67,7 @@ class StreamSlots:
     stop_requested: Any
     _running: bool
     _turn_answered: bool
+    working: WorkingLine | None = None
     nested: Any  # subagents.SubagentNesting: sub-agent runs under their tool cards
 
     def follow(self, controller: Any) -> None:
@@ -78,8 +85,31 @@ class StreamSlots:
         self.last_answer = None
         self.empty_hint.hide()
         self.settle_paused("Continued" if event.continued else None)
+        self.show_working()
+
+    def show_working(self) -> WorkingLine | None:
+        """The model is working and nothing shows it yet: put the working line last (made once per wait)."""
+        if not self._running:
+            return None
+        line = self.working
+        if line is not None and isValid(line) and self._layout.indexOf(line) >= 0:
+            self._layout.removeWidget(line)  # already waiting: move it under what was added since
+        else:
+            line = self.working = WorkingLine(clock=self.clock)
+        self._add(line)
+        return line
+
+    def hide_working(self) -> None:
+        """Output arrived, or the run ended: the working line goes."""
+        line, self.working = self.working, None
+        if line is not None and isValid(line):  # (``clear()`` may have deleted it)
+            line.stop()
+            self._layout.removeWidget(line)
+            line.hide()
+            line.deleteLater()
 
     def _on_reasoning_appended(self, text: str) -> None:
+        self.hide_working()
         self.settle_retry()
         if self.answer is not None:  # reasoning after an answer part: a new segment
             self.end_segment()
@@ -91,6 +121,7 @@ class StreamSlots:
     def _on_content_appended(self, text: str) -> None:
         if self.reasoning is not None and self.reasoning.live:
             self.reasoning.finish(collapse=True)
+        self.hide_working()
         self.settle_retry()
         self._turn_answered = True
         if self.answer is None:
@@ -100,6 +131,7 @@ class StreamSlots:
         self.answer.append(text)
 
     def _on_tool_called(self, event: ev.ToolCall) -> None:
+        self.hide_working()
         card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
         card.model_call_id = event.model_call_id or event.tool_call_id
 
@@ -110,6 +142,7 @@ class StreamSlots:
         if self.nested.owns(event.conversation_id):  # a sub-agent's: its card is nested (``subagents``)
             found: ToolCard | None = self.nested.find_card(event.tool_call_id)
             return found
+        self.hide_working()
         card = self._card(event.tool_call_id, event.server, event.tool, event.arguments)
         card.ask()
         return card
@@ -127,6 +160,8 @@ class StreamSlots:
         card.show_result(event.text, is_error=event.is_error, media=list(getattr(event, "media", None) or []))
         if event.hooks:
             card.show_hook_notices(list(event.hooks))
+        if not self.nested.owns(event.conversation_id) and not self.pending_cards():
+            self.show_working()  # the result goes back to the model: it works on the next answer
 
     def _on_hook_noticed(self, event: ev.HookNoticeEvent) -> None:
         """A notice about the turn itself (a prompt changed or blocked, a Stop hook failed); a tool call's
@@ -141,20 +176,27 @@ class StreamSlots:
             card.show_progress(event.progress, event.total, event.message)
 
     def _on_retry_scheduled(self, event: ev.RetryScheduled) -> RetryLine:
-        info = event.retry
+        line = self._retry_line(event.retry)
+        if self.working is not None:
+            self.show_working()  # the stall is waited out below the retry line
+        return line
+
+    def _retry_line(self, info: ev.RetryInfo) -> RetryLine:
+        discarded = False
         if info.stream_reset:  # the partial output of the reset attempt is void: drop its open blocks
             for block in (self.reasoning, self.answer):
                 if block is not None:
+                    discarded = discarded or bool(block.text)
                     self._layout.removeWidget(block)
                     block.deleteLater()
             if self.last_answer is self.answer:
                 self.last_answer = None
             self.reasoning = self.answer = None
         if self.retry_line is not None:
-            self.retry_line.schedule(info)
+            self.retry_line.schedule(info, discarded=discarded)
             return self.retry_line
         self.empty_hint.hide()
-        line = RetryLine(info, clock=self.clock)
+        line = RetryLine(info, clock=self.clock, discarded=discarded)
         line.retry_now_clicked.connect(self.retry_now_requested)
         line.stop_clicked.connect(self.stop_requested)
         self.retry_line = line
@@ -166,6 +208,7 @@ class StreamSlots:
 
     def _on_run_finished(self, event: ev.RunFinished) -> None:
         self._running = False
+        self.hide_working()
         try:
             self._finish_run(event)
         finally:
@@ -206,6 +249,7 @@ class StreamSlots:
         self.add_retry_run()
 
     def _on_run_failed(self, event: ev.Error) -> None:
+        self.hide_working()
         self.settle_retry()
         for card in self.pending_cards():
             card.disarm("Not answered — the run failed")
