@@ -20,7 +20,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QGuiApplication, QPainter, QPaintEvent, QPalette, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QGuiApplication,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -102,6 +111,7 @@ class ProseView(AutoHeightText):
         self.setAccessibleName("Answer text")
         self.theme = theme
         self._frozen_end = 0  # document position where the open block starts
+        self._frozen_format = QTextBlockFormat()  # the format of the block there, as written
         self.has_tail = False
         self.quoted = False  # a quote was written: the paint looks for quote bars
 
@@ -129,6 +139,7 @@ class ProseView(AutoHeightText):
             self.clear_tail()
             write_block(self.document(), list(block.tokens), self.theme, continues=block.continues)
         self._frozen_end = self.document().characterCount() - 1
+        self._frozen_format = self.document().lastBlock().blockFormat()
 
     def set_tail(self, block: Block) -> None:
         self._note_quotes(block)
@@ -149,6 +160,8 @@ class ProseView(AutoHeightText):
             text_list = cursor.block().textList()
             if text_list is not None:
                 text_list.remove(cursor.block())
+        else:  # the block it leaves behind (after a table: the empty one) takes the removed block's format:
+            cursor.setBlockFormat(self._frozen_format)  # give it its own back (a quote's tint beside a table)
         self.has_tail = False
 
 

@@ -276,3 +276,44 @@ def test_a_blockquote_has_a_bar_down_its_left_side_and_nothing_else_does(qtbot, 
         app.setStyleSheet(sheet)
         QApplication.setPalette(palette)
         theme.uninstall()
+
+
+TABLE_THEN_QUOTE = """Intro.
+
+| channel | value |
+|---|---|
+| office | +44 20 7946 0000 |
+
+> She prefers e-mail: write first.
+
+End.
+"""
+
+
+def _block_looks(view: MarkdownView) -> list[tuple[str, float, int, object]]:
+    document = view.prose_views()[0].document()
+    looks = []
+    block = document.begin()
+    while block.isValid():
+        fmt = block.blockFormat()
+        looks.append((block.text(), fmt.leftMargin(), fmt.background().style(), fmt.bottomMargin()))
+        block = block.next()
+    return looks
+
+
+def test_a_block_streamed_after_a_table_leaves_no_format_beside_it(qtbot):
+    """While it streams, the open block after a table is rewritten on every update; the empty block Qt keeps
+    after the table must not take its format (a quote's tint or indent showed as a grey strip by the table)."""
+    streamed = MarkdownView()
+    qtbot.addWidget(streamed)
+    for start in range(0, len(TABLE_THEN_QUOTE), 5):
+        streamed.append(TABLE_THEN_QUOTE[start : start + 5])
+        qtbot.waitUntil(lambda: not streamed.pending)
+    streamed.finish()
+    qtbot.waitUntil(lambda: not streamed.pending)
+    whole = MarkdownView()
+    qtbot.addWidget(whole)
+    whole.set_markdown(TABLE_THEN_QUOTE)
+    assert _block_looks(streamed) == _block_looks(whole)
+    after_table = [look for look in _block_looks(streamed) if look[0] == ""][-1]
+    assert after_table[1] == 0  # the empty block after the table is not indented like the quote
