@@ -12,7 +12,6 @@ actions), ``window_files`` (launch files, bundles, MCP features) and ``window_di
 
 from __future__ import annotations
 
-import itertools
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -134,21 +133,12 @@ class MainWindow(
         self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
 
     def _set_tab_order(self) -> None:
-        """Tab goes left to right, top to bottom: the list, the transcript, the composer, the status bar."""
-        chain = [
-            self.conversations.search,
-            self.conversations.new_button,
-            self.conversations.list,
-            self.view,
-            self.composer.attach_button,
-            self.composer.clipboard_button,
-            self.composer.resource_button,
-            self.composer.edit,
-            self.composer.button,
-            self.servers_dock.indicator,
-        ]
-        for first, second in itertools.pairwise(chain):
-            QWidget.setTabOrder(first, second)
+        """Tab follows the reading order; the focused stop shows a ring (``window_focus``)."""
+        from desktop_app.ui.window_focus import install_focus_within, set_tab_order
+
+        if getattr(self, "_focus_within", None) is None:
+            self._focus_within = install_focus_within(self.composer.edit, self.composer.field)
+        set_tab_order(self)
 
     def attach_runtime(self, runtime: RuntimeLike) -> ChatController:
         """Connect the (late-created) runtime; asks for a provider at first run."""
@@ -177,6 +167,7 @@ class MainWindow(
         self.view.delete_turn_requested.connect(self.delete_turn)
         self.view.edit_requested.connect(self.edit_and_resend)
         self.view.version_requested.connect(self.switch_version)
+        self.view.transcript_loaded.connect(self._on_transcript_loaded)  # "Show earlier": the answers' ‹ n/m ›
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         from desktop_app.ui.agent_menu import add_agent_menu
@@ -198,6 +189,7 @@ class MainWindow(
         self.settings_action.setEnabled(True)
         self.apply_settings(runtime.settings)
         self._show_round_limit()
+        self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
         self.composer.edit.setFocus()
         self._show_provider()
         if not runtime.provider_settings.configured:

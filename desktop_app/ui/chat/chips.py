@@ -30,6 +30,7 @@ QFrame#chip[chipKind="attachment"] { background: palette(base); }
 QFrame#chip QLabel { background: transparent; }
 QToolButton#chipRemove { border: none; padding: 0px 2px; font-weight: bold; }
 QToolButton#chipRemove:hover { color: palette(highlight); }
+QToolButton#chipRemove:focus { background: palette(highlight); color: palette(highlighted-text); border-radius: 4px; }
 """
 
 
