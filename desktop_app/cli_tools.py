@@ -1,9 +1,11 @@
 """``switchboard tools [--json] [QUERY]``: the tool catalog as the model would get it, on the terminal.
 
 Connects every configured server (and the built-ins), then lists each tool grouped by server with its
-state (``loaded``, ``pinned``, ``deferred``, ``excluded``, ``builtin``) and estimated tokens, followed by
-what deferral saves. ``QUERY`` uses ``tool_search``'s syntax (``select:a,b``, ``+must extra…``, a
-regular expression), uncapped. ``--json`` prints one JSON object (see :meth:`Overview.to_json`).
+state (``loaded``, ``pinned``, ``deferred``, ``excluded``, ``builtin``, ``hook_target``), what the model
+sees of it (``schema``, ``named`` in the deferred index, ``search_only``, ``not_offered``) and estimated
+tokens, followed by what deferral saves. ``QUERY`` is words (each in the name or description) or
+``tool_search``'s syntax (``select:a,b``, ``+must extra…``, a regular expression), uncapped. ``--json``
+prints one JSON object (see :meth:`Overview.to_json`).
 Exit codes: 0 listed, 1 nothing matched the query, 2 bad usage or a bad config file.
 """
 
@@ -20,8 +22,10 @@ EXIT_OK, EXIT_NO_MATCH = 0, 1
 
 
 def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    tools = sub.add_parser("tools", help="List the MCP tools and what deferral sends (tool_search syntax for QUERY).")
-    tools.add_argument("query", nargs="?", default="", metavar="QUERY", help="select:a,b | +word extra | regex")
+    tools = sub.add_parser(
+        "tools", help="List the MCP tools and what deferral sends (QUERY: words or tool_search syntax)."
+    )
+    tools.add_argument("query", nargs="?", default="", metavar="QUERY", help="words | select:a,b | +word extra | regex")
     tools.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     tools.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
     tools.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
@@ -57,7 +61,7 @@ async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 description = " ".join(row.description.split())
                 if len(description) > 80:
                     description = description[:79] + "…"
-                line = f"  {row.name:<48} {row.state:<9} ~{row.tokens:>5} tok  {description}"
+                line = f"  {row.name:<48} {row.state:<11} {row.visibility:<12} ~{row.tokens:>5} tok  {description}"
                 out.write(f"{terminal_safe(line)}\n")  # a server's names and descriptions: no raw control codes
         if ns.query.strip():
             out.write(f"{result.matched} of {result.total} tools match {terminal_safe(repr(ns.query))}.\n")
@@ -66,6 +70,11 @@ async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
             f"Deferral {state}: {result.reason}. Definitions ~{result.total_tokens:,} tokens; a request carries "
             f"~{result.sent_tokens:,} (saves ~{result.saved_tokens:,}).\n"
         )
+        if result.search_only:
+            out.write(
+                f"The model sees {result.named:,} deferred tools by name; {result.search_only:,} are not named in "
+                "its index (only tool_search finds them).\n"
+            )
     return EXIT_NO_MATCH if ns.query.strip() and not result.rows else EXIT_OK
 
 

@@ -1,8 +1,10 @@
 """The tool search panel (a dock, Ctrl+K): every tool the model could get, and what it costs.
 
 The panel shows the runtime's tool overview (:mod:`desktop_app.runtime.tool_overview`) for the shown
-conversation: a search box with ``tool_search``'s syntax and live results; tools grouped by server with
-their state, estimated tokens and, for the selected one, the description and a schema preview; a marker on
+conversation: a search box (words, or ``tool_search``'s syntax) with live results and a "No tools match"
+state; tools grouped by server with their state, what the model sees of each this turn (its schema, its name
+in the deferred index, hidden: only ``tool_search`` finds it, or nothing, e.g. a hook's tool), estimated
+tokens and, for the selected one, the description and a schema preview; a marker on
 the tools promoted in this conversation and a highlight on those the model loaded in its last turn; pin and
 exclude toggles (written to ``mcp.json`` as ``pinned``/``excludedTools`` and applied without a restart);
 the context cost per server and in total, and what deferral saves. "Deferral settings…" opens the Settings
@@ -11,7 +13,6 @@ page for the mode and thresholds.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,61 +37,26 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.menus import view_menu
+from desktop_app.ui.tool_texts import (
+    NO_TOOLS,
+    PLACEHOLDER,
+    SEARCH_TIP,
+    SEES_LABELS,
+    TOGGLE_STYLE,
+    detail_text,
+    no_match_text,
+    sees_tip,
+    state_text,
+    summary_text,
+)
 
 if TYPE_CHECKING:  # the runtime (pydantic, mcp) is imported only once the panel is used, after first paint
     from desktop_app.runtime.tool_overview import Overview, ToolRow
 
-COL_TOOL, COL_STATE, COL_TOKENS, COL_PIN, COL_EXCLUDE = range(5)
-HEADERS = ("Tool", "State", "Tokens", "Pin", "Exclude")
-STATE_LABELS = {
-    "builtin": "built-in",
-    "pinned": "pinned",
-    "loaded": "loaded",
-    "deferred": "deferred",
-    "excluded": "excluded",
-}
-PLACEHOLDER = "Search tools: words, +server extra words, select:a,b or a regex"
+COL_TOOL, COL_STATE, COL_SEES, COL_TOKENS, COL_PIN, COL_EXCLUDE = range(6)
+HEADERS = ("Tool", "State", "Model sees", "Tokens", "Pin", "Exclude")
 REFRESH_DELAY_MS = 60
 DOCK_WIDTH = 560
-TOGGLE_STYLE = (
-    "QTreeView::indicator { width: 11px; height: 11px; border: 1px solid palette(placeholder-text);"
-    " border-radius: 3px; background: palette(base); }"
-    " QTreeView::indicator:checked { background: palette(highlight); border-color: palette(highlight); }"
-)
-"""Pin/Exclude boxes drawn from the palette: visible in the light and the dark theme alike."""
-NO_TOOLS = (
-    "No tools yet. Add MCP servers (File → Import MCP servers…, or mcp.json); the built-in tools appear once a "
-    "conversation has started."
-)
-
-
-def summary_text(result: Overview) -> str:
-    """Two lines: how many tools and what they would cost, then what deferral sends and saves."""
-    servers = len(result.servers)
-    plural = "s" if servers != 1 else ""
-    first = f"{result.total:,} tools on {servers} server{plural} · ~{result.total_tokens:,} tokens if all were sent"
-    if result.deferring:
-        share = 100 * result.saved_tokens / result.total_tokens if result.total_tokens else 0
-        second = (
-            f"Deferral on: {result.reason}. This conversation sends ~{result.sent_tokens:,} tokens of tool "
-            f"definitions; deferral saves ~{result.saved_tokens:,} ({share:.0f} %)."
-        )
-    else:
-        second = f"Deferral off: {result.reason}. Every definition is sent (~{result.sent_tokens:,} tokens)."
-    return f"{first}\n{second}"
-
-
-def detail_text(row: ToolRow) -> str:
-    """The selected tool: name, where it lives, state, description and its parameters (schema preview)."""
-    state = STATE_LABELS[row.state] + (", promoted in this conversation" if row.promoted else "")
-    lines = [
-        row.name,
-        f"{row.server} / {row.tool} · {state} · ~{row.tokens:,} tokens",
-        "",
-        row.description or "(no description)",
-    ]
-    lines += ["", "Input schema:", json.dumps(row.input_schema, indent=2, ensure_ascii=False)]
-    return "\n".join(lines)
 
 
 class ToolPanel(QWidget):
@@ -123,10 +89,7 @@ class ToolPanel(QWidget):
         self.search.setAccessibleName("Search the tools")
         self.search.setPlaceholderText(PLACEHOLDER)
         self.search.setClearButtonEnabled(True)
-        self.search.setToolTip(
-            "select:a,b loads exactly these names · +word extra: names containing word, ranked by the extra "
-            "words · anything else is a case-insensitive regular expression (an invalid one is taken literally)"
-        )
+        self.search.setToolTip(SEARCH_TIP)
         layout.addWidget(self.search)
         self.summary = QLabel("No tools yet.")
         self.summary.setObjectName("toolSummary")
@@ -151,7 +114,7 @@ class ToolPanel(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Stretch)
-        for column in (COL_STATE, COL_TOKENS, COL_PIN, COL_EXCLUDE):
+        for column in (COL_STATE, COL_SEES, COL_TOKENS, COL_PIN, COL_EXCLUDE):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("toolDetail")
@@ -159,9 +122,20 @@ class ToolPanel(QWidget):
         self.detail.setReadOnly(True)
         self.detail.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.detail.setPlaceholderText("Select a tool to see its description and input schema.")
+        self.empty = QLabel("")
+        self.empty.setObjectName("toolEmpty")
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.empty.hide()
+        list_area = QWidget()
+        list_layout = QVBoxLayout(list_area)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.addWidget(self.tree, 1)
+        list_layout.addWidget(self.empty, 1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setObjectName("toolPanelSplitter")  # its sizes are kept across restarts (window_state)
-        splitter.addWidget(self.tree)
+        splitter.addWidget(list_area)
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 1)
@@ -257,6 +231,10 @@ class ToolPanel(QWidget):
             self.count_label.setText(f"{result.matched:,} of {result.total:,} tools match")
         else:
             self.count_label.setText(f"{result.total:,} tools")
+        no_match = bool(query.strip()) and not result.rows and result.total > 0
+        self.empty.setText(no_match_text(query) if no_match else "")
+        self.empty.setVisible(no_match)
+        self.tree.setVisible(not no_match)
         self._fill(result, bool(query.strip()))
 
     def _fill(self, result: Overview, searching: bool) -> None:
@@ -275,7 +253,7 @@ class ToolPanel(QWidget):
             restore: QTreeWidgetItem | None = None
             for server, rows in result.grouped().items():
                 summary = summaries.get(server)
-                group = QTreeWidgetItem([server, "", "", "", ""])
+                group = QTreeWidgetItem([server, "", "", "", "", ""])
                 group.setData(COL_TOOL, Qt.ItemDataRole.UserRole, ("server", server))
                 group.setFont(COL_TOOL, bold)
                 if summary is not None:
@@ -307,12 +285,14 @@ class ToolPanel(QWidget):
             self.detail.clear()
 
     def _tool_item(self, row: ToolRow, highlighted: bool, accent: QColor, bold: QFont) -> QTreeWidgetItem:
-        state = STATE_LABELS[row.state]
-        if row.promoted:
-            state = "● promoted"
-        item = QTreeWidgetItem([row.name, state, f"~{row.tokens:,}", "", ""])
+        item = QTreeWidgetItem([row.name, state_text(row), SEES_LABELS[row.visibility], f"~{row.tokens:,}", "", ""])
         item.setData(COL_TOOL, Qt.ItemDataRole.UserRole, ("tool", row.name))
         item.setToolTip(COL_TOOL, row.description)
+        item.setToolTip(COL_SEES, sees_tip(row))
+        if row.state == "hook_target":
+            item.setToolTip(COL_STATE, sees_tip(row))
+        if row.visibility == "search_only":
+            item.setFont(COL_SEES, bold)
         if row.promoted:
             item.setFont(COL_STATE, bold)
             item.setToolTip(COL_STATE, "Deferred, and promoted in this conversation: its schema is sent")
@@ -495,4 +475,4 @@ def install_tools_dock(window: QMainWindow) -> ToolsDock:
     return dock
 
 
-__all__ = ["ToolPanel", "ToolsDock", "detail_text", "install_tools_dock", "summary_text"]
+__all__ = ["ToolPanel", "ToolsDock", "detail_text", "install_tools_dock", "summary_text"]  # texts: tool_texts.py

@@ -82,6 +82,9 @@ def test_tools_command_lists_and_searches(tmp_path: Path) -> None:
     assert listing["deferring"] is True and "67 tools are more than 40" in listing["reason"]
     states = {t["name"]: t["state"] for t in listing["tools"]}
     assert states["mcp__many__tool_059"] == "pinned" and states["mcp__many__tool_000"] == "deferred"
+    sees = {t["name"]: t["visibility"] for t in listing["tools"]}
+    assert sees["mcp__many__tool_059"] == "schema" and sees["mcp__many__tool_000"] == "named"
+    assert listing["named"] == sum(1 for v in sees.values() if v == "named") > 0
     assert listing["saved_tokens"] > 0 and listing["sent_tokens"] < listing["total_tokens"]
     proc = run("tools", "select:mcp__many__tool_003,mcp__many__tool_001", home=home)
     assert proc.returncode == 0, proc.stderr
@@ -92,5 +95,10 @@ def test_tools_command_lists_and_searches(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
     assert lines == [f"mcp__many__tool_{n:03d}" for n in range(10, 20)] and "10 of 67 tools match" in proc.stdout
+    proc = run("tools", "NUMBER 42", home=home)  # words: each in the name or the description, any case
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split()[:3] for line in proc.stdout.splitlines() if line.startswith("  ")] == [
+        ["mcp__many__tool_042", "deferred", "named"]
+    ]
     proc = run("tools", "nothing-like-this", home=home)
     assert proc.returncode == 1 and "0 of 67 tools match" in proc.stdout

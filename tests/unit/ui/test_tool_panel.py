@@ -36,10 +36,10 @@ MCP_JSON = (
 )
 
 
-def make_host(path: Path) -> Host:
+def make_host(path: Path, tools: int = 20) -> Host:
     host = Host()
     for index, (name, config) in enumerate(sorted(load_mcp_config(path).items())):
-        host.add_in_process(name, factory(index, 20), config)
+        host.add_in_process(name, factory(index, tools), config)
     return host
 
 
@@ -247,3 +247,102 @@ def test_deferral_settings_page_from_the_panel_saves_mode_and_thresholds(
         25,
         2.5,
     )
+
+
+def cell_marks(panel: ToolPanel, item: Any, column: int) -> tuple[int, int]:
+    """The row's background colour as drawn (the right end of its Tokens cell), and how many pixels of its
+    ``column`` cell differ from it (what is drawn there: the box)."""
+    from desktop_app.ui.tool_panel import COL_TOKENS
+
+    rect = panel.tree.visualItemRect(item)
+    header = panel.tree.header()
+    image = panel.tree.viewport().grab().toImage()
+    edge = header.sectionViewportPosition(COL_TOKENS) + header.sectionSize(COL_TOKENS) - 2
+    background = image.pixelColor(edge, rect.center().y()).rgb()
+    x0, width = header.sectionViewportPosition(column), header.sectionSize(column)
+    pixels = [image.pixelColor(x, y).rgb() for x in range(x0, x0 + width) for y in range(rect.top(), rect.bottom())]
+    return background, sum(1 for p in pixels if p != background)
+
+
+@pytest.mark.integration
+def test_words_search_empty_state_model_sees_hook_target_and_selected_boxes(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    from desktop_app.runtime.hooks.config import parse_hooks
+    from desktop_app.runtime.hooks.model import HookSource
+    from desktop_app.runtime.hooks.runner import HookRunner
+    from desktop_app.ui.tool_panel import COL_SEES
+
+    path = tmp_path / "mcp.json"
+    path.write_text(MCP_JSON, encoding="utf-8")
+    host = make_host(path, tools=60)
+    runner = HookRunner()  # srv02's tool_000 filters messages: a hook target
+    runner.add_hooks(parse_hooks({"tools/call?direction=response": ["srv02/tool_000"]}, HookSource("mcp-config")))
+    host.set_hooks(runner)
+    runtime = make_runtime(host, FakeProvider())
+    conversation = runtime.new_conversation()
+    panel = ToolPanel()
+    qtbot.addWidget(panel)
+    panel.resize(620, 700)
+    panel.attach_runtime(runtime, lambda: conversation)
+    panel.attach_host(host, path)
+    try:
+        run(qtbot, qloop, host.start())
+        panel.show()
+        qtbot.waitUntil(lambda: panel.overview is not None and panel.overview.total == 180, timeout=5000)
+
+        # Words match words: "issues 07" is srv01's tool_007 (its description says "issues", its name "07").
+        qtbot.keyClicks(panel.search, "Issues 07")
+        qtbot.waitUntil(lambda: panel.count_label.text() == "1 of 180 tools match", timeout=5000)
+        assert panel.find_item("mcp__srv01__tool_007") is not None and panel.tree.isVisibleTo(panel)
+        assert not panel.empty.isVisibleTo(panel)
+        # No match: said so, not a blank list.
+        panel.search.clear()
+        qtbot.keyClicks(panel.search, "issues 99")
+        qtbot.waitUntil(lambda: panel.empty.isVisibleTo(panel), timeout=5000)
+        assert panel.empty.text().startswith("No tools match “issues 99”")
+        assert not panel.tree.isVisibleTo(panel)
+        panel.search.clear()
+        qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() == 3 and not panel.empty.isVisibleTo(panel))
+
+        # What the model sees this turn: the index's own names.
+        plan = runtime.deferral.plan()  # type: ignore[union-attr]
+        listed = plan.catalog.index().listed
+        hidden = [name for name in plan.catalog.names() if name not in listed]
+        assert listed and hidden  # 176 deferred tools do not all fit in 4,000 characters
+        for name in [*sorted(listed)[:3], *hidden[:3]]:
+            item = panel.find_item(name)
+            assert item is not None
+            assert item.text(COL_SEES) == ("name" if name in listed else "hidden"), name
+        hidden_item = panel.find_item(hidden[0])
+        assert hidden_item is not None and "only with tool_search" in hidden_item.toolTip(COL_SEES)
+        pinned_item = panel.find_item("mcp__srv01__tool_010")
+        assert pinned_item is not None and pinned_item.text(COL_SEES) == "schema"
+        assert f"{len(hidden)} are hidden" in panel.summary.text()
+
+        # The hook's tool: not offered, and why.
+        hooked = panel.find_item("mcp__srv02__tool_000")
+        assert hooked is not None and hooked.text(COL_STATE) == "hook target" and hooked.text(COL_SEES) == "—"
+        assert "message hook 'tools/call?direction=response'" in hooked.toolTip(COL_SEES)
+        assert "mcp__srv02__tool_000" not in plan.by_name
+        # Pinning it is the user asking for it: offered.
+        hooked.setCheckState(COL_PIN, Qt.CheckState.Checked)
+        qtbot.waitUntil(lambda: state_of(panel, "mcp__srv02__tool_000") == "pinned", timeout=5000)
+        assert "mcp__srv02__tool_000" in [t.name for t in runtime.deferral.plan().loaded]  # type: ignore[union-attr]
+
+        # A selected row still shows its Pin box, checked or not.
+        panel.tree.expandAll()
+        checked, unchecked = panel.find_item("mcp__srv01__tool_010"), panel.find_item("mcp__srv01__tool_011")
+        assert checked is not None and unchecked is not None
+        assert checked.checkState(COL_PIN) == Qt.CheckState.Checked
+        panel.tree.setCurrentItem(checked)
+        qtbot.waitUntil(checked.isSelected)
+        selected_bg, checked_marks = cell_marks(panel, checked, COL_PIN)
+        panel.tree.setCurrentItem(unchecked)
+        qtbot.waitUntil(unchecked.isSelected)
+        unchecked_bg, unchecked_marks = cell_marks(panel, unchecked, COL_PIN)
+        assert selected_bg == unchecked_bg  # the selection colour
+        assert checked_marks >= 60, "a checked box on a selected row must be drawn, not lost in the highlight"
+        assert 10 <= unchecked_marks < checked_marks / 2 + 10  # hollow vs filled
+    finally:
+        run(qtbot, qloop, runtime.aclose())
