@@ -107,10 +107,9 @@ class ProviderDialog(QDialog):
         self.setMinimumWidth(540)
         current = runtime.provider_settings
         layout = QVBoxLayout(self)
-        intro = QLabel(
-            "Choose a preset or enter any OpenAI-compatible endpoint. "
-            "The API key is stored in the system keyring, never in a file."
-        )
+        self.session_only = session_only_warning(runtime)  # no keyring works: the key lives for this session
+        intro = QLabel(f"Choose a preset or enter any OpenAI-compatible endpoint. {self.key_kept()}")
+        intro.setObjectName("providerIntro")
         if first_run:
             intro.setText("Welcome! Choose the model provider to start. " + intro.text())
         intro.setWordWrap(True)
@@ -151,10 +150,11 @@ class ProviderDialog(QDialog):
         self.dialect_switch.clicked.connect(self._on_dialect_switch_clicked)
         self.dialect_switch.hide()
         self.suggested_dialect: str | None = None
-        suggestion = QHBoxLayout()
-        suggestion.setContentsMargins(0, 0, 0, 0)
-        suggestion.addWidget(self.dialect_hint, 1)
-        suggestion.addWidget(self.dialect_switch)
+        suggestion = QWidget()  # a widget, not a bare layout: a form row asks a widget how tall wrapped text needs
+        row = QHBoxLayout(suggestion)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.dialect_hint, 1)
+        row.addWidget(self.dialect_switch)
         form.addRow("", suggestion)
 
         self.model = QComboBox()
@@ -226,10 +226,18 @@ class ProviderDialog(QDialog):
         self._show_preset_hints(selected)
         self._on_dialect_changed(self.dialect.currentText())
         self._on_thinking_changed()
+        if not current.base_url.strip():  # nothing set yet: start from the first (most used) preset, not Custom
+            self.apply_preset(PRESETS[0])
+
+    def key_kept(self) -> str:
+        """Where the key goes, said only as far as it is true (without a keyring the warning says the rest)."""
+        if self.session_only is None:
+            return "The API key is stored in the system keyring, never in a file."
+        return "The API key is never written to a file."
 
     def _warn_if_session_only(self) -> None:
         """Say *before* a key is typed that it will not outlive this session when no keyring works."""
-        warning = session_only_warning(self.runtime)
+        warning = self.session_only
         if warning is None:
             return
         self.keyring_warning.setText(warning)
@@ -267,11 +275,14 @@ class ProviderDialog(QDialog):
         self.api_key.setPlaceholderText(self.key_placeholder(preset))
         self.note.setText(preset.note)
         self.note.setVisible(bool(preset.note))
+        _grow_to_fit(self)
 
     def key_placeholder(self, preset: Preset) -> str:
         """Says whether a key is stored for the URL in the field (never shows the key)."""
         url = self.base_url.text().strip()
         stored = bool(url) and self._key_for_stored(url)
+        if stored and self.session_only is not None:
+            return "A key is set for this URL for this session — leave empty to keep it"
         if stored:
             return "A key is stored in the keyring for this URL — leave empty to keep it"
         if not preset.needs_key:
@@ -324,6 +335,7 @@ class ProviderDialog(QDialog):
         self.dialect_switch.setText(f"Use {self.suggested_dialect}")
         self.dialect_switch.setAccessibleName(f"Switch the dialect to {self.suggested_dialect}")
         self.dialect_switch.show()
+        _grow_to_fit(self)
 
     def _on_dialect_switch_clicked(self) -> None:
         if self.suggested_dialect is not None:
@@ -333,6 +345,7 @@ class ProviderDialog(QDialog):
         self.deepseek_box.setVisible(dialect == "deepseek")
         if getattr(self, "suggested_dialect", None) == dialect:
             self._suggest_dialect(None)
+        _grow_to_fit(self)
 
     def _on_thinking_changed(self, _index: int = 0) -> None:
         self.effort.setEnabled(self.thinking.currentData() is not False)
@@ -446,6 +459,11 @@ class ProviderDialog(QDialog):
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.show()
+        _grow_to_fit(self)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        _grow_to_fit(self)  # the hints set while it was built (the preset's note, the keyring warning)
 
     def done(self, result: int) -> None:
         self.tasks.cancel_pending()  # a fetch still running must not touch a closed dialog

@@ -77,8 +77,8 @@ class WelcomeDialog(ProviderDialog):
         if isinstance(intro, QLabel):
             intro.setText(
                 "Choose the model provider to talk to. Switchboard looks for a local server (Ollama, LM Studio) "
-                "on this machine; for a hosted one, enter its key: it is stored in the system keyring, never in "
-                "a file. You can change this later in Settings → Provider…"
+                f"on this machine; for a hosted one, enter its key. {self.key_kept()} You can change this later "
+                "in Settings → Provider…"
             )
         layout.insertWidget(layout.indexOf(self.problem), self._import_box())
         self.buttons.button(self.buttons.StandardButton.Ok).setText("&Start using Switchboard")

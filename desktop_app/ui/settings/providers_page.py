@@ -59,6 +59,8 @@ def key_placeholder(runtime: Any, settings: ProviderSettings) -> str:
         state = "set" if os.environ.get(settings.api_key_env) else "not set"
         return f"Read from ${settings.api_key_env} ({state}); type a key to store one instead"
     if stored_key(runtime, settings):
+        if session_only_warning(runtime) is not None:  # no keyring works: the key lives in memory only
+            return "•••••••• set for this session only — type a new key to replace it"
         return "•••••••• stored in the keyring — type a new key to replace it"
     preset = match_preset(settings.base_url)
     return "No key stored (a local server usually needs none)" if not preset.needs_key else "No key stored yet"
@@ -146,7 +148,8 @@ class ProviderEditor(QWidget):
         self.runtime.credentials.delete(settings.key_name)
         self.refresh_key()
         self.test_result.setStyleSheet(MUTED_STYLE)
-        self.test_result.setText("The stored key was removed from the keyring.")
+        kept = session_only_warning(self.runtime) is None
+        self.test_result.setText("The stored key was removed from the keyring." if kept else "The key was forgotten.")
 
     def _key(self, settings: ProviderSettings) -> str | None:
         typed = self.key.text().strip()
@@ -245,7 +248,9 @@ class ProvidersPage(PageExtra):
                 continue
             preset = match_preset(settings.base_url)
             name = preset.name if preset.base_url else settings.base_url
-            key = "key stored" if stored_key(self.runtime, settings) else "no key stored"
+            key = "no key stored"
+            if stored_key(self.runtime, settings):
+                key = "key stored" if session_only_warning(self.runtime) is None else "key for this session"
             self.list.addItem(f"{title} — {name} · {settings.model} · {key}")
         self.list.setCurrentRow(current)
 

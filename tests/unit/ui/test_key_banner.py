@@ -11,7 +11,7 @@ import keyring
 import keyring.backends.fail
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QDialogButtonBox, QLineEdit, QListWidget
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host, ServerConfig
@@ -174,3 +174,18 @@ def test_the_settings_providers_page_says_session_only_too(qtbot, qloop) -> None
     qtbot.addWidget(editor)
     editor.show()
     assert editor.keyring_warning.isVisible() and editor.keyring_warning.text() == SESSION_ONLY_KEY
+
+
+def test_without_a_keyring_no_page_says_the_key_is_in_the_keyring(qtbot, qloop, tmp_path: Path) -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    runtime = Runtime(settings=Settings(provider=DEEPSEEK), host=FakeHost(), settings_path=tmp_path / "s.json")
+    runtime.configure_provider(DEEPSEEK, "sk-session-only-123456")  # kept in memory for this session
+    win = _window(qtbot, runtime)
+    settings_window = win.open_settings_window("providers")
+    page = settings_window.pages["providers"]
+    key = page.findChild(QLineEdit, "providerApiKey")
+    assert "keyring" not in key.placeholderText() and "this session only" in key.placeholderText()
+    assert "key for this session" in page.findChild(QListWidget).item(0).text()
+    win.provider_action.trigger()
+    dialog = win.provider_dialog
+    assert "keyring" not in dialog.api_key.placeholderText() and "for this session" in dialog.api_key.placeholderText()

@@ -89,7 +89,7 @@ def _choose(dialog: ProviderDialog, key: str) -> None:
 def test_presets_fill_url_dialect_and_models_and_deepseek_options_follow_the_dialect(qtbot, qloop):
     runtime = FakeRuntime(ProviderSettings())
     dialog = _dialog(qtbot, runtime)
-    assert dialog.selected_preset.key == "custom" and dialog.deepseek_box.isHidden()
+    assert dialog.selected_preset.key == "openai" and dialog.deepseek_box.isHidden()  # the first preset
 
     _choose(dialog, "deepseek")
     assert dialog.base_url.text() == "https://api.deepseek.com"
@@ -203,3 +203,102 @@ def test_editing_the_url_keeps_the_presets_dialect_and_offers_the_suggested_one(
     qtbot.keyClicks(dialog.base_url, "http://127.0.0.1:11434/v1")  # Ollama's URL: that preset, visibly
     assert dialog.preset.currentData() == "ollama" and dialog.dialect.currentText() == "openai"
     assert "local server" in dialog.api_key.placeholderText()
+
+
+# -- first-run copy and layout ----------------------------------------------------------------------------
+
+
+def _clipped(dialog: ProviderDialog) -> list[str]:
+    """The shown parts of the dialog that are cut off: a wrapped label shorter than its text needs, a box
+    shorter than its contents, anything that reaches past the dialog's bottom edge."""
+    from PySide6.QtWidgets import QGroupBox, QLabel, QWidget
+
+    dialog.layout().activate()
+    cut = []
+    for widget in dialog.findChildren(QWidget):
+        if not widget.isVisibleTo(dialog) or widget.window() is not dialog:
+            continue
+        bottom = widget.mapTo(dialog, widget.rect().bottomLeft()).y()
+        if bottom > dialog.height():
+            cut.append(f"{widget.objectName() or type(widget).__name__} below the edge")
+        elif isinstance(widget, QLabel) and widget.wordWrap() and widget.text():
+            if widget.height() < widget.heightForWidth(widget.width()):
+                cut.append(f"{widget.objectName() or widget.text()[:30]} cut")
+        elif isinstance(widget, QGroupBox) and widget.height() < widget.minimumSizeHint().height():
+            cut.append(f"{widget.objectName()} squeezed")
+    return cut
+
+
+def test_the_dialog_grows_for_the_deepseek_options_and_every_hint(qtbot, qloop, tmp_path):
+    openai = ProviderSettings(base_url="https://api.openai.com/v1", model="gpt-4o-mini")
+    runtime = Runtime(settings=Settings(provider=openai), host=FakeHost(), settings_path=tmp_path / "s.json")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    win.provider_action.trigger()
+    dialog = win.provider_dialog
+    qtbot.waitExposed(dialog)
+    assert dialog.deepseek_box.isHidden() and _clipped(dialog) == []
+    _choose(dialog, "deepseek")
+    assert dialog.deepseek_box.isVisible()
+    assert _clipped(dialog) == []
+    dialog.base_url.clear()
+    qtbot.keyClicks(dialog.base_url, "https://gateway.example.com/anthropic")  # a dialect suggestion appears
+    assert dialog.dialect_hint.isVisible() and _clipped(dialog) == []
+    dialog.base_url.setText("not a url")
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    assert dialog.problem.isVisible() and _clipped(dialog) == []
+
+
+def test_a_new_provider_starts_from_the_first_preset_not_custom(qtbot, qloop):
+    from desktop_app.runtime.providers.presets import PRESETS
+
+    dialog = _dialog(qtbot, FakeRuntime(ProviderSettings()))
+    first = PRESETS[0]
+    assert first.key != "custom"
+    assert dialog.selected_preset is first and dialog.preset.currentText() == first.label
+    assert (dialog.base_url.text(), dialog.dialect.currentText()) == (first.base_url, first.dialect)
+    assert dialog.model.currentText() == first.models[0]
+
+
+def test_the_key_is_said_to_go_to_the_keyring_only_when_one_works(qtbot, qloop):
+    import keyring
+    import keyring.backends.fail
+
+    from desktop_app.ui.welcome import WelcomeDialog
+
+    def texts(dialog: ProviderDialog) -> str:
+        from PySide6.QtWidgets import QLabel
+
+        return " ".join(label.text() for label in dialog.findChildren(QLabel) if label.isVisibleTo(dialog))
+
+    runtime = Runtime(settings=Settings(), host=FakeHost())
+    dialog = _dialog(qtbot, runtime)
+    assert "stored in the system keyring, never in a file" in texts(dialog)
+    keyring.set_keyring(keyring.backends.fail.Keyring())
+    for broken in (
+        ProviderDialog(Runtime(settings=Settings(), host=FakeHost())),
+        WelcomeDialog(Runtime(settings=Settings(), host=FakeHost()), mcp_config=lambda: None, detect_on_open=False),
+    ):
+        qtbot.addWidget(broken)
+        broken.show()
+        shown = texts(broken)
+        assert broken.keyring_warning.isVisible()
+        assert "keyring" not in shown.replace(broken.keyring_warning.text(), "")  # only the warning speaks of it
+        assert "never written to a file" in shown
+
+
+def test_the_welcome_screen_grows_for_the_deepseek_options(qtbot, qloop, tmp_path):
+    runtime = Runtime(settings=Settings(), host=FakeHost(), settings_path=tmp_path / "s.json")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)  # first run: the welcome screen
+    win.show()
+    welcome = win.provider_dialog
+    qtbot.waitExposed(welcome)
+    assert _clipped(welcome) == []
+    _choose(welcome, "deepseek")
+    welcome._note(welcome.detect_status, "No local model server answered (Ollama, LM Studio): choose a hosted one.")
+    assert welcome.deepseek_box.isVisible() and welcome.detect_status.isVisible()
+    assert _clipped(welcome) == []

@@ -121,11 +121,12 @@ def test_detection_leaves_a_form_the_user_already_changed(qtbot, qloop, llm_serv
     qtbot.addWidget(dialog)
     dialog.local_candidates = (Preset("loop", "Loopback", llm_server.url, "openai", local=True, needs_key=False),)
     dialog.show()
-    qtbot.keyClicks(dialog.base_url, "https://api.openai.com/v1")  # typed while the probe was under way
+    dialog.base_url.clear()
+    qtbot.keyClicks(dialog.base_url, "https://api.deepseek.com")  # typed while the probe was under way
     dialog.auto_detect()
     qtbot.waitUntil(lambda: dialog.detect_status.text().startswith("Found"), timeout=5000)
     assert "pick it under Provider" in dialog.detect_status.text()
-    assert dialog.base_url.text() == "https://api.openai.com/v1"
+    assert dialog.base_url.text() == "https://api.deepseek.com"
 
 
 def test_first_run_in_the_window_opens_the_welcome_screen(qtbot, qloop):
