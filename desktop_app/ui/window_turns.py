@@ -50,6 +50,14 @@ class WindowTurns:
         if not busy:
             self.set_status("Ready")
             self.composer.edit.setFocus()
+            from desktop_app.ui.chat.turn_actions import show_versions
+
+            show_versions(self)  # a regenerated answer's ‹ n/m › comes once it is written
+
+    def _on_transcript_loaded(self) -> None:
+        from desktop_app.ui.chat.turn_actions import show_versions
+
+        show_versions(self)
 
     def _on_stop_requested(self) -> None:
         """Esc (or Stop): stop the run; with no run, close the find bar."""
@@ -121,10 +129,10 @@ class WindowTurns:
 
         return turn_actions.edit_and_resend(self, from_end, text)
 
-    def switch_version(self, from_end: int, version: int) -> bool:
+    def switch_version(self, from_end: int, version: int, *, answer: bool = False) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.switch_version(self, from_end, version)
+        return turn_actions.switch_version(self, from_end, version, answer=answer)
 
     def delete_turn(self, from_end: int) -> bool:
         from desktop_app.ui.chat import turn_actions

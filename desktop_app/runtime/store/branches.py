@@ -1,11 +1,13 @@
-"""Versions of a conversation after an edited user message (``‹ 1/2 ›``), kept in the ``branches`` table.
+"""Versions of a conversation from a position on (``‹ 1/2 ›``), kept in the ``branches`` table.
 
-Editing the user message at position ``anchor`` and sending it again keeps what followed it as a version:
-the messages from ``anchor`` on are saved (as JSON, with their parts) and deleted, and the new prompt and
-its answer become the live version. Every anchor has versions 1…n in the order they were made; exactly one
-is ``live`` (its messages are the conversation's own, its payload empty). Switching saves the live version
-the same way and puts the chosen one's messages back. Versions of later anchors inside a version that is
-left are dropped with it (one level of branches).
+Two actions make them, the same way. Editing the user message at position ``anchor`` and sending it again
+keeps what followed it (the message too) as a version; regenerating the last answer keeps that answer (the
+messages after its prompt: ``anchor`` is the prompt's position + 1) as a version. The messages from
+``anchor`` on are saved (as JSON, with their parts and positions) and deleted, and what comes next becomes
+the live version. Every anchor has versions 1…n in the order they were made; exactly one is ``live`` (its
+messages are the conversation's own, its payload empty). Switching saves the live version the same way and
+puts the chosen one's messages back at their positions. Versions of later anchors inside a version that is
+left (an answer regenerated after an edit) are saved in its payload and come back with it.
 """
 
 from __future__ import annotations
@@ -18,31 +20,50 @@ from desktop_app.runtime.store.schema import SEARCHABLE_KINDS
 
 
 def _dump_from(store: Store, conversation_id: str, anchor: int) -> str:
+    """The messages from ``anchor`` on and the versions of later anchors, as a version's payload."""
     messages = [m for m in store.messages(conversation_id, from_position=anchor) if m.position >= anchor]
+    nested = store.connection.execute(
+        "SELECT anchor, version, live, payload, created_at FROM branches WHERE conversation_id = ? AND anchor > ?",
+        (conversation_id, anchor),
+    ).fetchall()
     return json.dumps(
-        [
-            {
-                "role": m.role,
-                "status": m.status,
-                "run_id": m.run_id,
-                "parts": [
-                    {"kind": p.kind, "text": p.text, "payload": p.payload, "tool_call_id": p.tool_call_id}
-                    for p in m.parts
-                ],
-            }
-            for m in messages
-        ],
+        {
+            "messages": [
+                {
+                    "role": m.role,
+                    "status": m.status,
+                    "run_id": m.run_id,
+                    "position": m.position,
+                    "parts": [
+                        {"kind": p.kind, "text": p.text, "payload": p.payload, "tool_call_id": p.tool_call_id}
+                        for p in m.parts
+                    ],
+                }
+                for m in messages
+            ],
+            "branches": [
+                {"anchor": a, "version": v, "live": live, "payload": payload, "created_at": created}
+                for a, v, live, payload, created in nested
+            ],
+        },
         ensure_ascii=False,
     )
 
 
 def _restore(store: Store, conversation_id: str, payload: str) -> None:
+    """Put a version's messages back at their positions (the positions from its anchor on are free), and the
+    versions of later anchors it held. A payload from before versions nested is a plain list of messages."""
+    data: Any = json.loads(payload)
+    messages, nested = (data, []) if isinstance(data, list) else (data.get("messages", []), data.get("branches", []))
     runs = {
         row[0] for row in store.connection.execute("SELECT id FROM runs WHERE conversation_id = ?", (conversation_id,))
     }
-    for message in json.loads(payload):
+    for message in messages:
         run_id = message.get("run_id") if message.get("run_id") in runs else None
         mid = store.add_message(conversation_id, message["role"], run_id=run_id, status=message["status"])
+        if isinstance(message.get("position"), int):
+            with store.transaction() as c:
+                c.execute("UPDATE messages SET position = ? WHERE id = ?", (message["position"], mid))
         for part in message.get("parts", []):
             store.add_part(
                 mid,
@@ -52,6 +73,14 @@ def _restore(store: Store, conversation_id: str, payload: str) -> None:
                 tool_call_id=part.get("tool_call_id"),
                 index=part["kind"] in SEARCHABLE_KINDS,
             )
+    with store.transaction() as c:
+        c.executemany(
+            "INSERT INTO branches (conversation_id, anchor, version, live, payload, created_at) VALUES (?,?,?,?,?,?)",
+            [
+                (conversation_id, row["anchor"], row["version"], row["live"], row["payload"], row["created_at"])
+                for row in nested
+            ],
+        )
 
 
 def versions(store: Store, conversation_id: str) -> dict[int, tuple[int, int]]:
@@ -65,7 +94,8 @@ def versions(store: Store, conversation_id: str) -> dict[int, tuple[int, int]]:
 
 
 def _leave_live(store: Store, conversation_id: str, anchor: int) -> None:
-    """Save the live version at ``anchor`` (creating version 1 for a first edit) and clear the messages."""
+    """Save the live version at ``anchor`` (creating version 1 the first time) and clear its messages and the
+    versions of later anchors (they are in the saved payload)."""
     payload = _dump_from(store, conversation_id, anchor)
     with store.transaction() as c:
         live = c.execute(
@@ -88,8 +118,9 @@ def _leave_live(store: Store, conversation_id: str, anchor: int) -> None:
 
 
 def start_version(store: Store, conversation_id: str, anchor: int) -> int:
-    """Before an edited message at ``anchor`` is sent: keep what is there as a version, make a new live
-    one (empty: the resent prompt fills it). Returns the new version's number."""
+    """Before an edited message at ``anchor`` is sent, or the answer at ``anchor`` is asked for again: keep
+    what is there as a version, make a new live one (empty: the resent prompt or the new answer fills it).
+    Returns the new version's number."""
     _leave_live(store, conversation_id, anchor)
     with store.transaction() as c:
         row = c.execute(

@@ -99,11 +99,13 @@ class _Replayer:
         from desktop_app.ui.chat.sent_with import of_message
 
         current_run: str | None = None
+        answered_by: str | None = None  # the run of the turn's last answer: its footer (none under a bare prompt)
         for message in self.transcript.messages:
             if message.role == "user" and current_run is not None:
-                self._usage(current_run)
+                self._usage(answered_by)
                 self._incomplete(self.transcript.runs.get(current_run))
             if message.role == "user":
+                answered_by = None
                 block = self.view.add_user_message(message.text_of("text"))
                 block.position = message.position
                 block.set_sent_with(of_message(message).labels)
@@ -115,9 +117,11 @@ class _Replayer:
             elif message.role == "tool":
                 self._tool_results(message.parts)
             current_run = message.run_id or current_run
+            if message.role != "user":
+                answered_by = message.run_id or answered_by
         self.view.end_segment()
         if current_run is not None:
-            self._usage(current_run)
+            self._usage(answered_by)
             self._paused(self.transcript.runs.get(current_run))
 
     def _hook_notices(self, message: StoredMessage) -> None:
@@ -202,9 +206,9 @@ class _Replayer:
             if isinstance(hooks, list) and hooks:
                 card.show_hook_notices(hooks)
 
-    def _usage(self, run_id: str) -> None:
-        rows = self.usage.get(run_id)
-        if not rows or run_id in self.footer_runs:
+    def _usage(self, run_id: str | None) -> None:
+        rows = self.usage.get(run_id) if run_id is not None else None
+        if run_id is None or not rows or run_id in self.footer_runs:
             return
         from desktop_app.runtime.events import TokenUsage  # pydantic: only once the runtime is loaded
 

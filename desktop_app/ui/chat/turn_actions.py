@@ -1,12 +1,12 @@
-"""Regenerate the last answer, Retry a failed or stopped run, delete a message pair: changes to a stored
-conversation, made in the store and then shown from it.
+"""Regenerate the last answer, Retry a failed or stopped run, delete a message pair, edit and resend, switch
+versions: changes to a stored conversation, made in the store and then shown from it.
 
-Each action deletes a range of stored messages (``Store.delete_message_range``), reloads the conversation
-from the store into the runtime and the view (``replay.reopen``), and for regenerate and retry asks the
-model again (``continue_run`` with no pending calls runs one more model turn on the history, which now ends
-with the user's message). Because the view is rebuilt from the store, what it shows is what a restart
-shows. Turns are counted from the end (``from_end`` 0 is the last user message), so a windowed transcript
-("Show earlier") and the store agree.
+Each action deletes a range of stored messages (``Store.delete_message_range``; regenerate and edit keep it
+as a version first, ``store.branches``), reloads the conversation from the store into the runtime and the
+view (``replay.reopen``), and for regenerate and retry asks the model again (``continue_run`` with no
+pending calls runs one more model turn on the history, which now ends with the user's message). Because the
+view is rebuilt from the store, what it shows is what a restart shows. Turns are counted from the end
+(``from_end`` 0 is the last user message), so a windowed transcript ("Show earlier") and the store agree.
 """
 
 from __future__ import annotations
@@ -66,10 +66,18 @@ def delete_range(window: MainWindow, from_end: int, *, keep_prompt: bool) -> str
 
 
 def regenerate(window: MainWindow) -> bool:
-    """Ask the model again for the last answer (the old one is replaced)."""
-    cid = delete_range(window, 0, keep_prompt=True)
-    if cid is None:
+    """Ask the model again for the last answer; the old one is kept as a version (``‹ 1/2 ›`` under the
+    answer, stored: it survives a restart), with its own usage footer."""
+    from desktop_app.runtime.store import branches
+
+    cid = _usable(window)
+    anchor = _anchor(window, cid, 0) if cid is not None else None
+    if cid is None or anchor is None:
         return False
+    assert window.store is not None
+    if window.store.messages(cid, from_position=anchor + 1):  # an answer to keep (else there is nothing)
+        branches.start_version(window.store, cid, anchor + 1)
+    _reload(window, cid)
     window.set_status("Regenerating…")
     window._continue_run()
     return True
@@ -128,8 +136,9 @@ def edit_and_resend(window: MainWindow, from_end: int, text: str) -> bool:
     return True
 
 
-def switch_version(window: MainWindow, from_end: int, version: int) -> bool:
-    """Show another version of the conversation from the ``from_end``-th last user message on."""
+def switch_version(window: MainWindow, from_end: int, version: int, *, answer: bool = False) -> bool:
+    """Show another version of the conversation from the ``from_end``-th last user message on (``answer``:
+    of its answer, from the message after it on: a regenerated answer)."""
     from desktop_app.runtime.store import branches
 
     cid = _usable(window)
@@ -137,7 +146,7 @@ def switch_version(window: MainWindow, from_end: int, version: int) -> bool:
     if cid is None or anchor is None:
         return False
     assert window.store is not None
-    if not branches.switch(window.store, cid, anchor, version):
+    if not branches.switch(window.store, cid, anchor + 1 if answer else anchor, version):
         return False
     _reload(window, cid)
     return True
@@ -145,8 +154,10 @@ def switch_version(window: MainWindow, from_end: int, version: int) -> bool:
 
 def show_versions(window: MainWindow) -> None:
     """Put ``‹ n/m ›`` on the user messages that have versions: by the stored position a replayed message
-    knows, or, for one sent live, by its place from the end (a windowed transcript is the store's tail)."""
+    knows, or, for one sent live, by its place from the end (a windowed transcript is the store's tail); and
+    under the answers that have versions (regenerated; not the one a run is still writing)."""
     from desktop_app.runtime.store import branches
+    from desktop_app.ui.chat import answer_versions
     from desktop_app.ui.chat.blocks import UserMessageBlock
 
     controller, store = window.controller, window.store
@@ -158,11 +169,20 @@ def show_versions(window: MainWindow) -> None:
     known = branches.versions(store, cid)
     positions = _user_positions(window, cid)
     blocks = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+    prompts: list[tuple[UserMessageBlock, int]] = []
     for block, position in zip(reversed(blocks), reversed(positions), strict=False):
         if block.position is not None:  # replayed: its own; sent live: the stored one as far from the end
             position = block.position
         live, count = known.get(position, (1, 1))
         block.set_versions(live or count, count)
+        prompts.insert(0, (block, position))
+
+    def pick(prompt: UserMessageBlock, version: int) -> None:
+        shown = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+        if prompt in shown:
+            window.switch_version(len(shown) - 1 - shown.index(prompt), version, answer=True)
+
+    answer_versions.place(window.view, prompts, known, positions, pick, skip_last=controller.busy)
 
 
 __all__ = [

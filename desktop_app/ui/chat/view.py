@@ -196,6 +196,12 @@ class ChatView(StreamSlots, QScrollArea):
         if self.isVisible() and not widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
             widget.show()  # now, not on a later turn of the event loop (Qt's default for a shown parent)
 
+    def insert_after(self, after: QWidget, widget: QWidget) -> None:
+        """Put ``widget`` right after ``after`` in the transcript (an answer's ``‹ n/m ›``: ``answer_versions``)."""
+        self._layout.insertWidget(self._layout.indexOf(after) + 1, widget)
+        if self.isVisible():
+            widget.show()
+
     def add_block(self, widget: QWidget) -> QWidget:
         """Add a widget made elsewhere (e.g. the store-failure notice) at the end of the transcript."""
         self.empty_hint.hide()
