@@ -340,6 +340,11 @@ class Store:
         if indexed:
             self.index_part(part_id)
 
+    def set_part_payload(self, part_id: int, payload: dict[str, Any]) -> None:
+        """Replace a part's payload (e.g. a reasoning part's ``duration_s`` once it ends)."""
+        with self.transaction() as c:
+            c.execute("UPDATE parts SET payload = ? WHERE id = ?", (_dump(payload), part_id))
+
     def append_text(self, part_id: int, text: str) -> None:
         with self.transaction() as c:
             c.execute("UPDATE parts SET text = text || ? WHERE id = ?", (text, part_id))

@@ -60,6 +60,7 @@ class _RunState:
     in_tools: bool = False  # its stream ended and its tool calls are being recorded
     part_id: int | None = None
     part_kind: str | None = None
+    part_started: float = 0.0  # the clock when the open part's first delta came (a reasoning part's time)
     buffer: list[str] = field(default_factory=list)
     last_flush: float = 0.0
     timer: asyncio.TimerHandle | None = None
@@ -185,6 +186,7 @@ class Recorder:
                     )
                     state.in_tools = False
                 state.part_kind = kind
+                state.part_started = self._clock()
                 state.buffer.append(text)
                 self._flush(state)  # a new part is written at once
             return
@@ -215,10 +217,14 @@ class Recorder:
         state.last_flush = self._clock()
 
     def _end_part(self, state: _RunState) -> None:
-        """Flush the open part and add it to the search index."""
+        """Flush the open part and add it to the search index; a reasoning part keeps how long it took
+        (``duration_s``: from its first delta to its end, which "Thought for 4 s" shows after a reopen)."""
         self._flush(state)
         if state.part_id is not None:
             self.store.index_part(state.part_id)
+            if state.part_kind == "reasoning":
+                seconds = round(max(0.0, self._clock() - state.part_started), 1)
+                self.store.set_part_payload(state.part_id, {"duration_s": seconds})
         state.part_id = state.part_kind = None
 
     def _end_stream(self, state: _RunState, status: str) -> None:

@@ -7,6 +7,7 @@ or dark theme; only the error accent is a fixed colour that reads on both.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -310,10 +311,19 @@ class AnswerBlock(MarkdownView):
         self.setToolTip("Stopped: this answer is partial")
 
 
-class ReasoningBlock(QFrame):
-    """The model's reasoning: fills live, collapses to a one-line summary once the answer starts."""
+def thought_for(seconds: float) -> str:
+    """'4 s', '1 min 5 s': how long the model reasoned (at least 1 s)."""
+    whole = max(1, round(seconds))
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+
+class ReasoningBlock(QFrame):
+    """The model's reasoning: fills live ("Thinking… 3 s"), collapses to "Thought for 4 s" once the answer
+    starts. The time runs from its first text to its end, on an injectable monotonic clock (a stored
+    reasoning part brings its own ``seconds``); a one-second ``QTimer`` refreshes the live count."""
+
+    def __init__(self, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self.setObjectName("reasoningBlock")
         self.setAccessibleName("Reasoning")
@@ -341,9 +351,27 @@ class ReasoningBlock(QFrame):
         self.body.setFont(font)
         self.body.setStyleSheet("QTextBrowser { background: transparent; color: palette(placeholder-text); }")
         layout.addWidget(self.body)
-        self._chars = 0
+        self._clock = clock
+        self._started: float | None = None
+        self.seconds: float | None = None
+        """How long the model reasoned, once finished (``None``: not known, e.g. stored before it was kept)."""
         self.live = True
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000)
+        self.timer.timeout.connect(self._update_title)
         self._update_title()
+
+    @classmethod
+    def stored(cls, text: str, seconds: float | None = None) -> ReasoningBlock:
+        """A finished reasoning part, collapsed: "Thought for 4 s" (just "Reasoning" when ``seconds`` is not
+        known, as for parts stored before the time was kept)."""
+        block = cls()
+        block.body.append_text(text)
+        block.live = False
+        block.seconds = seconds
+        block._update_title()
+        block.set_expanded(False)
+        return block
 
     @property
     def text(self) -> str:
@@ -354,14 +382,21 @@ class ReasoningBlock(QFrame):
         return self.toggle.isChecked()
 
     def append(self, text: str) -> None:
-        self._chars += len(text)
+        if self._started is None and self.live:
+            self._started = self._clock()
+            self.timer.start()
         self.body.append_text(text)
         self._update_title()
 
-    def finish(self, *, collapse: bool = True) -> None:
-        """The reasoning is complete: show the summary title and (by default) fold it away."""
+    def finish(self, *, collapse: bool = True, seconds: float | None = None) -> None:
+        """The reasoning is complete: show the summary title and (by default) fold it away. ``seconds``: how
+        long it took, when known from elsewhere (a stored part); else measured from the first text to now."""
         if self.live:
             self.live = False
+            self.timer.stop()
+            if seconds is None and self._started is not None:
+                seconds = self._clock() - self._started
+            self.seconds = seconds
             self._update_title()
         if collapse:
             self.set_expanded(False)
@@ -374,8 +409,12 @@ class ReasoningBlock(QFrame):
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
 
     def _update_title(self) -> None:
-        state = "Reasoning…" if self.live else "Reasoning"
-        self.toggle.setText(f"{state} ({human_count(self._chars)} chars)")
+        if self.live:
+            waited = 0.0 if self._started is None else self._clock() - self._started
+            title = f"Thinking… {int(waited)} s" if waited >= 1 else "Thinking…"
+        else:
+            title = "Reasoning" if self.seconds is None else f"Thought for {thought_for(self.seconds)}"
+        self.toggle.setText(title)
 
 
 class NoticeLine(QLabel):

@@ -136,7 +136,8 @@ class _Replayer:
         has_notice = False
         for part in message.parts:
             if part.kind == "reasoning" and part.text:
-                self.view.add_reasoning(part.text)
+                seconds = (part.payload or {}).get("duration_s")
+                self.view.add_reasoning(part.text, seconds if isinstance(seconds, int | float) else None)
             elif part.kind == "text" and part.text:
                 answer = self.view.add_answer(part.text)
             elif part.kind == "tool_call":

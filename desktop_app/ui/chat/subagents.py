@@ -111,11 +111,9 @@ class SubTranscript(QWidget):
 
         return self._add(HookNoticeLine(notice))
 
-    def add_reasoning(self, text: str) -> ReasoningBlock:
+    def add_reasoning(self, text: str, seconds: float | None = None) -> ReasoningBlock:
         self.end_segment()
-        block = ReasoningBlock()
-        block.append(text)
-        block.finish(collapse=True)
+        block = ReasoningBlock.stored(text, seconds)
         self._add(block)
         return block
 

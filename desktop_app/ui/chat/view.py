@@ -331,14 +331,12 @@ class ChatView(StreamSlots, QScrollArea):
         """The card of this tool call (made once; a call asked again reuses it)."""
         return self._card(tool_call_id, server, tool, arguments)
 
-    def add_reasoning(self, text: str) -> ReasoningBlock:
-        """A finished reasoning part, collapsed."""
+    def add_reasoning(self, text: str, seconds: float | None = None) -> ReasoningBlock:
+        """A finished reasoning part, collapsed ("Thought for ``seconds``")."""
         if self.answer is not None:
             self.end_segment()
         self.empty_hint.hide()
-        block = ReasoningBlock()
-        block.append(text)
-        block.finish(collapse=True)
+        block = ReasoningBlock.stored(text, seconds)
         self._add(block)
         return block
 

@@ -114,7 +114,7 @@ class StreamSlots:
         if self.answer is not None:  # reasoning after an answer part: a new segment
             self.end_segment()
         if self.reasoning is None:
-            self.reasoning = ReasoningBlock()
+            self.reasoning = ReasoningBlock(clock=self.clock)
             self._add(self.reasoning)
         self.reasoning.append(text)
 

@@ -19,7 +19,16 @@ def _blocks(win: MainWindow, kind: type) -> list:
     return [b for b in win.view.blocks() if isinstance(b, kind)]
 
 
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_reasoning_streams_live_then_collapses_when_the_answer_starts(qtbot, window, fake_runtime):
+    clock = window.view.clock = FakeClock()  # the reasoning's time (its timer is driven below, never waited on)
     gate = Gate()
     fake_runtime.script(
         Reasoning("The user greets me. I should greet back.", pieces=5),
@@ -33,7 +42,10 @@ def test_reasoning_streams_live_then_collapses_when_the_answer_starts(qtbot, win
     reasoning = window.view.reasoning
     assert reasoning.expanded
     assert reasoning.body.isVisibleTo(reasoning)
-    assert reasoning.toggle.text() == "Reasoning… (40 chars)"
+    assert reasoning.toggle.text() == "Thinking…"
+    clock.now += 4.0
+    reasoning.timer.timeout.emit()
+    assert reasoning.toggle.text() == "Thinking… 4 s"  # labelled by time, not by characters
     assert window.composer.button.text() == "Stop"
     assert [b.text for b in _blocks(window, UserMessageBlock)] == ["hi"]
 
@@ -41,7 +53,7 @@ def test_reasoning_streams_live_then_collapses_when_the_answer_starts(qtbot, win
     qtbot.waitUntil(lambda: not window.controller.busy)
     assert not reasoning.expanded
     assert not reasoning.body.isVisibleTo(reasoning)
-    assert reasoning.toggle.text() == "Reasoning (40 chars)"
+    assert reasoning.toggle.text() == "Thought for 4 s" and not reasoning.timer.isActive()
     qtbot.mouseClick(reasoning.toggle, Qt.MouseButton.LeftButton)  # expandable again
     assert reasoning.expanded and reasoning.body.isVisibleTo(reasoning)
 

@@ -329,3 +329,17 @@ async def test_a_prompts_context_and_text_files_are_stored_so_a_reopen_sends_the
     parts = store.messages(cid)[0].parts
     assert [(p.kind, p.text) for p in parts] == [("text", "Summarise"), ("text", "")]
     assert parts[1].payload is not None and "prompt_context" in parts[1].payload
+
+
+def test_a_reasoning_part_keeps_how_long_it_took(store: Store, clock: FakeClock) -> None:
+    recorder = Recorder(store, clock=clock, use_timer=False)
+    recorder(ev.RunStarted(**IDS, model="m", prompt="p"))
+    recorder(ev.ReasoningDelta(**IDS, text="pondering "))
+    clock.now += 3.0
+    recorder(ev.ReasoningDelta(**IDS, text="more"))
+    clock.now += 1.25
+    recorder(ev.ContentDelta(**IDS, text="Answer"))  # the reasoning ends here: 4.25 s after it began
+    recorder(ev.RunFinished(**IDS, content="Answer"))
+    [assistant] = [m for m in store.messages("c1") if m.role == "assistant"]
+    [reasoning] = [part for part in assistant.parts if part.kind == "reasoning"]
+    assert reasoning.payload == {"duration_s": 4.2}
