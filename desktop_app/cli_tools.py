@@ -6,7 +6,8 @@ sees of it (``schema``, ``named`` in the deferred index, ``search_only``, ``not_
 tokens, followed by what deferral saves. ``QUERY`` is words (each in the name or description) or
 ``tool_search``'s syntax (``select:a,b``, ``+must extra…``, a regular expression), uncapped. ``--json``
 prints one JSON object (see :meth:`Overview.to_json`).
-Exit codes: 0 listed, 1 nothing matched the query, 2 bad usage or a bad config file.
+Exit codes: 0 listed, 1 nothing matched the query, 2 bad usage (a regular expression that takes longer than
+its time bound, too) or a bad config file.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TextIO
 
 from desktop_app.paths import HOME_ENV, app_paths
 
-EXIT_OK, EXIT_NO_MATCH = 0, 1
+EXIT_OK, EXIT_NO_MATCH, EXIT_USAGE = 0, 1, 2
 
 
 def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,6 +35,7 @@ def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.assembly import assemble
     from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.runtime.host.bounded_regex import SearchTimeout
     from desktop_app.runtime.tool_overview import overview
 
     paths = app_paths(ns.home).ensure()
@@ -49,7 +51,11 @@ async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
         deferral = built.runtime.deferral
         assert deferral is not None  # assemble() always attaches one
         view = deferral.view("switchboard-tools-cli")
-        result = overview(deferral, view, ns.query)
+        try:
+            result = overview(deferral, view, ns.query)
+        except SearchTimeout as exc:
+            err.write(f"switchboard: {terminal_safe(str(exc))}\n")
+            return EXIT_USAGE
     finally:
         await built.aclose()
     if ns.json:

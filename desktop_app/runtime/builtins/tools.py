@@ -6,10 +6,13 @@ available names, and a match gives "Activated n tool(s)" with each tool's descri
 The matched names also come back as structured content (``{"promote": [...], "catalog_hash": ...}``):
 the per-conversation tool view (:mod:`desktop_app.runtime.deferral`) reads them on the one call path and
 promotes those tools, so the next request carries their schemas. The server itself keeps no state.
+A search runs in a worker thread, its regular expression bounded in time (:mod:`.bounded_regex` of the host):
+a pattern that would backtrack forever is an error result, and the event loop never waits on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Sequence
 
@@ -17,6 +20,7 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app import __version__
+from desktop_app.runtime.host.bounded_regex import SearchTimeout
 from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry
 
 SERVER_NAME = CATALOG_SERVER
@@ -76,7 +80,10 @@ def search_result(catalog: Catalog, query: str) -> mtypes.CallToolResult:
         return mtypes.CallToolResult(
             content=[mtypes.TextContent(type="text", text=block or "No deferred tools available.")]
         )
-    found = catalog.search(query)
+    try:
+        found = catalog.search(query)
+    except SearchTimeout as exc:
+        return _error(str(exc), "search_timeout")
     if not found:
         names = catalog.names()
         extra = f" No match. Available deferred tools ({len(names)} total): {available_names(names)}"
@@ -93,7 +100,8 @@ def make_tools_server(catalog: Callable[[], Catalog]) -> MCPServer:
 
     @server.tool(name=TOOL_NAME, description=DESCRIPTION, annotations=READ_ONLY)
     async def tool_search(query: str) -> mtypes.CallToolResult:
-        return search_result(catalog(), query)
+        # Off the event loop (the window's UI thread too): a regex search may take up to its time bound.
+        return await asyncio.to_thread(search_result, catalog(), query)
 
     return server
 

@@ -126,17 +126,26 @@ class Catalog:
 
     # -- search -------------------------------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int | None = MAX_SEARCH_RESULTS) -> list[CatalogEntry]:
+    def search(
+        self, query: str, *, limit: int | None = MAX_SEARCH_RESULTS, time_limit: float | None = None
+    ) -> list[CatalogEntry]:
         """The entries ``query`` finds, best first (see the module docstring); a blank query finds nothing.
 
-        ``limit`` caps the scored forms (``tool_search``: 5; the tool panel and ``switchboard tools``: none)."""
+        ``limit`` caps the scored forms (``tool_search``: 5; the tool panel and ``switchboard tools``: none).
+        The regex form matches within ``time_limit`` seconds in all (default ``SEARCH_TIME_LIMIT_S``), else
+        raises :class:`~.bounded_regex.SearchTimeout` (see :mod:`.bounded_regex`)."""
         query = query.strip()
         if not query or not self._entries:
             return []
         if query.startswith("select:"):
             wanted = {part.strip() for part in query[len("select:") :].split(",") if part.strip()}
             return [e for e in self._entries if e.name in wanted]
-        scores = self._must_scores(query) if query.startswith("+") else self._regex_scores(query)
+        if query.startswith("+"):
+            scores = self._must_scores(query)
+        else:
+            from desktop_app.runtime.host.bounded_regex import SEARCH_TIME_LIMIT_S, Deadline
+
+            scores = self._regex_scores(query, Deadline(query, time_limit or SEARCH_TIME_LIMIT_S))
         rank = lambda item: (-item[1], item[0])  # noqa: E731 - stable: ties keep catalog order
         best = sorted(scores, key=rank) if limit is None else heapq.nsmallest(limit, scores, key=rank)
         return [self._entries[index] for index, _ in best]
@@ -159,11 +168,13 @@ class Catalog:
             scores.append((index, score))
         return scores
 
-    def _regex_scores(self, query: str) -> list[tuple[int, int]]:
+    def _regex_scores(self, query: str, deadline: Deadline) -> list[tuple[int, int]]:
+        from desktop_app.runtime.host.bounded_regex import PatternError, compile_query
+
         try:
-            pattern = re.compile(query, re.IGNORECASE)
-        except re.error:
-            pattern = re.compile(re.escape(query), re.IGNORECASE)  # an invalid regex is matched as a literal
+            pattern = compile_query(query, ignore_case=True)
+        except PatternError:
+            pattern = compile_query(re.escape(query), ignore_case=True)  # an invalid regex is matched as a literal
             if query.isascii():
                 return self._substring_scores(query.lower())
         if query.isascii() and _LITERAL.fullmatch(query):
@@ -171,8 +182,8 @@ class Catalog:
         # One scan of the joined texts, unless the pattern could behave differently there, or is anchored at
         # the start (re skips straight to the start of a single text, but tries every position of a joined one).
         if _JOINABLE.search(query.replace("(?:", "")) is None and not query.startswith("^"):
-            in_names = self._names_text.candidates(query, pattern)
-            in_descriptions = self._descriptions_text.candidates(query, pattern)
+            in_names = self._names_text.candidates(query, pattern, deadline)
+            in_descriptions = self._descriptions_text.candidates(query, pattern, deadline)
             if in_names is not None and in_descriptions is not None:
                 named = set(in_names)
                 scores = [(index, 2) for index in in_names]
@@ -180,9 +191,9 @@ class Catalog:
                 return scores
         scores = []
         for index, entry in enumerate(self._entries):
-            if pattern.search(entry.name):
+            if deadline.search(pattern, entry.name):
                 scores.append((index, 2))
-            elif pattern.search(entry.description):
+            elif deadline.search(pattern, entry.description):
                 scores.append((index, 1))
         return scores
 
@@ -217,6 +228,11 @@ class Catalog:
         return self.index(limit).text
 
 
+if TYPE_CHECKING:
+    from regex import Pattern
+
+    from desktop_app.runtime.host.bounded_regex import Deadline
+
 _JOINABLE = re.compile(r"\(\?|\\[AZ]")
 """A regex with these (lookarounds, inline flags, ``\\A``/``\\Z``) could behave differently on joined
 lines: it is matched entry by entry instead."""
@@ -241,28 +257,30 @@ class _Lines:
             self._starts.append(offset)
             offset += len(text) + 1
 
-    def candidates(self, query: str, single: re.Pattern[str]) -> list[int] | None:
-        """The indices of the texts ``single`` (``query`` compiled with IGNORECASE) finds, in one scan;
-        ``None`` when a match crossed a line break (the caller then matches one by one)."""
+    def candidates(self, query: str, single: Pattern[str], deadline: Deadline) -> list[int] | None:
+        """The indices of the texts ``single`` (``query`` compiled with IGNORECASE) finds, in one scan within
+        ``deadline``; ``None`` when a match crossed a line break (the caller then matches one by one)."""
+        from desktop_app.runtime.host.bounded_regex import compile_query
+
         found: list[int] = []
         starts, texts = self._starts, self._texts
         if self._lower is not None and query.isascii() and query == query.lower():
-            text, lines = self._lower, re.compile(query, re.MULTILINE)
+            text, lines = self._lower, compile_query(query, ignore_case=False, multiline=True)
         else:
-            text, lines = self._text, re.compile(query, re.IGNORECASE | re.MULTILINE)
+            text, lines = self._text, compile_query(query, ignore_case=True, multiline=True)
         end, count, position = len(text), len(starts), 0
         while position <= end:
-            match = lines.search(text, position)
+            match = deadline.search(lines, text, position)
             if match is None:
                 break
             if "\n" in match.group():
                 return None
             line = bisect.bisect_right(starts, match.start()) - 1
             # Confirmed on the text alone: exactly the per-entry semantics.
-            if line not in self._odd_set and single.search(texts[line]):
+            if line not in self._odd_set and deadline.search(single, texts[line]):
                 found.append(line)
             position = starts[line + 1] if line + 1 < count else end + 1
-        found.extend(i for i in self._odd if single.search(texts[i]))
+        found.extend(i for i in self._odd if deadline.search(single, texts[i]))
         return found
 
 
