@@ -166,9 +166,22 @@ def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
     for title, items in sections:
         if items:
             out.write(f"{title}:\n" + "".join(f"  {item}\n" for item in items))
+    _print_environments(target, [*report.imported, *report.replaced], out)
     if not report.written:
         out.write(f"Nothing new to import; {report.target} is unchanged.\n")
     return EXIT_OK
+
+
+def _print_environments(target: Path, names: list[str], out: TextIO) -> None:
+    """Every env entry, header and secret reference each imported server will be handed when it starts."""
+    from desktop_app.runtime.host.config_edit import read_servers
+    from desktop_app.runtime.host.launch_view import environment_lines
+
+    entries = read_servers(target)
+    for name in names:
+        lines = environment_lines(name, entries.get(name, {}))
+        if lines:
+            out.write(f"{name} will start with:\n" + "".join(f"  {line}\n" for line in lines))
 
 
 async def _ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -47,16 +47,24 @@ def _places(home: Path | None) -> object:
     return Places(paths.data_dir, paths.settings_file, paths.mcp_config_file)
 
 
-def _describe(out: TextIO, bundle: object) -> None:
+def _describe(out: TextIO, bundle: object, places: object) -> None:
     from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.extensions.archive import Bundle
+    from desktop_app.runtime.extensions.install import Places, installed
+    from desktop_app.runtime.extensions.review import launch_lines, publisher_warning
     from desktop_app.runtime.extensions.signature import verify
 
-    assert isinstance(bundle, Bundle)
+    assert isinstance(bundle, Bundle) and isinstance(places, Places)
     m = bundle.manifest
     out.write(f"{terminal_safe(m.title)} {terminal_safe(m.version)} by {terminal_safe(m.author.name)}\n")
     out.write(f"  {terminal_safe(m.description)}\n")
-    out.write(f"  Server: {m.server.type} ({terminal_safe(m.server.entry_point)}); manifest {m.version_of_manifest}\n")
+    warning = publisher_warning(installed(places).get(m.name), m)
+    if warning:
+        out.write(f"  WARNING: {terminal_safe(warning)}\n")
+    command, environment = launch_lines(m, places.folder(m.name))
+    out.write(f"  Runs: {terminal_safe(command)}  ({m.server.type} server; manifest {m.version_of_manifest})\n")
+    for line in environment:  # exactly the environment it will be started with
+        out.write(f"    {terminal_safe(line)}\n")
     if m.tools:
         out.write("  Tools: " + ", ".join(terminal_safe(t.name) for t in m.tools) + "\n")
     if m.prompts:
@@ -82,8 +90,11 @@ def _ask_missing(bundle: object, places: object, credentials: object, given: dic
     from desktop_app.runtime.extensions.user_config import default_of
 
     assert isinstance(bundle, Bundle) and isinstance(places, Places) and isinstance(credentials, Credentials)
+    from desktop_app.runtime.extensions.review import same_publisher
+
     previous = installed(places).get(bundle.manifest.name)
-    kept = kept_values(places, previous, credentials) if previous is not None else {}
+    same = previous is not None and same_publisher(previous, bundle.manifest)
+    kept = kept_values(places, previous, credentials) if previous is not None and same else {}
     for key, option in bundle.manifest.user_config.items():
         if key in given or key in kept or not option.required or default_of(key, option) not in (None, "", []):
             continue
@@ -110,7 +121,7 @@ def install_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
         bundle = read_bundle(ns.file)
         check(bundle, places)
-        _describe(out, bundle)
+        _describe(out, bundle, places)
         interactive = not ns.yes and sys.stdin.isatty()
         if not ns.yes and not interactive:
             err.write("switchboard: not installed: confirm with --yes (stdin is not a terminal)\n")

@@ -47,8 +47,9 @@ def _hook_states(paths: object, plugin_id: str) -> list[str]:
 
 def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> None:
     from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.runtime.host.launch_view import command_line, environment_lines
     from desktop_app.runtime.plugins.manage import server_name
-    from desktop_app.runtime.plugins.model import Plugin
+    from desktop_app.runtime.plugins.model import Plugin, substitute_root
 
     assert isinstance(plugin, Plugin)
     out.write(
@@ -56,9 +57,12 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
     )
     if plugin.description:
         out.write(f"  {terminal_safe(plugin.description)}\n")
-    for name, entry in plugin.servers.items():
-        command = " ".join([str(entry.get("command") or entry.get("url") or ""), *map(str, entry.get("args", []))])
-        out.write(f"  MCP server {server_name(plugin.id, name)}: {terminal_safe(command)}\n")
+    for name, raw in plugin.servers.items():
+        entry = substitute_root(raw, plugin.folder)
+        full_name = server_name(plugin.id, name)
+        out.write(f"  MCP server {full_name}: {terminal_safe(command_line(entry))}\n")
+        for line in environment_lines(full_name, entry):  # every env entry and secret reference it gets
+            out.write(f"    {terminal_safe(line)}\n")
     for skill in plugin.skills:
         out.write(f"  Skill: {skill}\n")
     for prompt in plugin.prompts:

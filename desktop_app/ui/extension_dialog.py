@@ -14,6 +14,7 @@ sensitive values to the keyring, or ``reconfigure``); the dialog then emits ``in
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -109,6 +110,8 @@ class InstallExtensionDialog(QDialog):
         stored: Collection[str] = (),
         icon_bytes: bytes | None = None,
         previous_version: str | None = None,
+        folder: Path | None = None,
+        warning: str | None = None,
     ) -> None:
         super().__init__(parent)
         from desktop_app.runtime.extensions.signature import verify
@@ -175,6 +178,21 @@ class InstallExtensionDialog(QDialog):
         if self.signature.state == "invalid":
             self.signature_label.setStyleSheet("color: #c62828; font-weight: 600")
         facts.addRow("Signature:", self.signature_label)
+        from desktop_app.runtime.extensions.review import launch_lines
+
+        command, environment = launch_lines(m, folder or Path("<extensions folder>") / m.name)
+        shown = "".join(f"<br>&nbsp;&nbsp;<code>{_e(line)}</code>" for line in environment)
+        self.launch_label = QLabel(f"<code>{_e(command)}</code>{shown}")  # exactly what will run, and its env
+        self.launch_label.setObjectName("launchLabel")
+        self.launch_label.setWordWrap(True)
+        self.launch_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        facts.addRow("Runs:", self.launch_label)
+        self.warning_label = QLabel(_e(warning or ""))
+        self.warning_label.setObjectName("publisherWarning")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setStyleSheet("color: #c62828; font-weight: 600")
+        facts.addRow("Publisher:", self.warning_label)
+        facts.setRowVisible(self.warning_label, bool(warning))
         if mode == "reconfigure":  # installed already: what it needs and how it was signed were shown then
             for label in (self.compat_label, self.signature_label):
                 facts.setRowVisible(label, False)
@@ -214,6 +232,7 @@ class InstallExtensionDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         outer.addWidget(self.buttons)
         self._refused = bool(refusals)
+        self._invalid = self.signature.state == "invalid" and mode != "reconfigure"
         for widget in self.fields.values():
             for signal in ("textChanged", "valueChanged", "toggled"):
                 inner = widget.edit if isinstance(widget, _PathField) else widget
@@ -275,8 +294,10 @@ class InstallExtensionDialog(QDialog):
     def _update(self, *_args: object) -> None:
         missing = self.missing()
         refused = self._refused and self.mode != "reconfigure"
-        self.install_button.setEnabled(not refused and not missing)
-        if self._refused and self.mode != "reconfigure":
+        self.install_button.setEnabled(not refused and not missing and not self._invalid)
+        if self._invalid:
+            self.problem.setText("This bundle was changed after it was signed; it cannot be installed.")
+        elif self._refused and self.mode != "reconfigure":
             self.problem.setText("This bundle cannot be installed here (see Compatibility).")
         elif missing:
             self.problem.setText("Fill in: " + ", ".join(missing))

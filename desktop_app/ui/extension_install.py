@@ -57,12 +57,14 @@ class ExtensionInstaller(QObject):
             self.dialog = box
             return box
         from desktop_app.runtime.extensions.install import installed, kept_values, stored_secrets
+        from desktop_app.runtime.extensions.review import publisher_warning
 
         places = self.places()
         previous = installed(places).get(bundle.manifest.name)  # an update: the user's values are filled in
+        warning = publisher_warning(previous, bundle.manifest)
         current: dict[str, Any] = {}
         stored: set[str] = set()
-        if previous is not None:
+        if previous is not None and warning is None:  # another publisher's bundle inherits nothing
             current = kept_values(places, previous, self.credentials)
             stored = stored_secrets(places, previous, self.credentials) & set(bundle.manifest.user_config)
             current = {k: v for k, v in current.items() if k not in stored}
@@ -79,6 +81,8 @@ class ExtensionInstaller(QObject):
             current=current,
             stored=stored,
             previous_version=previous.version if previous is not None else None,
+            folder=places.folder(bundle.manifest.name),
+            warning=warning,
         )
         dialog.installed.connect(lambda name: self._installed(name, updated=previous is not None))
         self.dialog = dialog

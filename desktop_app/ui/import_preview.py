@@ -177,6 +177,11 @@ class ImportPreviewDialog(QDialog):
             item = QTreeWidgetItem(self.tree, [server.name, server.summary, ", ".join(server.secrets) or "—", note])
             item.setData(0, Qt.ItemDataRole.UserRole, server.name)
             item.setToolTip(1, server.summary)
+            for line in server.environment:  # every env entry and secret reference, shown before it runs
+                child = QTreeWidgetItem(item, ["", line])
+                child.setToolTip(1, line)
+                child.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            item.setExpanded(True)
             if server.problem:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable & ~Qt.ItemFlag.ItemIsEnabled)
                 item.setForeground(3, Qt.GlobalColor.red)

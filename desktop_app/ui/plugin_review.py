@@ -23,6 +23,18 @@ def _command(entry: dict[str, Any]) -> str:
     return " ".join([str(entry.get("command", "")), *map(str, entry.get("args", []))]).strip()
 
 
+def server_html(plugin: Any, name: str, raw: dict[str, Any]) -> str:
+    """One server: its command as it will run, then every env entry, header and secret reference it gets."""
+    from desktop_app.runtime.host.launch_view import command_line, environment_lines
+    from desktop_app.runtime.plugins.manage import server_name
+    from desktop_app.runtime.plugins.model import substitute_root
+
+    entry = substitute_root(raw, plugin.folder)
+    full = server_name(plugin.id, name)
+    lines = "".join(f"<br>&nbsp;&nbsp;<code>{escape(line)}</code>" for line in environment_lines(full, entry))
+    return f"{escape(full)}: <code>{escape(command_line(entry))}</code>{lines}"
+
+
 def _section(title: str, items: list[str], empty: str = "none") -> str:
     body = "".join(f"<li>{item}</li>" for item in items) if items else f"<li style='color:{MUTED}'>{empty}</li>"
     return f"<p style='margin:8px 0 2px 0'><b>{escape(title)}</b></p><ul style='margin-top:0'>{body}</ul>"
@@ -79,7 +91,6 @@ def permissions(plugin: Any) -> list[str]:
 
 def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> str:
     """The plugin's declared contributions and permissions; ``hook_states`` (reviewed hooks) once enabled."""
-    from desktop_app.runtime.plugins.manage import server_name
 
     head = f"<p><b style='font-size:13pt'>{escape(plugin.id)}</b> {escape(plugin.version)}"
     kind = {"claude": "Claude Code", "whale": "Whale"}.get(plugin.format, plugin.format)
@@ -87,10 +98,7 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
     head += f"{', by ' + escape(plugin.author) if plugin.author else ''})</span></p>"
     if plugin.description:
         head += f"<p>{escape(plugin.description)}</p>"
-    servers = [
-        f"{escape(server_name(plugin.id, name))}: <code>{escape(_command(entry))}</code>"
-        for name, entry in sorted(plugin.servers.items())
-    ]
+    servers = [server_html(plugin, name, entry) for name, entry in sorted(plugin.servers.items())]
     if hook_states:
         hooks = [
             f"{escape(item.entry.event)}: <code>{escape(item.entry.body)}</code> — "

@@ -27,6 +27,13 @@ SIGNATURE_HEADER = b"MCPB_SIG_V1"
 SIGNATURE_FOOTER = b"MCPB_SIG_END"
 MAX_UNPACKED_BYTES = 1024 * 1024 * 1024
 MAX_MEMBERS = 100_000
+MAX_BUNDLE_BYTES = 512 * 1024 * 1024
+"""A ``.mcpb`` larger than this is refused before it is read into memory."""
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""``manifest.json`` is a few KiB; a bigger one is refused (it is read into memory at every start)."""
+MAX_RATIO = 100
+"""Unpacked bytes per packed byte above which an archive (over :data:`RATIO_FLOOR`) is a zip bomb."""
+RATIO_FLOOR = 16 * 1024 * 1024
 
 
 class BundleError(SwitchboardError):
@@ -82,12 +89,16 @@ def _unsafe(name: str) -> str | None:
 
 def read_bundle(path: Path) -> Bundle:
     """Read and check ``path``: a zip with a valid ``manifest.json`` and only safe member paths."""
+    from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.extensions.manifest import parse_manifest
+    from desktop_app.runtime.files import read_regular_file
 
-    try:
-        raw = path.read_bytes()
+    try:  # a regular file only (a FIFO or /dev/zero is refused before anything is read), size-capped
+        raw = read_regular_file(path, limit=MAX_BUNDLE_BYTES)
     except FileNotFoundError:
         raise BundleError(f"{path}: no such file; check the path") from None
+    except ConfigError as exc:
+        raise BundleError(f"{path}: not a bundle file: {exc.problem}") from None
     except OSError as exc:
         raise BundleError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     archive, signature = split_signature(raw)
@@ -96,18 +107,35 @@ def read_bundle(path: Path) -> Bundle:
             infos = zf.infolist()
             check_members(path, infos)
             try:
-                manifest_bytes = zf.read("manifest.json")
+                info = zf.getinfo("manifest.json")
             except KeyError:
                 raise BundleError(f"{path}: not an MCP Bundle: there is no manifest.json at its root") from None
+            if info.file_size > MAX_MANIFEST_BYTES:
+                raise BundleError(f"{path}: manifest.json is larger than {MAX_MANIFEST_BYTES // 1024} KiB; refused")
+            with zf.open(info) as handle:
+                manifest_bytes = handle.read(MAX_MANIFEST_BYTES + 1)
     except zipfile.BadZipFile:
         raise BundleError(f"{path}: not an MCP Bundle: the file is not a zip archive") from None
     return Bundle(path, parse_manifest(manifest_bytes, path), archive, signature, raw)
 
 
+def read_manifest_file(path: Path) -> bytes:
+    """An installed bundle's ``manifest.json``: a regular file of at most :data:`MAX_MANIFEST_BYTES`."""
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.files import read_regular_file
+
+    try:
+        return read_regular_file(path, limit=MAX_MANIFEST_BYTES)
+    except ConfigError as exc:
+        raise BundleError(f"{path}: {exc.problem}") from None
+    except OSError as exc:
+        raise BundleError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+
+
 def check_members(path: Path, infos: list[zipfile.ZipInfo]) -> None:
     if len(infos) > MAX_MEMBERS:
         raise BundleError(f"{path}: the archive holds more than {MAX_MEMBERS} files; refused")
-    total = 0
+    total = packed = 0
     for info in infos:
         reason = _unsafe(info.filename)
         if reason is not None:
@@ -119,8 +147,14 @@ def check_members(path: Path, infos: list[zipfile.ZipInfo]) -> None:
                 f"{path}: refused: the archive member {info.filename!r} is a symbolic link; nothing was extracted"
             )
         total += info.file_size
+        packed += info.compress_size
     if total > MAX_UNPACKED_BYTES:
         raise BundleError(f"{path}: the archive unpacks to more than {MAX_UNPACKED_BYTES // 2**20} MiB; refused")
+    if total > RATIO_FLOOR and total > MAX_RATIO * max(packed, 1):
+        raise BundleError(
+            f"{path}: refused: the archive unpacks to {total // 2**20} MiB from {max(packed, 1) // 1024} KiB "
+            f"(more than {MAX_RATIO} times its size: a zip bomb); nothing was extracted"
+        )
 
 
 def extract(bundle: Bundle, target: Path) -> None:
@@ -156,4 +190,4 @@ def extract(bundle: Bundle, target: Path) -> None:
         raise
 
 
-__all__ = ["Bundle", "BundleError", "extract", "read_bundle", "split_signature"]
+__all__ = ["Bundle", "BundleError", "extract", "read_bundle", "read_manifest_file", "split_signature"]

@@ -4,7 +4,9 @@ A bundle named ``N`` lives in ``<data>/extensions/N`` (one folder each), is regi
 server ``N`` (through :mod:`~desktop_app.runtime.host.config_edit`, which keeps the user's formatting) with
 ``"extension": "N"``, keeps its non-sensitive values in the settings (``extensions.N``) and its sensitive
 ones in the keyring (``mcpb:N:KEY``). Installing a bundle that is already installed is an update: values
-the user set are kept, new settings take their defaults. :func:`reconfigure` sets new values for an
+the user set are kept, new settings take their defaults; but a bundle from another publisher (its ``author``)
+inherits nothing, and a value that was sensitive is never kept as a plain setting. A bundle whose signature
+is invalid (changed after signing) is never installed. :func:`reconfigure` sets new values for an
 installed bundle (a sensitive one left empty keeps its keyring entry). Uninstalling removes all four.
 Nothing is written before every check passed (manifest, member paths, compatibility, required values).
 """
@@ -19,7 +21,7 @@ from typing import Any
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.extensions import compat
-from desktop_app.runtime.extensions.archive import Bundle, BundleError, extract, read_bundle
+from desktop_app.runtime.extensions.archive import Bundle, BundleError, extract, read_bundle, read_manifest_file
 from desktop_app.runtime.extensions.launch import extensions_dir
 from desktop_app.runtime.extensions.manifest import Manifest, parse_manifest
 from desktop_app.runtime.extensions.user_config import Value, keyring_name, resolve
@@ -74,7 +76,7 @@ def installed(places: Places) -> dict[str, Manifest]:
         if folder.name.startswith(".") or not manifest_file.is_file():
             continue
         try:
-            found[folder.name] = parse_manifest(manifest_file.read_bytes(), folder)
+            found[folder.name] = parse_manifest(read_manifest_file(manifest_file), folder)
         except BundleError:
             continue
     return found
@@ -118,11 +120,24 @@ def install(
     probe: compat.RuntimeProbe | None = None,
 ) -> InstallResult:
     """Install (or update) ``bundle``; raises :class:`BundleError` (:class:`MissingValues`) before writing."""
+    from desktop_app.runtime.extensions.review import same_publisher
+    from desktop_app.runtime.extensions.signature import verify
+
     manifest = bundle.manifest
     check(bundle, places, platform=platform, probe=probe)
+    signature = verify(bundle)
+    if signature.state == "invalid":  # tampered after signing: never installed, whatever was confirmed
+        raise BundleError(f"{bundle.path}: refused: the signature is {signature.summary}; nothing was installed")
     previous = installed(places).get(manifest.name)
     kept = kept_values(places, previous, credentials) if previous is not None else {}
     kept = {k: v for k, v in kept.items() if k in manifest.user_config}
+    if previous is not None:
+        other = not same_publisher(previous, manifest)
+        was_secret = {k for k, o in previous.user_config.items() if o.sensitive}
+        # another publisher inherits nothing; a secret never moves to the settings file in plain text
+        kept = (
+            {} if other else {k: v for k, v in kept.items() if k not in was_secret or manifest.user_config[k].sensitive}
+        )
     try:
         values, absent = resolve(manifest, dict(given or {}), kept)
     except ValueError as exc:
@@ -138,9 +153,10 @@ def install(
     extract(bundle, folder)
     result = InstallResult(manifest.name, manifest.version, folder, previous.version if previous else None)
     _store_values(manifest, values, places, credentials, result)
-    if previous is not None:  # settings the new version no longer declares leave the keyring too
+    if previous is not None:  # secrets the new version no longer declares as secrets leave the keyring too
         for key, option in previous.user_config.items():
-            if option.sensitive and key not in manifest.user_config:
+            now = manifest.user_config.get(key)
+            if option.sensitive and (now is None or not now.sensitive):
                 credentials.delete(keyring_name(manifest.name, key))
     command, args, env = manifest.server.launch().for_platform(compat.current_platform())
     entry: dict[str, Any] = {"command": command, "args": args}

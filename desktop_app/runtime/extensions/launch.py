@@ -107,10 +107,14 @@ def variables_for(
     name: str, folder: Path, record: Mapping[str, Any], secret: Callable[[str], str | None]
 ) -> dict[str, str | list[str]]:
     """All variables of bundle ``name`` installed in ``folder`` with its settings ``record``."""
+    from desktop_app.runtime.extensions.archive import BundleError, read_manifest_file
     from desktop_app.runtime.extensions.manifest import parse_manifest
     from desktop_app.runtime.extensions.user_config import default_of, keyring_name
 
-    manifest = parse_manifest((folder / "manifest.json").read_bytes(), folder)
+    try:
+        manifest = parse_manifest(read_manifest_file(folder / "manifest.json"), folder)
+    except BundleError as exc:
+        raise ServerStartError(f"MCP server '{name}': {exc}") from None
     variables: dict[str, str | list[str]] = {**system_variables(), "__dirname": str(folder)}
     stored = record.get("user_config", {})
     for key, option in manifest.user_config.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -56,6 +56,15 @@ class Server(_Strict):
     type: Literal["python", "node", "binary", "uv"]
     entry_point: str
     mcp_config: McpConfig | None = None
+
+    @field_validator("entry_point")
+    @classmethod
+    def _inside_the_bundle(cls, value: str) -> str:
+        """A relative path without a ``..`` step: the entry point is a file of the bundle, never outside it."""
+        clean = value.strip().replace("\\", "/")
+        if not clean or clean.startswith("/") or re.match(r"^[A-Za-z]:", clean) or ".." in PurePosixPath(clean).parts:
+            raise ValueError(f"{value!r} is outside the bundle; it must be a relative path inside it")
+        return value
 
     def launch(self) -> McpConfig:
         """``mcp_config``, or the host's own way to run the entry point when it is left out (for ``uv`` the
@@ -191,6 +200,8 @@ def parse_manifest(data: bytes | str, source: str | Path) -> Manifest:
         raise BundleError(f"{where}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg})") from None
     except UnicodeDecodeError:
         raise BundleError(f"{where}: not UTF-8 text") from None
+    except RecursionError:
+        raise BundleError(f"{where}: nested too deeply to be a manifest") from None
     if not isinstance(document, dict):
         raise BundleError(f"{where}: must hold a JSON object")
     try:

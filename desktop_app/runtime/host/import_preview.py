@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.host.importers import CLAUDE, CURSOR, VSCODE, _problem, _read_target, read_source
+from desktop_app.runtime.host.launch_view import environment_lines
 from desktop_app.runtime.host.secrets import move_secret_args, move_secrets
 
 
@@ -73,6 +74,9 @@ class PreviewServer:
     """``mcp.json`` already has a server of this name (importing it replaces that one)."""
     problem: str | None = None
     """Why it cannot be imported (then it cannot be chosen)."""
+    environment: list[str] = field(default_factory=list)
+    """Every env entry, header and secret reference it will be handed (:mod:`.launch_view`), values of
+    secrets never shown."""
 
 
 @dataclass
@@ -124,6 +128,7 @@ def preview_import(source: Path, target: Path) -> ImportPreview:
                 secrets=[] if problem else _moved(name, entry),
                 conflict=name in existing_names,
                 problem=problem.removeprefix(f"{name}: skipped, ") if problem else None,
+                environment=environment_lines(name, entry),
             )
         )
     return ImportPreview(read_path, kind, found, notes)
