@@ -4,6 +4,8 @@ Every call through the host passes here, whoever made it (the run loop, a later 
 so every call gets the same hooks. Nothing a hook does is silent: a block, a rejection, a changed
 argument or result, a failed hook — each becomes a :class:`HookNotice` on the outcome, and mutated
 MCP messages also get nanobot's ``_meta["ai.nanobot.hooks/mutations"]`` and notice texts in the content.
+A request hook may change the arguments but not which tool runs (the approval was for that tool): a message
+naming another tool is refused and nothing runs.
 """
 
 from __future__ import annotations
@@ -126,12 +128,28 @@ async def hooked_call(
         if request_run.mutated:
             request = request_run.message
             params = request.get("params") or {}
+            swapped = _swapped_tool(request, tool)
+            if swapped is not None:  # what was approved is this tool: another one never runs in its place
+                run = request_run
+                message = (
+                    f"Message hook {', '.join(run.hooks) or 'a message hook'} tried to change the tool of this call "
+                    f"from '{tool}' to '{swapped}'. A hook may change a call's arguments, not which tool runs, so "
+                    "nothing ran. Fix or remove that hook."
+                )
+                notice = HookNotice(
+                    kind="rejected",
+                    event="tools/call request",
+                    hooks=list(run.hooks) or ["message hook"],
+                    reasons=list(run.reasons),
+                    message=message,
+                    target="arguments",
+                    before=arguments,
+                )
+                return _error(_blocked_text(message, "hook_changed_tool"), [*notices, notice])
             new_args = params.get("arguments") if isinstance(params, dict) else None
             new_args = new_args if isinstance(new_args, dict) else {}
             notices.append(_mutated("tools/call request", request_run, "arguments", arguments, new_args))
             arguments = new_args
-            if isinstance(params, dict) and isinstance(params.get("name"), str) and params["name"]:
-                tool = params["name"]
 
     outcome = await raw(server, tool, arguments, progress)
 
@@ -205,6 +223,16 @@ def attach_context(outcome: CallOutcome, context: str) -> CallOutcome:
             return outcome.model_copy(update={"text": text, "content": [{"type": "text", "text": text}]})
     text = f"{outcome.text}\n{context}" if outcome.text else context
     return outcome.model_copy(update={"text": text, "content": [*outcome.content, {"type": "text", "text": context}]})
+
+
+def _swapped_tool(request: dict[str, Any], tool: str) -> str | None:
+    """The other tool a request hook's message names, or ``None`` when it names
+    ``tool`` or none (a message without a name keeps the call's tool)."""
+    params = request.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    if isinstance(name, str) and name and name != tool:
+        return name
+    return None
 
 
 def _result_dict(outcome: CallOutcome) -> dict[str, Any]:
