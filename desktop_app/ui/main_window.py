@@ -85,9 +85,9 @@ class MainWindow(
         self.store_warning: QLabel | None = None  # shown once a write to the store failed (``StoreFailed``)
         self._build_conversations()
 
-        self.status = QLabel("Starting…")
-        self.status.setObjectName("statusText")
-        self.statusBar().addWidget(self.status, 1)
+        from desktop_app.ui.status_text import install_status_text
+
+        self.status: QLabel = install_status_text(self.statusBar(), "Starting…")  # elided, messages too
         self.model_label = QLabel("")
         self.model_label.setObjectName("modelLabel")
         self.statusBar().addPermanentWidget(self.model_label)
