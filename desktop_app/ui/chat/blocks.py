@@ -31,6 +31,10 @@ from desktop_app.ui.chat.markdown_view import AutoHeightText, MarkdownView
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
 
+EDIT_MIN_EMS = 30  # a message's text wraps at this many ems; the inline edit's box is this wide (if it fits)
+EDIT_MIN_LINES = 3
+EDIT_MAX_LINES = 10
+
 
 class UserMessageBlock(QWidget):
     """What the user sent: a "You" label over a tinted, rounded bubble, set to the right of the column;
@@ -71,7 +75,7 @@ class UserMessageBlock(QWidget):
         # width (up to most of the column), and let long messages wrap at that
         metrics = self.label.fontMetrics()
         widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
-        self.label.setMinimumWidth(min(widest + 4, 36 * max(1, QFontInfo(self.label.font()).pixelSize())))
+        self.label.setMinimumWidth(min(widest + 4, EDIT_MIN_EMS * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
         self.sent_with = QLabel("")
         self.sent_with.setObjectName("userMessageContext")
@@ -85,7 +89,8 @@ class UserMessageBlock(QWidget):
         self.editor = QPlainTextEdit()
         self.editor.setObjectName("editMessageText")
         self.editor.setAccessibleName("Edit your message")
-        self.editor.setFixedHeight(self.editor.fontMetrics().lineSpacing() * 4 + 12)
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.editor.textChanged.connect(self._fit_editor)
         self.editor.hide()
         layout.addWidget(self.editor)
         self.edit_row = QWidget()
@@ -161,16 +166,33 @@ class UserMessageBlock(QWidget):
         self.next_version_button.setEnabled(version < count)
 
     def start_edit(self) -> None:
+        """Edit in place: a text box as wide as most of the column (not the message's own width), as tall as
+        its text (up to ``EDIT_MAX_LINES``), Cancel and Send under it; the caption waits until it closes."""
+        em = max(1, QFontInfo(self.font()).pixelSize())
+        room = self.width() - self.layout().contentsMargins().left() - 28  # the bubble's own margins
+        self.editor.setMinimumWidth(min(EDIT_MIN_EMS * em, room))
         self.editor.setPlainText(self.label.text())
         self.label.hide()
+        self.sent_with.hide()
         self.editor.show()
         self.edit_row.show()
+        self._fit_editor()
         self.editor.setFocus()
 
     def cancel_edit(self) -> None:
         self.editor.hide()
         self.edit_row.hide()
         self.label.show()
+        self.sent_with.setVisible(bool(self.sent_with.text()))
+
+    def _fit_editor(self) -> None:
+        document = self.editor.document()
+        document.setTextWidth(self.editor.viewport().width())
+        lines = sum(document.findBlockByNumber(i).layout().lineCount() or 1 for i in range(document.blockCount()))
+        lines = max(EDIT_MIN_LINES, min(EDIT_MAX_LINES, lines))
+        margins = self.editor.contentsMargins()
+        height = lines * self.editor.fontMetrics().lineSpacing() + 2 * int(document.documentMargin())
+        self.editor.setFixedHeight(height + margins.top() + margins.bottom() + 2)
 
     def _on_edit_send(self) -> None:
         text = self.editor.toPlainText().strip()

@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, QTimer, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QFontInfo, QGuiApplication, QIcon, QImage, QKeyEvent, QPixmap
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QIcon, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -125,10 +124,9 @@ class Composer(QWidget):
         centred.addWidget(self.field, 1)
         centred.addStretch(0)
         outer.addLayout(centred)
-        from desktop_app.ui.chat.view import COLUMN_EMS
+        from desktop_app.ui.chat.view import reading_width
 
-        em = QFontInfo(QApplication.font()).pixelSize() or 13
-        self.field.setMaximumWidth(COLUMN_EMS * em + 24)
+        self.field.setMaximumWidth(reading_width() + 24)
         inner = QVBoxLayout(self.field)
         inner.setContentsMargins(10, 6, 8, 6)
         inner.setSpacing(4)

@@ -18,11 +18,12 @@ controller's stream live in ``view_stream.StreamSlots``, mixed in.
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QFontInfo
+from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -52,7 +53,18 @@ if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
     from desktop_app.ui.chat.replay import Transcript
 
-COLUMN_EMS = 46  # the reading column's maximum width, in ems of the application font
+MEASURE_CHARS = 80  # the reading column's widest, in characters of prose (a 70–80 character line)
+_SAMPLE = "The failure is a torn write: the file is truncated first and filled later, so a crash leaves it empty."
+
+
+def reading_width(font: QFont | None = None) -> int:
+    """The reading column's widest, in pixels: ``MEASURE_CHARS`` characters of ordinary prose in ``font`` (the
+    application's), so it follows the font size; a narrower window narrows the column with it."""
+    metrics = QFontMetricsF(font or QApplication.font())
+    per_char = metrics.horizontalAdvance(_SAMPLE) / len(_SAMPLE)
+    return math.ceil(MEASURE_CHARS * per_char) + 8  # the text's own margins
+
+
 STICK_MARGIN_PX = 24
 
 
@@ -128,8 +140,7 @@ class ChatView(StreamSlots, QScrollArea):
     # -- building ----------------------------------------------------------------------------------------
 
     def _fit_column(self) -> None:
-        em = QFontInfo(QApplication.font()).pixelSize() or 13
-        self.column.setMaximumWidth(COLUMN_EMS * em)
+        self.column.setMaximumWidth(reading_width())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -4,13 +4,12 @@ scheme followed unless the settings name a theme; the reading column and the tur
 from __future__ import annotations
 
 import pytest
-from PySide6.QtGui import QFontInfo
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.settings import AppearanceSettings
 from desktop_app.ui import appearance, theme
 from desktop_app.ui.chat.qt_markdown import is_dark
-from desktop_app.ui.chat.view import COLUMN_EMS, ChatView
+from desktop_app.ui.chat.view import ChatView, reading_width
 
 
 @pytest.fixture
@@ -73,8 +72,7 @@ def test_settings_that_keep_the_theme_do_not_set_the_stylesheet_again(qapp, rest
 def test_reading_column_and_turn_labels(qtbot):
     view = ChatView()
     qtbot.addWidget(view)
-    em = QFontInfo(QApplication.font()).pixelSize()
-    assert view.column.maximumWidth() == COLUMN_EMS * em
+    assert view.column.maximumWidth() == reading_width()  # a line of prose (test_chat_layout measures it)
     view.add_user_message("hello")
     view.add_answer("Hi **there**")
     names = [w.objectName() for w in view.blocks() if not w.isHidden()]
