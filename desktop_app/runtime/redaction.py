@@ -176,6 +176,8 @@ def redact_event(event: E) -> E:
             cleaned: Any = redact(value) if full and name in _ERROR_FIELDS else redact_known(value)
         elif isinstance(value, dict | list):  # tool arguments, structured results, a server log's data
             cleaned = _clean(value, full=full and name == "data")
+        elif _is_model(value):  # a nested model: RetryScheduled.retry, ToolResult.hooks' notices, …
+            cleaned = _clean(value, full=full)
         else:
             continue
         if cleaned != value:
@@ -190,7 +192,16 @@ def _clean(value: Any, *, full: bool) -> Any:
         return {key: _clean(item, full=full) for key, item in value.items()}
     if isinstance(value, list):
         return [_clean(item, full=full) for item in value]
+    if _is_model(value):
+        updates = {name: _clean(item, full=full) for name, item in value}
+        changed = {name: item for name, item in updates.items() if item != getattr(value, name)}
+        return value.model_copy(update=changed) if changed else value
     return value
+
+
+def _is_model(value: Any) -> bool:
+    """Whether ``value`` is a pydantic model (pydantic is not imported here, see the imports)."""
+    return hasattr(type(value), "model_fields") and hasattr(value, "model_copy")
 
 
 __all__ = ["MASK", "forget_all", "redact", "redact_event", "redact_known", "redact_shapes", "remember"]

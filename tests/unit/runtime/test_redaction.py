@@ -132,3 +132,22 @@ def test_nested_event_data_is_redacted_too() -> None:
     assert redact_event(call).arguments == {"k": [MASK]}
     log = ev.ServerLog(server="s", level="error", data={"message": "auth failed", "token": "Bearer abcdefgh1234"})
     assert redact_event(log).data == {"message": "auth failed", "token": f"Bearer {MASK}"}
+
+
+def test_secrets_inside_nested_models_are_redacted() -> None:
+    remember(PLAIN)
+    info = ev.RetryInfo(
+        attempt=1, max_attempts=3, delay_s=1.0, stage="request", reason="429", message=f"quota of key {PLAIN}"
+    )
+    retry = redact_event(ev.RetryScheduled(conversation_id="c", run_id="r", retry=info))
+    assert retry.retry.message == f"quota of key {MASK}" and retry.retry.attempt == 1
+    from desktop_app.runtime.hooks.notices import HookNotice
+
+    notice = HookNotice(kind="mutated", event="PreToolUse", message=f"saw {PLAIN}", before={"k": PLAIN}, after=PLAIN)
+    result = ev.ToolResult(
+        conversation_id="c", run_id="r", tool_call_id="t", server="s", tool="x", text="ok", hooks=[notice]
+    )
+    [cleaned] = redact_event(result).hooks
+    assert (cleaned.message, cleaned.before, cleaned.after) == (f"saw {MASK}", {"k": MASK}, MASK)
+    untouched = ev.RetryScheduled(conversation_id="c", run_id="r", retry=info.model_copy(update={"message": "x"}))
+    assert redact_event(untouched) is untouched  # nothing to mask: the same object
