@@ -109,7 +109,7 @@ class HookRunner:
 
     def _entries(self) -> list[HookEntry]:
         found = self.hooks()
-        entries = [lifecycle_entry(hook) for hook in found.lifecycle]
+        entries = [lifecycle_entry(hook, self.cwd) for hook in found.lifecycle]
         for mapping in found.mappings:
             entries.extend(message_entry(mapping, i, target) for i, target in enumerate(mapping.targets))
         return entries
@@ -147,7 +147,7 @@ class HookRunner:
         return [
             hook
             for hook in self.hooks().lifecycle
-            if hook.event == event and hook.matches(tool_name) and self.trust.active(lifecycle_entry(hook))
+            if hook.event == event and hook.matches(tool_name) and self.trust.active(lifecycle_entry(hook, self.cwd))
         ]
 
     async def run(self, event: str, payload: HookPayload) -> HookReport:

@@ -2,7 +2,10 @@
 
 Hooks from the user's own settings and mcp.json are trusted. Hooks from a project folder, a plugin or an
 imported file start **untrusted** and never run until the user trusts them; trust records the hook's
-content hash, so editing the hook makes it **modified** and inactive again. Any hook can be disabled.
+content hash, so editing the hook makes it **modified** and inactive again. A command hook's hash also covers
+the files its command names (each word that is an existing file, relative to the hook's working folder, with
+symlinks resolved: the real path and the file's SHA-256), so editing the script it runs, retargeting a
+symlink or a plugin update that replaces the script makes it **modified** too. Any hook can be disabled.
 
 File shape (Whale's): ``{"hooks": {"<key>": {"trusted_hash": "…", "enabled": true}}}``.
 """
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -41,13 +46,113 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def lifecycle_entry(hook: LifecycleHook) -> HookEntry:
+MAX_HASHED_BYTES = 64 * 1024 * 1024
+"""A file a hook runs is hashed up to this size; beyond it, its size and modification time stand in."""
+
+
+def _file_digest(path: Path) -> str:
+    """``sha256:<hex>`` of a regular file (never opening a FIFO or a device), or why it has none."""
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.files import open_regular
+
+    try:
+        fd = open_regular(path)
+    except (OSError, ConfigError) as exc:
+        return f"unreadable:{type(exc).__name__}"
+    digest = hashlib.sha256()
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_HASHED_BYTES:
+            return f"large:{size}:{os.fstat(handle.fileno()).st_mtime_ns}"
+        while chunk := handle.read(1024 * 1024):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+INTERPRETERS = frozenset(
+    {"sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "node", "deno", "bun", "ruby", "perl", "php"}
+    | {"pwsh", "powershell", "lua", "Rscript", "osascript", "source", "."}
+)
+"""Programs whose first non-option argument is the script they run."""
+_SEPARATORS = frozenset({";", "&", "&&", "|", "||", "(", ")", "\n"})
+
+
+def _segments(command: str) -> list[list[str]]:
+    """The simple commands of a shell command line (split at ``;``, ``&&``, ``|`` …), redirections dropped."""
+    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        tokens = command.split()
+    segments: list[list[str]] = [[]]
+    skip = False
+    for token in tokens:
+        if token in _SEPARATORS or set(token) <= set(";&|()"):
+            segments.append([])
+        elif set(token) <= set("<>"):
+            skip = True  # the next word is a redirection target, not something that runs
+        elif skip:
+            skip = False
+        else:
+            segments[-1].append(token)
+    return [segment for segment in segments if segment]
+
+
+def _runs(segment: list[str]) -> list[str]:
+    """The words of one simple command that name what runs: the program, and an interpreter's script."""
+    words = [w for w in segment if not (w[:1].isalpha() and "=" in w.split("/")[0])]  # drop NAME=value
+    while words and Path(words[0]).name in ("env", "exec", "nohup", "command", "time"):
+        words = words[1:]
+    if not words:
+        return []
+    found = [words[0]]
+    if Path(words[0]).name.rstrip("0123456789.") in INTERPRETERS or Path(words[0]).name in INTERPRETERS:
+        rest = words[1:]
+        while rest and rest[0].startswith("-"):
+            if rest[0] in ("-c", "-e", "-m", "--eval", "-Command"):
+                return found  # inline code: the text is in the definition already
+            rest = rest[1:]
+        if rest:
+            found.append(rest[0])
+    return found
+
+
+def executed_files(command: str, cwd: Path | None) -> dict[str, str]:
+    """The files a command runs (its programs given as paths, and the scripts interpreters run), relative to
+    ``cwd`` unless absolute, by their real path (symlinks resolved), with their digests."""
+    found: dict[str, str] = {}
+    for segment in _segments(command):
+        for word in _runs(segment):
+            candidate = Path(os.path.expanduser(word))
+            if not candidate.is_absolute():
+                if cwd is None or ("/" not in word and os.sep not in word and not (cwd / word).is_file()):
+                    continue
+                candidate = cwd / candidate
+            try:
+                if not candidate.exists() or candidate.is_dir():
+                    continue
+                real = candidate.resolve(strict=True)
+            except (OSError, RuntimeError):
+                continue
+            found[f"{word} -> {real}"] = _file_digest(real)
+    return found
+
+
+def lifecycle_entry(hook: LifecycleHook, cwd: Path | None = None) -> HookEntry:
+    """The hook as trust sees it; ``cwd`` is the folder its command runs in (the runner's), for the files it
+    names."""
     definition = hook.definition
     source = hook.source
     path = str(source.path or "")
     key = _digest(hook.event, definition.type, source.kind, path, definition.match or "", str(hook.ordinal))[:16]
+    files: dict[str, str] = {}
+    if definition.type == "command" and definition.command:
+        workdir = (cwd or Path.cwd()) / definition.cwd if definition.cwd else cwd
+        files = executed_files(definition.command, workdir)
     content = json.dumps(
-        {"event": hook.event, "source": [source.kind, path], "hook": definition.model_dump(mode="json")},
+        {"event": hook.event, "source": [source.kind, path], "hook": definition.model_dump(mode="json")}
+        | ({"files": files} if files else {}),
         sort_keys=True,
     )
     return HookEntry(
