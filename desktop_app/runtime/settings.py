@@ -90,10 +90,16 @@ class ProviderSettings(BaseModel):
         None, title="API key variable", description="Read the API key from this environment variable"
     )
     thinking: bool | None = Field(
-        None, title="Thinking", description="DeepSeek/Anthropic: thinking on/off (None: the model's default)"
+        None,
+        title="Thinking",
+        description="DeepSeek/Anthropic: thinking on, off, or as the model does by default",
+        json_schema_extra={"none": "Model default"},
     )
     reasoning_effort: str | None = Field(
-        None, title="Reasoning effort", description="DeepSeek: reasoning effort when thinking is on"
+        None,
+        title="Reasoning effort",
+        description="DeepSeek: reasoning effort when thinking is on",
+        json_schema_extra={"none": "Model default"},
     )
     stall_timeout_s: float = Field(
         90.0, gt=0, title="Stall timeout (s)", description="Give up on a stream silent for this long"
@@ -101,7 +107,8 @@ class ProviderSettings(BaseModel):
     supports_images: bool | None = Field(
         None,
         title="Reads images",
-        description="Whether the model reads images (None: inferred from the model name and dialect)",
+        description="Whether the model reads images (when not set: inferred from the model name and dialect)",
+        json_schema_extra={"none": "From the model name"},
     )
 
     @property
@@ -176,6 +183,7 @@ class HttpHostSettings(BaseModel):
         le=65535,
         title="Port",
         description="On 127.0.0.1 only; 0 picks a free port at each start (a fixed port keeps clients' configs valid)",
+        json_schema_extra={"zero": "Any free port"},
     )
     expose: list[str] = Field(
         default_factory=list,
@@ -223,6 +231,7 @@ class Settings(BaseModel):
         ge=0,
         title="Tool result size sent to the model",
         description="Longer tool results reach the model as their head and tail (characters; 0: always whole)",
+        json_schema_extra={"zero": "Always whole"},
     )
     compact_threshold_percent: int = Field(
         80,
@@ -255,14 +264,16 @@ class Settings(BaseModel):
     max_attachment_text_bytes: int = Field(
         200 * 1024,
         ge=1024,
-        title="Longest attached text (bytes)",
+        title="Longest attached text",
         description="Text files longer than this are truncated (with a marker) when attached",
+        json_schema_extra={"unit": "bytes"},
     )
     max_attachment_image_bytes: int = Field(
         5 * 1024 * 1024,
         ge=1024,
-        title="Largest attached image (bytes)",
+        title="Largest attached image",
         description="Images larger than this are refused when attached",
+        json_schema_extra={"unit": "bytes"},
     )
     context_datetime: bool = Field(
         True, title="Send the date and time", description="Send the date, time and time zone with each prompt"

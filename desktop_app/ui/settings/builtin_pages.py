@@ -64,7 +64,8 @@ register_page(
         key="providers",
         title="Providers",
         order=20,
-        description="The model endpoints Switchboard talks to. API keys live in the system keyring, never in a file.",
+        description="The model endpoints Switchboard talks to. API keys are never written to a file: they go to the "
+        "system keyring (without one, they are kept for this session only).",
         extra=_providers,
     )
 )

@@ -4,15 +4,20 @@ and default. No form is written by hand per field.
 Field → editor:
 
 * ``bool`` → check box; ``bool | None`` → "Automatic / On / Off" combo box;
-* ``int`` / ``float`` → spin box with the field's ``ge``/``gt``/``le``/``lt`` bounds;
+* ``int`` / ``float`` → spin box with the field's ``ge``/``gt``/``le``/``lt`` bounds; ``{"unit": "bytes"}``: a
+  size with its unit (``units.ByteSizeEdit``: 5242880 shows as 5 MB); ``{"zero": text}``: what 0 means, shown
+  instead of 0;
 * ``Literal[...]`` → combo box (``json_schema_extra={"labels": {value: text}}`` names the choices);
 * ``str`` / ``str | None`` → line edit (``{"multiline": True}``: a text box; ``{"secret": True}``: masked;
   ``{"widget": "keysequence"}``: a key-sequence recorder); an empty ``str | None`` is ``None``;
 * ``list[str]`` → a text box with one item per line.
 
-Each row shows the title (the field name made readable when there is none), the editor, and a muted line
-with the description and the default. :meth:`ModelForm.values` returns the edited values as a dict for
-``model_validate``; :meth:`ModelForm.show_errors` puts validation messages under their fields.
+``{"none": text}`` says in words what ``None`` means for an optional field (the tri-state combo's first choice,
+an empty line edit's placeholder), e.g. "Model default". Each row shows the title (the field name made readable
+when there is none), the editor, and a muted line with the description and the default, in the units the editor
+shows. :func:`align_labels` gives the forms of one page one label column. :meth:`ModelForm.values` returns the
+edited values as a dict for ``model_validate``; :meth:`ModelForm.show_errors` puts validation messages under their
+fields.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.settings.units import ByteSizeEdit, human_bytes
 
 MUTED_STYLE = "QLabel { color: palette(placeholder-text); }"
 ERROR_STYLE = f"QLabel {{ color: {ERROR_COLOR}; }}"
@@ -103,10 +109,15 @@ def default_text(info: FieldInfo) -> str:
     if info.default_factory is not None:
         return ""
     value = info.default
+    extra = _extra(info)
     if value is None or value == "":
         return ""
     if isinstance(value, bool):
         return "on" if value else "off"
+    if isinstance(value, int) and value == 0 and extra.get("zero"):
+        return str(extra["zero"])
+    if isinstance(value, int) and extra.get("unit") == "bytes":
+        return human_bytes(value)
     if isinstance(value, str):
         labels = _extra(info).get("labels", {})
         return labels.get(value, value)
@@ -127,11 +138,14 @@ class FieldEditor:
             self.kind = "tristate"
             combo = QComboBox()
             for text, value in TRI_STATE:
-                combo.addItem(text, value)
+                combo.addItem(extra.get("none", text) if value is None else text, value)
             widget = combo
         elif annotation is bool:
             self.kind = "bool"
             widget = QCheckBox(title)
+        elif annotation is int and extra.get("unit") == "bytes":
+            self.kind = "bytes"
+            widget = ByteSizeEdit()
         elif annotation in (int, float):
             self.kind = "int" if annotation is int else "float"
             low, high, exclusive = _bounds(info)
@@ -139,8 +153,8 @@ class FieldEditor:
             if annotation is int:
                 spin = QSpinBox()
                 spin.setRange(int(low) + int(exclusive) if low is not None else -INT_MAX, int(high or INT_MAX))
-                if low == 0 and isinstance(info.default, int) and info.default == 0:
-                    spin.setSpecialValueText("System default")
+                if extra.get("zero") and low == 0:
+                    spin.setSpecialValueText(str(extra["zero"]))  # what 0 means, in words
             else:
                 spin = QDoubleSpinBox()
                 spin.setDecimals(1)
@@ -175,7 +189,7 @@ class FieldEditor:
             if extra.get("secret"):
                 edit.setEchoMode(QLineEdit.EchoMode.Password)
             if self.optional:
-                edit.setPlaceholderText("not set")
+                edit.setPlaceholderText(extra.get("none", "not set"))
             widget = edit
         widget.setObjectName(object_name)
         widget.setAccessibleName(title)
@@ -190,7 +204,7 @@ class FieldEditor:
             return w.isChecked()
         if isinstance(w, QComboBox):
             return w.currentData()
-        if isinstance(w, QSpinBox | QDoubleSpinBox):
+        if isinstance(w, QSpinBox | QDoubleSpinBox | ByteSizeEdit):
             return w.value()
         if isinstance(w, QKeySequenceEdit):
             return w.keySequence().toString(QKeySequence.SequenceFormat.PortableText)
@@ -212,6 +226,8 @@ class FieldEditor:
             w.setValue(int(value))
         elif isinstance(w, QDoubleSpinBox):
             w.setValue(float(value))
+        elif isinstance(w, ByteSizeEdit):
+            w.set_value(int(value))
         elif isinstance(w, QKeySequenceEdit):
             w.setKeySequence(QKeySequence(str(value or ""), QKeySequence.SequenceFormat.PortableText))
         elif isinstance(w, QPlainTextEdit):
@@ -227,6 +243,8 @@ class FieldEditor:
             w.currentIndexChanged.connect(callback)
         elif isinstance(w, QSpinBox | QDoubleSpinBox):
             w.valueChanged.connect(callback)
+        elif isinstance(w, ByteSizeEdit):
+            w.changed.connect(callback)
         elif isinstance(w, QKeySequenceEdit):
             w.keySequenceChanged.connect(callback)
         elif isinstance(w, QPlainTextEdit | QLineEdit):
@@ -262,6 +280,7 @@ class ModelForm(QWidget):
             names = list(fields)
         self.editors: dict[str, FieldEditor] = {}
         self.errors: dict[str, QLabel] = {}
+        self.labels: list[QLabel] = []  # the label column (a check box row's is empty), for ``align_labels``
         layout = QFormLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setVerticalSpacing(4)
@@ -293,12 +312,11 @@ class ModelForm(QWidget):
             error.hide()
             column.addWidget(error)
             self.errors[name] = error
-            if editor.kind == "bool":
-                layout.addRow("", cell)
-            else:
-                label = QLabel(field_title(name, info) + ":")
+            label = QLabel("" if editor.kind == "bool" else field_title(name, info) + ":")
+            if editor.kind != "bool":
                 label.setBuddy(editor.widget)
-                layout.addRow(label, cell)
+            self.labels.append(label)
+            layout.addRow(label, cell)
 
     @staticmethod
     def _note(info: FieldInfo) -> str:
@@ -321,4 +339,24 @@ class ModelForm(QWidget):
             label.setVisible(name in errors)
 
 
-__all__ = ["FieldEditor", "ModelForm", "camel", "field_title", "is_editable"]
+def align_labels(forms: Sequence[QWidget]) -> int:
+    """One label column for the forms of a page (each form would size its own): every label of the
+    ``ModelForm``s in ``forms`` (and inside them) as wide as the widest; returns that width."""
+    found: list[ModelForm] = []
+    for widget in forms:
+        found.extend([widget] if isinstance(widget, ModelForm) else [])
+        found.extend(widget.findChildren(ModelForm))
+    rows = [layout for form in found if isinstance(layout := form.layout(), QFormLayout)]
+    labels: list[QWidget] = []
+    for layout in rows:
+        for row in range(layout.rowCount()):
+            item = layout.itemAt(row, QFormLayout.ItemRole.LabelRole)
+            if item is not None and item.widget() is not None:
+                labels.append(item.widget())
+    width = max((label.sizeHint().width() for label in labels), default=0)
+    for label in labels:
+        label.setMinimumWidth(width)
+    return width
+
+
+__all__ = ["FieldEditor", "ModelForm", "align_labels", "camel", "field_title", "is_editable"]

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.settings import Settings, load_settings
-from desktop_app.ui.settings.form import ERROR_STYLE, MUTED_STYLE, ModelForm, camel
+from desktop_app.ui.settings.form import ERROR_STYLE, MUTED_STYLE, ModelForm, align_labels, camel
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, registered_pages
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,7 @@ class PageView(QScrollArea):
         self.extra: PageExtra | None = page.extra(context) if page.extra is not None else None
         if self.extra is not None:
             layout.addWidget(self.extra)
+        align_labels([body])  # the page's fields line up, section after section
         layout.addStretch(1)
         self.setWidget(body)
 

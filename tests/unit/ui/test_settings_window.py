@@ -231,3 +231,49 @@ def test_model_form_reads_types_and_bounds_from_the_fields(qtbot):
     assert form.values() == {"enabled": True, "mode": "manual"}
     form.show_errors({"mode": "bad"})
     assert form.errors["mode"].text() == "bad" and not form.errors["mode"].isHidden()
+
+
+def test_settings_speak_in_units_and_words_and_line_their_fields_up(qtbot, qloop, switchboard_home):
+    from desktop_app.ui.settings.form import ModelForm as Form
+    from desktop_app.ui.settings.units import ByteSizeEdit
+
+    path = switchboard_home / "settings.json"
+    runtime = _runtime(path)
+    win = _window(qtbot, runtime)
+    window = win.open_settings_window("general")
+    general = window.pages["general"]
+    image = general.findChild(ByteSizeEdit, "settingsMaxAttachmentImageBytes")
+    assert image.text() == "5 MB"  # not 5242880
+    hint = general.findChild(QLabel, "settingsMaxAttachmentImageBytesHint")
+    assert "Default: 5\u00a0MB." in hint.text() and "5242880" not in hint.text()
+    text = general.findChild(ByteSizeEdit, "settingsMaxAttachmentTextBytes")
+    assert text.text() == "200 KB"
+    image.number.setValue(2)  # 2 MB
+    text.unit.setCurrentIndex(text.unit.findText("MB"))
+    text.number.setValue(1.5)
+    assert window.save() is True
+    saved = load_settings(path)
+    assert (saved.max_attachment_image_bytes, saved.max_attachment_text_bytes) == (2 * 1024**2, 1536 * 1024)
+
+    providers = window.show_page("providers")
+    thinking = providers.findChild(QComboBox, "providerThinking")
+    assert thinking.currentText() == "Model default"
+    assert providers.findChild(QLineEdit, "providerReasoningEffort").placeholderText() == "Model default"
+    shown = " ".join(label.text() for label in providers.findChildren(QLabel))
+    assert "None:" not in shown and "(None" not in shown
+
+    port = window.show_page("http_host").findChild(QSpinBox, "settingsHttpHostPort")
+    assert port.value() == 0 and port.text() == "Any free port"  # not "System default"
+
+    for key in ("general", "providers", "http_host"):  # one label column per page, section after section
+        page = window.show_page(key)
+        qtbot.waitUntil(page.isVisible)
+        page.widget().layout().activate()
+        lefts = set()
+        for form in page.findChildren(Form):
+            if not form.isVisibleTo(page):
+                continue
+            for editor in form.editors.values():
+                if editor.kind != "bool":
+                    lefts.add(editor.widget.mapTo(page.widget(), editor.widget.rect().topLeft()).x())
+        assert len(lefts) == 1, f"the {key} page's fields start at {sorted(lefts)}"
