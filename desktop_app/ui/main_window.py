@@ -25,6 +25,7 @@ from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.menus import order_menus
 from desktop_app.ui.window_conversations import WindowConversations
 from desktop_app.ui.window_dialogs import WindowDialogs
 from desktop_app.ui.window_files import WindowFiles
@@ -131,6 +132,7 @@ class MainWindow(
         self.stop_shortcut.activated.connect(self._on_stop_requested)
         self._set_tab_order()
         self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
+        order_menus(self)
 
     def _set_tab_order(self) -> None:
         """Tab follows the reading order; the focused stop shows a ring (``window_focus``)."""
@@ -178,6 +180,7 @@ class MainWindow(
         self.agent_menu = add_agent_menu(
             self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
         )
+        order_menus(self)  # the Agent menu came in: Help stays last
         self._attach_composer(runtime, controller)
         self._prepare_on_first_keystroke(runtime)
         from desktop_app.ui.chat.compaction import install_compaction
