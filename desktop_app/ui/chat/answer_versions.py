@@ -1,11 +1,12 @@
 """The ``‹ n/m ›`` switcher of a regenerated answer: a row under the turn's answer.
 
 Regenerate keeps the old answer as a version in the store (``store.branches``, anchored at the position after
-its prompt, the same versions an edited message has); :func:`place` puts one :class:`AnswerVersions` row
-under each answer that has versions, after the turn's last answer part (its usage footer, which belongs to
-the version shown, stays under it). A turn with no answer part (a failed regenerate) gets the row at its end,
-so the old answer can still be brought back. The rows are placed again whenever the window shows versions
-(``turn_actions.show_versions``): after a reload from the store, when a run ends, after "Show earlier".
+its prompt, the same versions an edited message has); :func:`place` puts one :class:`AnswerVersions` on the
+line of each answer that has versions, left of the turn's last answer part's actions (its usage footer, which
+belongs to the version shown, stays under it). A turn with no answer part (a failed regenerate) gets it as a
+row at its end, so the old answer can still be brought back. The switchers are placed again whenever the
+window shows versions (``turn_actions.show_versions``): after a reload from the store, when a run ends, after
+"Show earlier".
 """
 
 from __future__ import annotations
@@ -53,7 +54,6 @@ class AnswerVersions(QWidget):
         self.next_version_button.clicked.connect(lambda: self.version_requested.emit(self.version + 1))
         for widget in (self.previous_version_button, self.version_label, self.next_version_button):
             row.addWidget(widget)
-        row.addStretch(1)
         self.version, self.count = version, count
         self.version_label.setText(f"{version}/{count}")
         self.previous_version_button.setEnabled(version > 1)
@@ -67,7 +67,7 @@ def _turns(blocks: Sequence[QWidget]) -> dict[UserMessageBlock, list[QWidget]]:
     for block in blocks:
         if isinstance(block, UserMessageBlock):
             current = turns.setdefault(block, [])
-        elif current is not None and not isinstance(block, AnswerVersions):
+        elif current is not None and not isinstance(block, AnswerVersions):  # a row of a turn with no answer
             current.append(block)
     return turns
 
@@ -86,12 +86,11 @@ def place(
     anchor is its prompt's position + 1); ``user_positions``: every stored user message's; ``skip_last``:
     the last turn's answer is still being written (its row comes when the run ends); ``on_request(prompt,
     version)`` is called when the user picks a version."""
+    for old in view.findChildren(AnswerVersions):
+        old.hide()
+        old.setParent(None)
+        old.deleteLater()
     blocks = view.blocks()  # type: ignore[attr-defined]
-    for old in blocks:
-        if isinstance(old, AnswerVersions):
-            old.hide()
-            old.setParent(None)
-            old.deleteLater()
     turns = _turns(blocks)
     positions = set(user_positions)
     last = prompts[-1][0] if prompts else None
@@ -106,7 +105,11 @@ def place(
         after = answers[-1] if answers else rest[-1] if rest else prompt
         row = AnswerVersions(prompt, live or count, count)
         row.version_requested.connect(lambda version, prompt=prompt: on_request(prompt, version))
-        view.insert_after(after, row)  # type: ignore[attr-defined]
+        if isinstance(after, AnswerBlock):  # on the answer's own line, left of its actions
+            after.footer_row.insertWidget(0, row)
+            row.show()  # now, as the view shows what it inserts (not on a later turn of the event loop)
+        else:
+            view.insert_after(after, row)  # type: ignore[attr-defined]
         rows.append(row)
     return rows
 

@@ -253,7 +253,7 @@ class MessageActions(QWidget):
         self.regenerate_button = QToolButton()
         self.regenerate_button.setObjectName("regenerateButton")
         self.regenerate_button.setAccessibleName("Regenerate this answer")
-        self.regenerate_button.setToolTip("Ask the model again for this answer (it replaces this one)")
+        self.regenerate_button.setToolTip("Ask the model again for this answer (this one is kept: ‹ › switches)")
         self.regenerate_button.setText("Regenerate")
         self.regenerate_button.setAutoRaise(True)
         self.regenerate_button.clicked.connect(self.regenerate_clicked)
@@ -324,7 +324,10 @@ class AnswerBlock(MarkdownView):
         self.stopped = False
         self.actions_row = MessageActions(lambda: self.text, self.toPlainText)
         self.actions_row.watch(self)
-        self._layout.addWidget(self.actions_row)
+        self.footer_row = QHBoxLayout()  # a regenerated answer's ‹ n/m › (``answer_versions``), then the actions
+        self.footer_row.setContentsMargins(0, 0, 0, 0)
+        self.footer_row.addWidget(self.actions_row, 1)
+        self._layout.addLayout(self.footer_row)
 
     def mark_stopped(self) -> None:
         """The run was stopped: this answer is partial (the view adds the visible "■ Stopped" line below it)."""

@@ -209,7 +209,7 @@ class ChatView(StreamSlots, QScrollArea):
 
     def insert_after(self, after: QWidget, widget: QWidget) -> None:
         """Put ``widget`` right after ``after`` in the transcript (an answer's ``‹ n/m ›``: ``answer_versions``)."""
-        self._layout.insertWidget(self._layout.indexOf(after) + 1, widget)
+        self._layout.insertWidget(self._layout.indexOf(after) + 1, widget, 0, Qt.AlignmentFlag.AlignLeft)
         if self.isVisible():
             widget.show()
 

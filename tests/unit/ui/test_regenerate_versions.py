@@ -4,6 +4,7 @@ Edit's versions and Regenerate's stay right when one follows the other (also acr
 
 from __future__ import annotations
 
+from desktop_app.runtime.errors import ProviderHTTPError
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.providers.base import Completion, ContentChunk, UsageChunk
 from desktop_app.runtime.store import Store, attach_store
@@ -40,9 +41,14 @@ def _answers(win) -> list[str]:
     return [a.text for a in _of(win, AnswerBlock)]
 
 
+def _rows(win) -> list[AnswerVersions]:
+    """The answers' ``‹ n/m ›`` switchers shown, top to bottom (on an answer's line, or a row of their own)."""
+    rows = [row for row in win.view.findChildren(AnswerVersions) if row.isVisibleTo(win)]
+    return sorted(rows, key=lambda row: row.mapTo(win.view.widget(), row.rect().topLeft()).y())
+
+
 def _switchers(win) -> list[str]:
-    """The answers' ``‹ n/m ›`` rows, top to bottom."""
-    return [row.version_label.text() for row in _of(win, AnswerVersions)]
+    return [row.version_label.text() for row in _rows(win)]
 
 
 def _footers(win) -> list[str]:
@@ -75,7 +81,7 @@ def test_regenerate_keeps_the_old_answer_and_its_footer_as_a_version_after_a_res
         assert _answers(win) == ["Paris, in France."]
         _wait_rows(qtbot, win, ["2/2"])
         assert _footers_are(qtbot, win, ["22 prompt · 7 completion tokens"])  # the new version's own usage
-        [row] = _of(win, AnswerVersions)
+        [row] = _rows(win)
         assert not row.next_version_button.isEnabled() and row.previous_version_button.isEnabled()
         [question] = _of(win, UserMessageBlock)
         assert question.versions.isHidden()  # the prompt has one version: only the answer has two
@@ -95,7 +101,7 @@ def test_regenerate_keeps_the_old_answer_and_its_footer_as_a_version_after_a_res
         win.open_conversation(conversation)
         assert _answers(win) == ["Paris."] and _switchers(win) == ["1/2"]
         assert _footers_are(qtbot, win, ["11 prompt · 3 completion tokens"])
-        _click(qtbot, win, _of(win, AnswerVersions)[0].next_version_button)  # › : the regenerated one
+        _click(qtbot, win, _rows(win)[0].next_version_button)  # › : the regenerated one
         assert _answers(win) == ["Paris, in France."] and _switchers(win) == ["2/2"]
         assert _footers_are(qtbot, win, ["22 prompt · 7 completion tokens"])
         assert [u.text for u in _of(win, UserMessageBlock)] == ["Capital of France?"]
@@ -126,7 +132,7 @@ def test_edit_and_regenerate_keep_each_others_versions_across_switches_and_a_res
         [prompt] = _of(win, UserMessageBlock)
         assert (prompt.text, prompt.version_label.text()) == ("q", "1/2")
         assert _answers(win) == ["a1 again"] and _switchers(win) == ["2/2"]
-        _click(qtbot, win, _of(win, AnswerVersions)[0].previous_version_button)
+        _click(qtbot, win, _rows(win)[0].previous_version_button)
         assert (
             _answers(win) == ["a1"]
             and _switchers(win) == ["1/2"]
@@ -148,8 +154,24 @@ def test_edit_and_regenerate_keep_each_others_versions_across_switches_and_a_res
         [prompt] = _of(win, UserMessageBlock)
         assert (prompt.text, prompt.version_label.text()) == ("q edited", "2/2")
         assert _answers(win) == ["b1 again"] and _switchers(win) == ["2/2"]
-        _click(qtbot, win, _of(win, AnswerVersions)[0].previous_version_button)
+        _click(qtbot, win, _rows(win)[0].previous_version_button)
         assert _answers(win) == ["b1"] and _footers_are(qtbot, win, ["3 prompt · 3 completion tokens"])
         assert [m.role for m in second.store.messages(conversation)] == ["user", "assistant"]
     finally:
         second.close()
+
+
+def test_after_a_failed_regenerate_the_old_answer_can_be_brought_back(qtbot, qloop, tmp_path):
+    session = _Provided(qtbot, qloop, tmp_path / "switchboard.db", [("Paris.", 11, 3)])
+    session.provider.responses.append([ProviderHTTPError(400, "bad request")])
+    try:
+        win = session.win
+        _send(qtbot, win, "Capital of France?")
+        _regenerate(qtbot, win)  # fails before any answer: no answer part for the switcher to sit on
+        assert _answers(win) == [] and win.view.retry_run_row is not None
+        _wait_rows(qtbot, win, ["2/2"])
+        _click(qtbot, win, _rows(win)[0].previous_version_button)
+        assert _answers(win) == ["Paris."] and _switchers(win) == ["1/2"]
+        assert _footers_are(qtbot, win, ["11 prompt · 3 completion tokens"])
+    finally:
+        session.close()
