@@ -176,15 +176,15 @@ class HookNoticeChip(QPushButton):
 
 
 class HookNoticeRow(QWidget):
-    """The chips of one tool call, under its title."""
+    """The chips of one tool call, under its title: one a line, each as wide as its text (elided only when
+    the card is narrower), so that two hooks do not squeeze each other to a word."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("hookNoticeRow")
-        self._layout = QHBoxLayout(self)
+        self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 2, 0, 2)
-        self._layout.setSpacing(6)
-        self._layout.addStretch(1)
+        self._layout.setSpacing(4)
         self.chips: list[HookNoticeChip] = []
 
     def set_notices(self, notices: Iterable[Any]) -> None:
@@ -194,7 +194,7 @@ class HookNoticeRow(QWidget):
         self.chips = []
         for notice in notices:
             chip = HookNoticeChip(as_dict(notice))
-            self._layout.insertWidget(len(self.chips), chip)
+            self._layout.addWidget(chip, 0, Qt.AlignmentFlag.AlignLeft)
             self.chips.append(chip)
         self.setVisible(bool(self.chips))
 
