@@ -5,8 +5,9 @@
 For each theme: a fresh home (``--home``) with six demo MCP servers (docs/examples/demo_tools/server.py:
 83 tools, GitHub pinned in part, one Slack tool excluded) and the loopback LLM server as the provider
 (scripted: the model calls tool_search, then answers). The real app runs through ``scripts/_shots.py``
-(the scripts' one launch helper): xdotool sends a prompt, opens the panel with Ctrl+K, searches and selects
-a tool; ImageMagick's ``import`` takes the screen. Output: docs/screenshots/tools-panel-{light,dark}.png.
+(the scripts' one launch helper): xdotool sends a prompt, opens the panel with Ctrl+K, widens the dock by
+its separator, searches by words and selects a pinned tool (the states "in index" and "hidden" show what the
+model sees); ImageMagick's ``import`` takes the screen. Output: docs/screenshots/tools-panel-{light,dark}.png.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts._shots import DEMO, OUT, App, each_theme, home_with
+from scripts._shots import DEMO, OUT, SCREEN, App, each_theme, home_with, xdotool
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 SERVERS = ("github", "slack", "jira", "calendar", "drive", "crm")
@@ -56,10 +57,20 @@ def shoot(theme: str) -> Path:
             app.key("ctrl+Return")
             app.wait_text("statusText", "Ready", timeout_s=30)
             app.key("ctrl+k")
-            app.wait_for("toolSearch")
-            app.type("+github pull")
+            x, _y = app.wait_for("toolSearch")
+            # Widen the dock as a user would, by its separator (it opens at the right docks' first width).
+            left = 2 * x - SCREEN[0] - 2
+            xdotool("mousemove", str(left), "450", "mousedown", "1")
+            for step in range(1, 11):
+                xdotool("mousemove", str(left - step * (left - (SCREEN[0] - 580)) // 10), "450")
+            xdotool("mouseup", "1")
+            app.settle(0.5)
+            app.click("toolSearch")
+            app.type("issue")  # words: each in the name or the description
             app.settle(1)
-            app.click("toolTree")  # a tool in the middle of the list: its description and schema below
+            app.click("toolTree")
+            app.key("Home")  # the github row, then down to its pinned create_issue: a selected row keeps
+            app.key(*["Down"] * 4)  # its Pin box visible
             app.settle(1)
             return app.shot(OUT / f"tools-panel-{theme}.png")
 

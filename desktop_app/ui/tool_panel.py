@@ -2,13 +2,13 @@
 
 The panel shows the runtime's tool overview (:mod:`desktop_app.runtime.tool_overview`) for the shown
 conversation: a search box (words, or ``tool_search``'s syntax) with live results and a "No tools match"
-state; tools grouped by server with their state, what the model sees of each this turn (its schema, its name
-in the deferred index, hidden: only ``tool_search`` finds it, or nothing, e.g. a hook's tool), estimated
-tokens and, for the selected one, the description and a schema preview; a marker on
-the tools promoted in this conversation and a highlight on those the model loaded in its last turn; pin and
-exclude toggles (written to ``mcp.json`` as ``pinned``/``excludedTools`` and applied without a restart);
-the context cost per server and in total, and what deferral saves. "Deferral settings…" opens the Settings
-page for the mode and thresholds.
+state; tools grouped by server with their state, which says what the model sees of each this turn (loaded,
+pinned, built-in or promoted: its schema; "in index": its name; "hidden": only ``tool_search`` finds it;
+excluded or "hook target": nothing), estimated tokens and, for the selected one, the description and a
+schema preview; a marker on the tools promoted in this conversation and a highlight on those the model
+loaded in its last turn; pin and exclude toggles (written to ``mcp.json`` as ``pinned``/``excludedTools``
+and applied without a restart); the context cost per server and in total, and what deferral saves.
+"Deferral settings…" opens the Settings page for the mode and thresholds. Its texts: :mod:`.tool_texts`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from desktop_app.ui.tool_texts import (
     NO_TOOLS,
     PLACEHOLDER,
     SEARCH_TIP,
-    SEES_LABELS,
     TOGGLE_STYLE,
     detail_text,
     no_match_text,
@@ -53,8 +52,8 @@ from desktop_app.ui.tool_texts import (
 if TYPE_CHECKING:  # the runtime (pydantic, mcp) is imported only once the panel is used, after first paint
     from desktop_app.runtime.tool_overview import Overview, ToolRow
 
-COL_TOOL, COL_STATE, COL_SEES, COL_TOKENS, COL_PIN, COL_EXCLUDE = range(6)
-HEADERS = ("Tool", "State", "Model sees", "Tokens", "Pin", "Exclude")
+COL_TOOL, COL_STATE, COL_TOKENS, COL_PIN, COL_EXCLUDE = range(5)
+HEADERS = ("Tool", "State", "Tokens", "Pin", "Exclude")
 REFRESH_DELAY_MS = 60
 DOCK_WIDTH = 560
 
@@ -114,7 +113,7 @@ class ToolPanel(QWidget):
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(COL_TOOL, QHeaderView.ResizeMode.Stretch)
-        for column in (COL_STATE, COL_SEES, COL_TOKENS, COL_PIN, COL_EXCLUDE):
+        for column in (COL_STATE, COL_TOKENS, COL_PIN, COL_EXCLUDE):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.detail = QPlainTextEdit()
         self.detail.setObjectName("toolDetail")
@@ -253,7 +252,7 @@ class ToolPanel(QWidget):
             restore: QTreeWidgetItem | None = None
             for server, rows in result.grouped().items():
                 summary = summaries.get(server)
-                group = QTreeWidgetItem([server, "", "", "", "", ""])
+                group = QTreeWidgetItem([server, "", "", "", ""])
                 group.setData(COL_TOOL, Qt.ItemDataRole.UserRole, ("server", server))
                 group.setFont(COL_TOOL, bold)
                 if summary is not None:
@@ -285,14 +284,13 @@ class ToolPanel(QWidget):
             self.detail.clear()
 
     def _tool_item(self, row: ToolRow, highlighted: bool, accent: QColor, bold: QFont) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([row.name, state_text(row), SEES_LABELS[row.visibility], f"~{row.tokens:,}", "", ""])
+        # Under its server's row the tool's own name says it all (the model-facing name is in the tooltip).
+        item = QTreeWidgetItem([row.tool, state_text(row), f"~{row.tokens:,}", "", ""])
         item.setData(COL_TOOL, Qt.ItemDataRole.UserRole, ("tool", row.name))
-        item.setToolTip(COL_TOOL, row.description)
-        item.setToolTip(COL_SEES, sees_tip(row))
-        if row.state == "hook_target":
-            item.setToolTip(COL_STATE, sees_tip(row))
+        item.setToolTip(COL_TOOL, f"{row.name}\n{row.description}".strip())
+        item.setToolTip(COL_STATE, sees_tip(row))
         if row.visibility == "search_only":
-            item.setFont(COL_SEES, bold)
+            item.setFont(COL_STATE, bold)
         if row.promoted:
             item.setFont(COL_STATE, bold)
             item.setToolTip(COL_STATE, "Deferred, and promoted in this conversation: its schema is sent")

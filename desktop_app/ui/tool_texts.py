@@ -1,5 +1,5 @@
-"""The Tools panel's words and styles: state and visibility labels, the summary, the detail text, the empty
-states and the Pin/Exclude box style (see :mod:`desktop_app.ui.tool_panel`)."""
+"""The Tools panel's words and styles: state labels (a deferred tool's says whether the model sees its name),
+the summary, the detail text, the empty states and the Pin/Exclude box style (see :mod:`.tool_panel`)."""
 
 from __future__ import annotations
 
@@ -17,13 +17,6 @@ STATE_LABELS = {
     "excluded": "excluded",
     "hook_target": "hook target",
 }
-SEES_LABELS = {
-    "schema": "schema",
-    "named": "name",
-    "search_only": "hidden",
-    "not_offered": "—",
-}
-"""The "Model sees" column: what the model can see of a tool this turn."""
 SEES_TIPS = {
     "schema": "The model gets this tool's full definition with every request: it can call it.",
     "named": "The model sees this tool's name and description in the deferred index; tool_search loads it.",
@@ -81,8 +74,17 @@ def summary_text(result: Overview) -> str:
     return f"{first}\n{second}"
 
 
+DEFERRED_LABELS = {"named": "in index", "search_only": "hidden"}
+"""A deferred tool's state says what the model sees of it: its name in the index, or nothing (tool_search)."""
+
+
 def state_text(row: ToolRow) -> str:
-    return "● promoted" if row.promoted else STATE_LABELS[row.state]
+    """The State column: what the tool is, and so what the model sees of it this turn."""
+    if row.promoted:
+        return "● promoted"
+    if row.state == "deferred":
+        return DEFERRED_LABELS.get(row.visibility, STATE_LABELS["deferred"])
+    return STATE_LABELS[row.state]
 
 
 def sees_tip(row: ToolRow) -> str:
@@ -111,10 +113,10 @@ def detail_text(row: ToolRow) -> str:
 
 
 __all__ = [
+    "DEFERRED_LABELS",
     "NO_TOOLS",
     "PLACEHOLDER",
     "SEARCH_TIP",
-    "SEES_LABELS",
     "STATE_LABELS",
     "TOGGLE_STYLE",
     "detail_text",

@@ -93,7 +93,7 @@ def test_search_pin_exclude_promote_and_restart(qtbot: Any, qloop: Any, tmp_path
         qtbot.waitUntil(lambda: panel.count_label.text() == "20 of 60 tools match", timeout=5000)
         group = panel.tree.topLevelItem(0)
         assert panel.tree.topLevelItemCount() == 1 and group is not None and group.text(0) == "srv01"
-        assert group.isExpanded() and group.child(0).text(0) == "mcp__srv01__tool_000"
+        assert group.isExpanded() and group.child(0).text(0) == "tool_000"
         panel.tree.setCurrentItem(group.child(0))
         assert '"text"' in panel.detail.toPlainText() and "srv01 / tool_000" in panel.detail.toPlainText()
 
@@ -271,7 +271,6 @@ def test_words_search_empty_state_model_sees_hook_target_and_selected_boxes(
     from desktop_app.runtime.hooks.config import parse_hooks
     from desktop_app.runtime.hooks.model import HookSource
     from desktop_app.runtime.hooks.runner import HookRunner
-    from desktop_app.ui.tool_panel import COL_SEES
 
     path = tmp_path / "mcp.json"
     path.write_text(MCP_JSON, encoding="utf-8")
@@ -305,7 +304,7 @@ def test_words_search_empty_state_model_sees_hook_target_and_selected_boxes(
         panel.search.clear()
         qtbot.waitUntil(lambda: panel.tree.topLevelItemCount() == 3 and not panel.empty.isVisibleTo(panel))
 
-        # What the model sees this turn: the index's own names.
+        # What the model sees this turn, from the index's own names: a deferred tool is "in index" or "hidden".
         plan = runtime.deferral.plan()  # type: ignore[union-attr]
         listed = plan.catalog.index().listed
         hidden = [name for name in plan.catalog.names() if name not in listed]
@@ -313,17 +312,18 @@ def test_words_search_empty_state_model_sees_hook_target_and_selected_boxes(
         for name in [*sorted(listed)[:3], *hidden[:3]]:
             item = panel.find_item(name)
             assert item is not None
-            assert item.text(COL_SEES) == ("name" if name in listed else "hidden"), name
+            assert item.text(COL_STATE) == ("in index" if name in listed else "hidden"), name
         hidden_item = panel.find_item(hidden[0])
-        assert hidden_item is not None and "only with tool_search" in hidden_item.toolTip(COL_SEES)
+        assert hidden_item is not None and "only with tool_search" in hidden_item.toolTip(COL_STATE)
         pinned_item = panel.find_item("mcp__srv01__tool_010")
-        assert pinned_item is not None and pinned_item.text(COL_SEES) == "schema"
+        assert pinned_item is not None and pinned_item.text(COL_STATE) == "pinned"
+        assert "full definition" in pinned_item.toolTip(COL_STATE)
         assert f"{len(hidden)} are hidden" in panel.summary.text()
 
         # The hook's tool: not offered, and why.
         hooked = panel.find_item("mcp__srv02__tool_000")
-        assert hooked is not None and hooked.text(COL_STATE) == "hook target" and hooked.text(COL_SEES) == "—"
-        assert "message hook 'tools/call?direction=response'" in hooked.toolTip(COL_SEES)
+        assert hooked is not None and hooked.text(COL_STATE) == "hook target"
+        assert "message hook 'tools/call?direction=response'" in hooked.toolTip(COL_STATE)
         assert "mcp__srv02__tool_000" not in plan.by_name
         # Pinning it is the user asking for it: offered.
         hooked.setCheckState(COL_PIN, Qt.CheckState.Checked)
