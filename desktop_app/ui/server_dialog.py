@@ -7,11 +7,16 @@ a server shows stored secrets as "stored in the keyring"; leaving such a field e
 ``draft()`` returns a :class:`~desktop_app.runtime.host.manage.ServerDraft`; the dialog reports
 ``submitted(draft, previous)`` and the Servers panel saves it (problems come back through
 :meth:`ServerDialog.show_problem`). Opened with ``open()``, never ``exec()``.
+
+On Save a stdio command is looked up as a launch would (``environment.command_problem``: the server's own PATH,
+else the login shell's): one that is not there is a warning under the form and the button becomes "Add anyway"
+(a program may be installed later), which saves it; changing the command takes the warning back.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -40,6 +45,17 @@ from desktop_app.ui.chat.common import ERROR_COLOR
 KINDS = (("stdio", "Local command (stdio)"), ("http", "Remote URL (HTTP)"), ("sse", "Remote URL (SSE)"))
 _KEYRING_REF = re.compile(r"^\$\{keyring:([^}]+)\}$")
 MUTED = "QLabel { color: palette(placeholder-text); }"
+WARNING_COLOR = "#c77c02"
+CommandCheck = Callable[[str, Mapping[str, str]], "str | None"]
+
+
+def find_command_problem(command: str, env: Mapping[str, str]) -> str | None:
+    """The runtime's own lookup (``environment.command_problem``), imported when first needed."""
+    from desktop_app.runtime.host.environment import command_problem
+
+    return command_problem(command, env)
+
+
 STORED = "•••••• stored in the keyring (leave empty to keep)"
 
 
@@ -159,9 +175,18 @@ class ServerDialog(QDialog):
 
     submitted = Signal(object, object)
 
-    def __init__(self, parent: QWidget | None = None, *, name: str | None = None, entry: Any = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        name: str | None = None,
+        entry: Any = None,
+        command_check: CommandCheck = find_command_problem,
+    ) -> None:
         super().__init__(parent)
         self.previous = name
+        self.command_check = command_check
+        self.warned_command: str | None = None  # the command the user was warned about (Save then saves it)
         self.original: dict[str, Any] = dict(entry or {})
         self.setObjectName("serverDialog")
         self.setWindowTitle(f"Edit MCP server “{name}”" if name else "Add an MCP server")
@@ -197,7 +222,8 @@ class ServerDialog(QDialog):
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setObjectName("serverSaveButton")
         self.save_button.setAccessibleName("Save the server and start it")
-        self.save_button.setText("Add and start" if name is None else "Save and restart")
+        self.save_label = "Add and start" if name is None else "Save and restart"
+        self.save_button.setText(self.save_label)
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("serverCancelButton")
         self.buttons.accepted.connect(self._on_save)
         self.buttons.rejected.connect(self.reject)
@@ -205,6 +231,7 @@ class ServerDialog(QDialog):
         if entry:
             self._load(self.original)
         self._align_labels()
+        self.command.textChanged.connect(self._on_command_changed)
 
     def _align_labels(self) -> None:
         """One label column for the outer form and the stdio/HTTP pages below it."""
@@ -325,12 +352,35 @@ class ServerDialog(QDialog):
             entry.setdefault(section, {})[key] = "${keyring:pending}"
         return ServerDraft(self.name.text().strip(), entry, secrets)
 
+    def check_command(self) -> str | None:
+        """Look the stdio command up; when it is not there, say so under the form (a warning, not a refusal)."""
+        command = self.command.text().strip()
+        if self.kind.currentData() != "stdio" or not command or command == self.warned_command:
+            return None
+        problem = self.command_check(command, self.env.values()[0])
+        if problem is not None:
+            self.warned_command = command
+            self.problem.setText(f"⚠ {problem}")
+            self.problem.setStyleSheet(f"QLabel {{ color: {WARNING_COLOR}; }}")
+            self.problem.show()
+            self.save_button.setText("Add anyway" if self.previous is None else "Save anyway")
+        return problem
+
+    def _on_command_changed(self, _text: str) -> None:
+        if self.warned_command is not None:
+            self.warned_command = None
+            self.problem.hide()
+            self.save_button.setText(self.save_label)
+
     def _on_save(self) -> None:
+        if self.check_command() is not None:
+            return  # the warning is shown now: a second Save ("Add anyway") saves
         self.problem.hide()
         self.submitted.emit(self.draft(), self.previous)
 
     def show_problem(self, text: str) -> None:
         self.problem.setText(text)
+        self.problem.setStyleSheet(f"QLabel {{ color: {ERROR_COLOR}; }}")
         self.problem.show()
 
 

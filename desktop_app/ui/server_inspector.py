@@ -7,6 +7,9 @@ messages and stderr tail, :class:`~desktop_app.ui.server_log.ServerLogView`).
 
 A list row shows the first line of a description; the whole of it (wrapped, selectable) is in the pane under
 the list for the selected row, and in the row's tooltip.
+
+A failed server says why in full under the header (wrapped, selectable, with what to do), and its tabs say
+they are empty because of that, in a line that spans the list (never cut at the first column).
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.common import escape
-from desktop_app.ui.server_log import MUTED_COLOR, ServerInfo, ServerLogView, first_line
+from desktop_app.ui.chat.common import ERROR_COLOR, escape
+from desktop_app.ui.server_log import MUTED_COLOR, ServerInfo, ServerLogView, first_line, reason_text
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +85,23 @@ def _with_detail(tree: QTreeWidget, name: str) -> tuple[QWidget, QLabel]:
     tree.currentItemChanged.connect(show)
     scroll.hide()
     return box, detail
+
+
+def placeholder(tree: QTreeWidget, text: str) -> QTreeWidgetItem:
+    """A line saying why a list is empty, across all its columns (readable in full, wrapped if need be)."""
+    item = QTreeWidgetItem(tree, [text])
+    item.setFirstColumnSpanned(True)
+    item.setToolTip(0, text)
+    return item
+
+
+def unavailable_text(info: ServerInfo | None) -> str:
+    """What an empty tab of a server that is not ready says."""
+    if info is not None and info.state == "failed":
+        return "Not available: the server failed to start (the reason is above)."
+    if info is not None and info.state == "disabled":
+        return "The server is disabled."
+    return "Shown when the server is ready."
 
 
 def _row(tree: QTreeWidget, cells: list[str], description: str | None) -> QTreeWidgetItem:
@@ -136,6 +156,17 @@ class ServerInspector(QWidget):
         self.note.setStyleSheet(f"color: {MUTED_COLOR};")
         self.note.hide()
         layout.addWidget(self.note)
+        self.failure = QLabel("")
+        self.failure.setObjectName("serverFailure")
+        self.failure.setAccessibleName("Why the server failed")
+        self.failure.setWordWrap(True)
+        self.failure.setTextFormat(Qt.TextFormat.PlainText)
+        self.failure.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.failure.setStyleSheet(
+            f"QLabel {{ color: {ERROR_COLOR}; border: 1px solid {ERROR_COLOR}; border-radius: 4px; padding: 4px 8px; }}"
+        )
+        self.failure.hide()
+        layout.addWidget(self.failure)
 
         self.tabs = QTabWidget()
         self.tabs.setObjectName("serverTabs")
@@ -167,6 +198,7 @@ class ServerInspector(QWidget):
         editable = name is not None and info is not None and not info.builtin and managed
         for button in (self.edit_button, self.toggle_button, self.remove_button):
             button.setEnabled(editable)
+        self._show_failure(info)
         if name is None or info is None:
             self.title.setText("Select a server")
             self.tools.clear()
@@ -193,10 +225,19 @@ class ServerInspector(QWidget):
             self.load_contents(name, host)
         elif info.state != "ready":
             self._loaded = None
-            message = "Shown when the server is ready." if not disabled else "The server is disabled."
             for tree in (self.resources, self.prompts):
                 tree.clear()
-                QTreeWidgetItem(tree, [message])
+                placeholder(tree, unavailable_text(info))
+
+    def _show_failure(self, info: ServerInfo | None) -> None:
+        """A failed server's whole reason, and what to do about it."""
+        reason = reason_text(info.error) if info is not None and info.state == "failed" else ""
+        if reason and info is not None:
+            waiting = info.deadline is not None
+            fix = "Press Restart to try again." if info.builtin else "Fix it (Edit…), then press Restart."
+            todo = "It restarts by itself." if waiting else fix
+            self.failure.setText(f"{'Stopped' if waiting else 'Failed to start'}: {reason}\n{todo}")
+        self.failure.setVisible(bool(reason))
 
     def _set_note(self, text: str) -> None:
         self.note.setText(text)
@@ -216,8 +257,8 @@ class ServerInspector(QWidget):
             if getattr(tool, "excluded", False):
                 item.setText(0, f"{tool.tool} (excluded)")
         if not mine:
-            state = self.info.state if self.info is not None else ""
-            QTreeWidgetItem(self.tools, ["No tools" if state == "ready" else "Shown when the server is ready."])
+            ready = self.info is not None and self.info.state == "ready"
+            placeholder(self.tools, "This server offers no tools." if ready else unavailable_text(self.info))
         self.tabs.setTabText(0, f"Tools ({len(mine)})" if mine else "Tools")
         if mine:
             self.tools.setCurrentItem(self.tools.topLevelItem(0))  # its whole description in the pane
@@ -238,7 +279,7 @@ class ServerInspector(QWidget):
             except Exception as exc:
                 if self.server == name:
                     tree.clear()
-                    QTreeWidgetItem(tree, [f"Could not list its {label}: {first_line(str(exc), 160)}"])
+                    placeholder(tree, f"Could not list its {label}: {first_line(str(exc), 300)}")
                 continue
             if self.server != name:
                 return
@@ -249,7 +290,7 @@ class ServerInspector(QWidget):
                     cells = [entry.name, first_line(entry.description or "", 300)]
                 _row(tree, cells, entry.description)
             if not items:
-                QTreeWidgetItem(tree, [f"This server offers no {label}."])
+                placeholder(tree, f"This server offers no {label}.")
             index = 1 if label == "resources" else 2
             self.tabs.setTabText(index, f"{label.capitalize()} ({len(items)})" if items else label.capitalize())
 

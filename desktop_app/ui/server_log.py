@@ -1,6 +1,8 @@
 """The parts of the Servers dock: a server's row (state dot, state text, Restart) and its details.
 
-The row shows a :class:`ServerInfo` (what the panel knows of one server) as ``state_text`` words.
+The row shows a :class:`ServerInfo` (what the panel knows of one server) as ``state_text`` words; a failed
+server's reason is written out in full under it, wrapped (``ServerRow.fit`` gives the row's height for the
+list's width).
 The details are one server's stderr tail and its log messages.
 
 Log lines come from ``ServerLog`` host events (``notifications/message``) plus one line per state change,
@@ -16,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -79,6 +81,16 @@ def first_line(text: str | None, limit: int = 200) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+MAX_REASON_CHARS = 2000
+"""A failure reason longer than this (a whole traceback) is cut in the row; the Log tab has all of it."""
+
+
+def reason_text(error: str | None) -> str:
+    """A failure's reason as the row shows it: whole, unless it is very long."""
+    text = (error or "").strip()
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "… (the rest is in the Log tab)"
+
+
 def state_text(info: ServerInfo, now: float) -> str:
     """The row's state text, e.g. ``Ready · 2 tools`` or ``Restarting in 3 s (attempt 2)``."""
     if info.state == "ready":
@@ -133,12 +145,17 @@ class ServerRow(QWidget):
         self.name_label = QLabel(f"<b>{escape(name)}</b>")
         self.state_label = ElidedLabel()
         self.state_label.setObjectName("stateText")
-        self.error_label = ElidedLabel()
+        self.error_label = QLabel()
         self.error_label.setObjectName("errorText")
-        self.error_label.setStyleSheet(f"color: {MUTED_COLOR};")
+        self.error_label.setAccessibleName("Why the server failed")
+        self.error_label.setWordWrap(True)  # the whole reason, never cut at the row's edge
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOR};")
+        self.error_label.hide()
         for label in (self.name_label, self.state_label, self.error_label):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
-            label.setSizePolicy(label.sizePolicy().horizontalPolicy(), QSizePolicy.Policy.Fixed)
+            if label is not self.error_label:  # (a wrapping label's height follows its width)
+                label.setSizePolicy(label.sizePolicy().horizontalPolicy(), QSizePolicy.Policy.Fixed)
             texts.addWidget(label)
         texts.addStretch(1)  # a row taller than its text keeps the name and state together at the top
         layout.addLayout(texts, 1)
@@ -158,16 +175,27 @@ class ServerRow(QWidget):
     def show_info(self, info: ServerInfo, now: float) -> None:
         color = STATE_COLORS.get(info.state, MUTED_COLOR)
         self.dot.setStyleSheet(f"color: {color};")
-        self.state_label.setText(state_text(info, now))
-        self.state_label.setStyleSheet(f"color: {ERROR_COLOR};" if info.state == "failed" else "")
-        waiting = info.state == "failed" and info.deadline is not None
-        self.error_label.setText(first_line(info.error) if waiting else "")
-        self.error_label.setVisible(waiting and bool(info.error))
+        failed = info.state == "failed"
+        waiting = failed and info.deadline is not None
+        reason = reason_text(info.error) if failed else ""
+        # a failure says its reason in full on the line below (the state line alone would cut it)
+        self.state_label.setText("Failed" if failed and not waiting and reason else state_text(info, now))
+        self.state_label.setStyleSheet(f"color: {ERROR_COLOR};" if failed else "")
+        self.error_label.setText(reason)
+        self.error_label.setVisible(bool(reason))
         self.busy.setVisible(info.state in ("starting", "restarting"))
         self.restart_button.setEnabled(info.state not in ("disabled", "starting", "restarting"))
         self.setToolTip(info.error or "")
         for layout in self._layouts:  # sizeHint() counts only the labels shown now (Qt would update it later)
             layout.invalidate()
+
+    def fit(self, width: int) -> QSize:
+        """The row's size at ``width`` (a list item's size hint): a wrapped reason makes it taller."""
+        hint = self.sizeHint()
+        layout = self.layout()
+        if width <= 0 or not self.error_label.isVisibleTo(self) or not layout.hasHeightForWidth():
+            return hint
+        return QSize(width, max(hint.height(), layout.totalHeightForWidth(width)))
 
 
 @dataclass(frozen=True)
@@ -292,5 +320,6 @@ __all__ = [
     "ServerRow",
     "first_line",
     "log_text",
+    "reason_text",
     "state_text",
 ]

@@ -159,9 +159,28 @@ class ServerActions(QObject):
         if dialog is not None:
             dialog.accept()
         verb = "Added" if previous is None else "Saved"
+        failure = self._start_failure(draft.name) if draft.name in started else None
+        if failure is not None:  # the start is over by now: say how it went, not "starting it"
+            self.notice.emit(
+                f"{verb} MCP server '{draft.name}' in mcp.json, but it failed to start: {failure}. "
+                "See View → Servers, fix it with Edit…, then press Restart."
+            )
+            return True
         state = "starting it" if draft.name in started else "no restart needed"
         self.notice.emit(f"{verb} MCP server '{draft.name}' in mcp.json; {state}.")
         return True
+
+    def _start_failure(self, name: str) -> str | None:
+        """Why ``name`` failed to start (its first line), or ``None`` when it did not fail."""
+        from desktop_app.ui.server_log import first_line
+
+        try:
+            status = self.manager.host.states().get(name)
+        except Exception:  # a manager without a host (tests) or one shutting down: nothing to tell
+            return None
+        if status is None or status.state != "failed":
+            return None
+        return first_line(status.error, 160) or "it stopped at once"
 
     # -- enable, disable, remove -----------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from html import escape
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
     QHBoxLayout,
@@ -46,7 +46,6 @@ from desktop_app.ui.server_log import (
     ServerInfo,
     ServerLogView,
     ServerRow,
-    first_line,
     log_text,
     state_text,
 )
@@ -134,6 +133,7 @@ class ServersPanel(QWidget):
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setStyleSheet(SELECTION_STYLE)  # keep the coloured state text readable when selected
         self.list.currentRowChanged.connect(self._on_current_row)
+        self.list.viewport().installEventFilter(self)  # rows re-fit their wrapped text to a new width
         self.details = ServerLogView()
         self.details.refresh_button.clicked.connect(self.refresh_details)
         self.inspector = ServerInspector(self.details)
@@ -209,8 +209,11 @@ class ServersPanel(QWidget):
         )
         self._show(event.server)
         text = state_text(info, self.clock())
+        reason = (event.error or "").strip()
         if event.state == "failed" and info.deadline is not None:
-            text = f"Failed: {first_line(event.error) or 'stopped'}; {text[0].lower()}{text[1:]}"
+            text = f"Failed: {reason or 'stopped'}; {text[0].lower()}{text[1:]}"
+        elif event.state == "failed":
+            text = f"Failed: {reason or 'unknown error'}"  # the whole reason (the row's first line is cut)
         self.details.add(event.server, LogLine("state", text))
         if event.state == "failed":
             message = notification_text(event)
@@ -289,8 +292,17 @@ class ServersPanel(QWidget):
         row.ensurePolished()  # the theme's stylesheet (button padding, fonts) counts in the row's height
         for child in row.findChildren(QWidget):
             child.ensurePolished()
-        item.setSizeHint(row.sizeHint())
+        item.setSizeHint(row.fit(self.list.viewport().width()))
         self._update_countdown()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """The list got wider or narrower: a failed server's wrapped reason takes more or fewer lines."""
+        if watched is self.list.viewport() and event.type() == QEvent.Type.Resize:
+            width = self.list.viewport().width()
+            for name, row in self.rows.items():
+                if row.error_label.isVisibleTo(row):
+                    self._items[name].setSizeHint(row.fit(width))
+        return False
 
     def _origin(self, name: str) -> str:
         """`` · extension`` for an installed MCP Bundle, `` · plugin P`` for a plugin's server (from mcp.json)."""

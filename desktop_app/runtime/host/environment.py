@@ -278,12 +278,38 @@ def resolve_command(server: str, command: str, search_path: str) -> str:
     return found
 
 
+def command_problem(
+    command: str, env: Mapping[str, str] | None = None, *, search_path: str | None = None
+) -> str | None:
+    """What stops ``command`` from starting, found as a launch would find it (the server's own ``PATH`` from
+    ``env``, else ``search_path``, else :func:`login_shell_path`), or ``None`` when it is there. For the form
+    that adds a server: a warning before saving, never a refusal (a command may be installed later)."""
+    text = os.path.expanduser(command.strip())
+    if not text:
+        return None  # the form's own check says a command is needed
+    if os.path.dirname(text):
+        if not os.path.exists(text):
+            return f"'{text}' does not exist. Check the path, or install the program first."
+        if os.path.isdir(text) or not os.access(text, os.X_OK):
+            return f"'{text}' is not a program that can be run. Give the path of the program itself."
+        return None
+    own = (env or {}).get("PATH", "")
+    path = own if own and "${" not in own else search_path or login_shell_path()
+    if shutil.which(text, path=path) is not None:
+        return None
+    return (
+        f"Command '{text}' was not found on PATH (searched: {path or '(empty)'}). Install it, or give its full "
+        "path; the server cannot start until then."
+    )
+
+
 __all__ = [
     "UNSAFE_ENV_PREFIXES",
     "UNSAFE_ENV_VARS",
     "LoginShellPath",
     "ShellRunner",
     "check_env_safety",
+    "command_problem",
     "expand_env",
     "expand_headers",
     "is_unsafe_env_var",

@@ -280,3 +280,31 @@ def test_the_http_form_with_a_secret_header_and_oauth_then_an_edit_that_renames(
     assert servers["manual"]["headers"] == {"Authorization": "${keyring:mcp:manual:header:Authorization}"}
     assert memory_keyring.store[("switchboard", "mcp:manual:header:Authorization")] == "Bearer abc123def456ghi789"
     assert ("switchboard", "mcp:docs:header:Authorization") not in memory_keyring.store
+
+
+def test_adding_a_command_that_does_not_exist_warns_first_and_then_tells_the_failure(qtbot, setup):
+    """#20 item 9: the form looks the command up before saving; saved anyway, the status bar says it failed."""
+    win, _host, mcp_json, _script = setup
+    panel = win.servers_dock.panel
+    qtbot.mouseClick(panel.add_button, Qt.MouseButton.LeftButton)
+    dialog = panel.actions.dialog
+    qtbot.keyClicks(dialog.name, "ghost")
+    qtbot.keyClicks(dialog.command, "no-such-mcp-server-cmd")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+
+    assert dialog.isVisible() and panel.actions.dialog is dialog  # not saved: warned first
+    assert dialog.problem.isVisible() and "'no-such-mcp-server-cmd' was not found on PATH" in dialog.problem.text()
+    assert dialog.save_button.text() == "Add anyway"
+    assert mcp_json.read_text(encoding="utf-8") == KEEP
+    dialog.command.setText("no-such-mcp-server-cmd2")  # a changed command takes the warning back
+    assert dialog.problem.isHidden() and dialog.save_button.text() == "Add and start"
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert dialog.save_button.text() == "Add anyway"
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)  # the user means it
+
+    qtbot.waitUntil(lambda: "Added MCP server 'ghost'" in win.statusBar().currentMessage(), timeout=30_000)
+    message = win.statusBar().currentMessage()
+    assert "but it failed to start" in message and "no-such-mcp-server-cmd2" in message
+    assert "starting it" not in message
+    assert "ghost" in json.loads(mcp_json.read_text(encoding="utf-8"))["mcpServers"]
+    assert panel.row_text("ghost") == "Failed" and "not found on PATH" in panel.rows["ghost"].error_label.text()

@@ -88,7 +88,8 @@ def test_rows_follow_state_events(panel: ServersPanel) -> None:
     host.publish(ServerStateChanged(server="beta", state="failed", error="command 'nope' not found\nmore"))
     assert panel.row_text("alpha") == "Ready · 3 tools"
     assert panel.rows["alpha"].busy.isHidden()
-    assert panel.row_text("beta") == "Failed: command 'nope' not found"
+    assert panel.row_text("beta") == "Failed"
+    assert panel.rows["beta"].error_label.text() == "command 'nope' not found\nmore"  # the reason in full
     assert summaries[-1] == "MCP: 1 ready · 1 failed"
 
     host.publish(ToolsChanged(server="alpha", tool_count=1))
@@ -251,7 +252,52 @@ def test_real_host_with_the_time_server(qtbot, qloop, panel: ServersPanel, tmp_p
         assert panel.row_text("time") == "Ready · 2 tools"
         states = [line.text for line in panel.details.log_lines("time") if line.level == "state"]
         assert states[:2] == ["Starting…", "Ready · 2 tools"]
-        assert panel.row_text("missing").startswith("Failed: ")
+        assert panel.row_text("missing") == "Failed"
+        assert "no-such-server" in panel.rows["missing"].error_label.text()
     finally:
         close = qloop.create_task(host.aclose())
         qtbot.waitUntil(close.done, timeout=30_000)
+
+
+LONG_REASON = (
+    "MCP server 'crm': command 'crm-mcp' not found on PATH (searched: /usr/local/sbin:/usr/local/bin:/usr/sbin:"
+    "/usr/bin:/sbin:/bin:/home/user/.local/bin). Install it or give an absolute path in mcp.json\n"
+    "second line of the reason"
+)
+
+
+def test_a_failed_server_says_why_in_full_where_the_user_looks(qtbot, panel: ServersPanel) -> None:
+    """#20 item 9: the row, the details header, the Log tab and the Tools tab placeholder, never cut."""
+    host = FakeHost("crm", "time")
+    panel.attach(host)
+    panel.resize(360, 560)
+    panel.show()
+    qtbot.waitExposed(panel)
+    host.publish(ServerStateChanged(server="time", state="ready", tool_count=2))
+    host.publish(ServerStateChanged(server="crm", state="failed", error=LONG_REASON))
+    panel.select("crm")
+    QApplication.processEvents()
+
+    row = panel.rows["crm"]
+    assert panel.row_text("crm") == "Failed"
+    assert row.error_label.text() == LONG_REASON and row.error_label.isVisible() and row.error_label.wordWrap()
+    label = row.error_label
+    assert label.height() >= label.heightForWidth(label.width())  # wrapped, every line shown
+    assert panel._items["crm"].sizeHint().height() >= row.fit(panel.list.viewport().width()).height()
+    assert panel._items["crm"].sizeHint().height() > panel._items["time"].sizeHint().height()
+
+    inspector = panel.inspector
+    assert inspector.failure.isVisible() and inspector.failure.wordWrap()
+    assert inspector.failure.text() == f"Failed to start: {LONG_REASON}\nFix it (Edit…), then press Restart."
+    tools = inspector.tools.topLevelItem(0)
+    assert tools.isFirstColumnSpanned()  # across the whole list, not cut at the first column's 170 px
+    assert tools.text(0) == "Not available: the server failed to start (the reason is above)."
+    assert [line.text for line in panel.details.log_lines("crm") if line.level == "state"][-1] == (
+        f"Failed: {LONG_REASON}"
+    )
+
+    panel.resize(900, 560)  # wider: the wrapped reason needs fewer lines, the row gets shorter
+    QApplication.processEvents()
+    assert panel._items["crm"].sizeHint().height() == row.fit(panel.list.viewport().width()).height()
+    host.publish(ServerStateChanged(server="crm", state="ready", tool_count=1))
+    assert not inspector.failure.isVisible() and row.error_label.isHidden()

@@ -17,6 +17,7 @@ from desktop_app.runtime.host import ServerConfig
 from desktop_app.runtime.host.environment import (
     LoginShellPath,
     check_env_safety,
+    command_problem,
     expand_env,
     expand_headers,
     is_unsafe_env_var,
@@ -270,3 +271,26 @@ def test_login_shell_path_can_be_injected() -> None:
 def test_merge_paths_keeps_order_and_drops_duplicates() -> None:
     sep = os.pathsep
     assert merge_paths(sep.join(["/a", "/b", ""]), sep.join(["/b", "/c", "/a"])) == sep.join(["/a", "/b", "/c"])
+
+
+# -- checking a command before it is saved ----------------------------------------------------------
+
+
+@posix_only
+def test_command_problem_looks_the_command_up_as_a_launch_would(tmp_path: Path) -> None:
+    make_tool(tmp_path / "login", "on-login-path")
+    make_tool(tmp_path / "own", "on-own-path")
+    set_login_shell_path(lambda: str(tmp_path / "login"))
+    try:
+        assert command_problem("on-login-path") is None
+        assert command_problem("on-own-path", {"PATH": str(tmp_path / "own")}) is None  # the server's own PATH
+        problem = command_problem("on-own-path")
+        assert problem is not None and "'on-own-path' was not found on PATH" in problem
+        assert str(tmp_path / "login") in problem and "Install it, or give its full path" in problem
+        assert command_problem(str(tmp_path / "login" / "on-login-path")) is None
+        missing = command_problem(str(tmp_path / "nowhere" / "tool"))
+        assert missing is not None and "does not exist" in missing
+        assert "is not a program" in (command_problem(str(tmp_path)) or "")
+        assert command_problem("  ") is None  # an empty command is the form's own check
+    finally:
+        set_login_shell_path(None)
