@@ -10,6 +10,7 @@ from desktop_app.runtime.providers.base import Completion, ContentChunk, UsageCh
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.answer_versions import AnswerVersions
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
+from desktop_app.ui.chat.replay import REPLAY_WINDOW
 from desktop_app.ui.chat.usage import UsageFooter
 from tests.support.fakes import FakeHost, FakeProvider
 from tests.unit.ui.test_edit_resend import _click, _edit, _of, _send, _Session
@@ -175,3 +176,32 @@ def test_after_a_failed_regenerate_the_old_answer_can_be_brought_back(qtbot, qlo
         assert _footers_are(qtbot, win, ["11 prompt · 3 completion tokens"])
     finally:
         session.close()
+
+
+def test_a_regenerated_answer_behind_show_earlier_gets_its_switcher(qtbot, qloop, tmp_path):
+    path = tmp_path / "switchboard.db"
+    answers = [("a1", 1, 1), ("a1 again", 2, 2), *[(f"a{n}", 1, 1) for n in range(2, 15)]]
+    first = _session(qtbot, qloop, path, answers)
+    try:
+        _send(qtbot, first.win, "q1")
+        _regenerate(qtbot, first.win)
+        for n in range(2, 15):
+            _send(qtbot, first.win, f"q{n}")
+        conversation = first.win.controller.conversation_id
+        assert len(first.store.messages(conversation)) == 28 > REPLAY_WINDOW
+    finally:
+        first.close()
+
+    second = _session(qtbot, qloop, path, [])
+    try:
+        win = second.win
+        win.open_conversation(conversation)
+        assert "q1" not in [u.text for u in _of(win, UserMessageBlock)] and _switchers(win) == []
+        _click(qtbot, win, win.view.earlier_line.button)  # the whole conversation, rebuilt from the store
+        assert _answers(win)[0] == "a1 again" and _switchers(win) == ["2/2"]
+        _click(qtbot, win, _rows(win)[0].previous_version_button)  # what followed the answer goes with it, as
+        assert _answers(win) == ["a1"] and _switchers(win) == ["1/2"]  # after an edit
+        _click(qtbot, win, _rows(win)[0].next_version_button)
+        assert _answers(win)[-1] == "a14" and len(second.store.messages(conversation)) == 28  # all back (windowed)
+    finally:
+        second.close()
