@@ -7,8 +7,9 @@ limit (4,000 characters) every tool is listed. Otherwise the space left after th
 server's summary is shared out fairly (water-filling): a server whose tools fit in its share is listed in
 full, and the share it leaves over goes to the others; the larger servers each get an equal share, list
 their first tools (catalog order) and end with ``  … N more: use tool_search "+mcp__<server>__ <words>"``.
-A footer then says how ``tool_search`` finds the rest. Every server is always named, even in the extreme
-case where the summaries alone pass the limit. The result is a pure function of the catalog and the limit
+A footer then says how ``tool_search`` finds the rest. When there are so many servers that their summaries
+alone would fill the block, it lists only the servers, by name with their tool counts, wrapped (about 250
+fit in 4,000 characters; past that the rest are counted). The result is a pure function of the catalog and the limit
 (same entries, same bytes: the provider's prompt cache stays valid), and it reports which tools it named,
 which is what the Tools panel shows as "name in index".
 """
@@ -22,6 +23,8 @@ from desktop_app.runtime.host.catalog import CLOSE_TAG, OPEN_TAG, CatalogEntry
 from desktop_app.runtime.host.names import TOOL_DELIMITER, TOOL_PREFIX, sanitize_component
 
 DESCRIPTION_LIMIT = 200
+WRAP = 110
+"""The servers-only form wraps its list of servers at this width."""
 """A description longer than this is cut in the index (the whole one comes with the schema once loaded)."""
 
 
@@ -89,6 +92,8 @@ def build_index(groups: dict[str, list[CatalogEntry]], limit: int | None) -> Def
         for server, entries in groups.items()
     }
     spare = limit - tags - (len(footer(total)) + 1) - sum(base.values())
+    if spare < 0:  # so many servers that their summaries alone fill the block: name them, list no tools
+        return _servers_only(groups, limit - tags - (len(footer(total)) + 1), total)
     counts = {server: 0 for server in groups}
     if spare > 0:
         need = {server: max(0, full[server] - base[server]) for server in groups}
@@ -102,6 +107,35 @@ def build_index(groups: dict[str, list[CatalogEntry]], limit: int | None) -> Def
                 used, counts[server] = _fill(server, groups[server], lines[server], base[server], share)
                 spare -= used
     return _render(groups, lines, counts)
+
+
+def _servers_only(groups: dict[str, list[CatalogEntry]], room: int, total: int) -> DeferredIndex:
+    """Every server's name and tool count, wrapped, as many as ``room`` holds (hundreds of servers), then how
+    many servers are left out; no tool is listed."""
+    intro = f"{len(groups)} servers have deferred tools (how many in brackets):"
+    names = [f"{server} ({len(entries)})" for server, entries in groups.items()]
+    lines, line, used, named = [intro], "", len(intro) + 1, 0
+    reserve = len(f"… and {len(names)} more servers") + 1
+    for name in names:
+        piece = f"{line}, {name}" if line else f"  {name}"
+        if len(piece) > WRAP and line:
+            cost = len(f"  {name}") + 1
+            if used + cost + (reserve if named + 1 < len(names) else 0) > room:
+                break
+            lines.append(line)
+            line, used = f"  {name}", used + cost
+        else:
+            cost = len(piece) - len(line) + (1 if not line else 0)
+            if used + cost + (reserve if named + 1 < len(names) else 0) > room:
+                break
+            line, used = piece, used + cost
+        named += 1
+    if line:
+        lines.append(line)
+    if named < len(names):
+        lines.append(f"… and {len(names) - named} more servers")
+    text = "\n".join([OPEN_TAG, *lines, footer(total), CLOSE_TAG])
+    return DeferredIndex(text, frozenset(), total)
 
 
 def _cost(lines: Sequence[str]) -> int:

@@ -71,11 +71,17 @@ def test_everything_listed_when_it_fits_and_descriptions_stay_on_one_line() -> N
     assert len(line) == len("  mcp__docs__read — ") + DESCRIPTION_LIMIT
 
 
-def test_every_server_is_named_even_past_the_limit() -> None:
-    # 150 servers: their summaries alone take more than 4,000 characters; none is dropped.
+def test_hundreds_of_servers_are_named_without_their_tools() -> None:
+    # 150 servers: their summaries alone would pass 4,000 characters; every server is named, with its count.
     catalog = Catalog(make_entry(f"mcp__server{i:03d}__tool", f"server{i:03d}", "does a thing") for i in range(150))
     block = catalog.render_capped()
-    assert all(f"[server: server{i:03d}] 1 tool" in block for i in range(150))
+    assert len(block) <= DEFERRED_BLOCK_LIMIT and "150 servers have deferred tools" in block
+    assert all(f"server{i:03d} (1)" in block for i in range(150))
+    assert catalog.index().listed == frozenset() and "tool_search finds all 150 deferred tools" in block
+    # 2,000 servers: as many as fit, then a count; the block stays within its limit.
+    huge = Catalog(make_entry(f"mcp__s{i:04d}__t", f"s{i:04d}", "x") for i in range(2000)).render_capped()
+    assert len(huge) <= DEFERRED_BLOCK_LIMIT and "s0000 (1)" in huge
+    assert "more servers\n" in huge and huge.endswith(CLOSE_TAG)
 
 
 def test_same_inputs_same_bytes_in_any_order() -> None:
