@@ -82,13 +82,26 @@ def palette_for(theme: str) -> QPalette:
     return palette
 
 
+def _is_fusion(app: QApplication) -> bool:
+    """Whether Fusion draws already. Under a stylesheet ``app.style()`` is Qt's style-sheet style, whose
+    ``name()`` is empty: asking only it set Fusion again on every theme switch, one more re-polish of every
+    widget. So the first check is remembered on the application."""
+    if app.property("switchboardFusion") is True:
+        return True
+    fusion = app.style().name().lower() == "fusion"
+    if fusion:
+        app.setProperty("switchboardFusion", True)
+    return fusion
+
+
 def apply_theme(theme: str, app: QApplication | None = None) -> None:
     """Put ``theme`` ("light" or "dark") in force: Fusion style, the theme's palette and stylesheet."""
     app = app or QApplication.instance()  # type: ignore[assignment]
     if not isinstance(app, QApplication):
         return
-    if app.style().name().lower() != "fusion":
+    if not _is_fusion(app):
         app.setStyle("Fusion")  # the one style whose drawing follows the palette on every platform
+        app.setProperty("switchboardFusion", True)
     app.setPalette(palette_for(theme))
     path = stylesheet_path(theme)
     try:
