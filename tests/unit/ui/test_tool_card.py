@@ -217,3 +217,21 @@ def test_stop_while_waiting_for_approval_cancels_the_run(qtbot, window, fake_run
     assert any("Stopped" in getattr(b, "text", lambda: "")() for b in window.view.blocks() if hasattr(b, "kind"))
     assert card.buttons.isHidden() and card.status.text() == "Not answered — the run was stopped"
     assert window.view.paused_line is not None and window.view.paused_line.continue_button.isVisibleTo(card.window())
+
+
+def test_an_edit_then_a_hook_change_show_both_diffs_and_what_ran(qtbot):
+    from desktop_app.ui.chat.tool_card import ToolCard
+
+    card = ToolCard("call_9", "crm", "lookup", {"name": "Ada", "fields": "all"})
+    qtbot.addWidget(card)
+    card.show_decision(True, edited_arguments={"name": "Ada Lovelace", "fields": "all"})
+    card.show_result("ok", is_error=False)
+    before, after = {"name": "Ada Lovelace", "fields": "all"}, {"name": "Ada Lovelace", "fields": "public"}
+    notice = {"kind": "mutated", "event": "PreToolUse", "hooks": ["privacy"], "target": "arguments"}
+    notice |= {"before": before, "after": after}
+    card.show_hook_notices([notice])
+    assert '"fields": "public"' in card.arguments.text() and '"Ada Lovelace"' in card.arguments.text()
+    plain = card.args.changes.text().replace("&nbsp;", " ")
+    edit, hook = plain.split("Changed by hook privacy:")
+    assert "Edited before approval" in edit and '− "name": "Ada"' in edit and '+ "name": "Ada Lovelace"' in edit
+    assert '− "fields": "all"' in hook and '+ "fields": "public"' in hook and '"name"' not in hook
