@@ -194,13 +194,14 @@ class App:
         keyring_file: Path | None = None,
         env: dict[str, str] | None = None,
         ready_timeout_s: float = 60.0,
+        no_keyring: bool = False,
     ) -> None:
         self.home = home
-        if keyring_file is None:  # a working (file-backed, test) keyring: no "no keyring" warning in the shots
+        if keyring_file is None and not no_keyring:  # a working (file-backed, test) keyring: no warning in the shots
             keyring_file = home.parent / f"{home.name}-keyring.json"
             if not keyring_file.exists():
                 keyring_file.write_text("{}", encoding="utf-8")
-        env = app_env(keyring_file=keyring_file, extra=env)
+        env = app_env(keyring_file=keyring_file, extra=env)  # ``no_keyring``: the null keyring, as with none at all
         launcher = ROOT / "scripts" / "_app_launcher.py"
         self.process = subprocess.Popen(
             [sys.executable, str(launcher), "--home", str(home)],
