@@ -98,7 +98,7 @@ def placeholder(tree: QTreeWidget, text: str) -> QTreeWidgetItem:
 def unavailable_text(info: ServerInfo | None) -> str:
     """What an empty tab of a server that is not ready says."""
     if info is not None and info.state == "failed":
-        return "Not available: the server failed to start (the reason is above)."
+        return "Not available: the server failed to start."  # (its reason is above the tabs)
     if info is not None and info.state == "disabled":
         return "The server is disabled."
     return "Shown when the server is ready."

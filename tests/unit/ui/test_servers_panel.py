@@ -291,7 +291,10 @@ def test_a_failed_server_says_why_in_full_where_the_user_looks(qtbot, panel: Ser
     assert inspector.failure.text() == f"Failed to start: {LONG_REASON}\nFix it (Edit…), then press Restart."
     tools = inspector.tools.topLevelItem(0)
     assert tools.isFirstColumnSpanned()  # across the whole list, not cut at the first column's 170 px
-    assert tools.text(0) == "Not available: the server failed to start (the reason is above)."
+    assert tools.text(0) == "Not available: the server failed to start."
+    rect = inspector.tools.visualItemRect(tools)
+    text_width = inspector.tools.fontMetrics().horizontalAdvance(tools.text(0))
+    assert rect.width() > text_width + 8 > 170 + 8  # readable in full, not elided at the first column
     assert [line.text for line in panel.details.log_lines("crm") if line.level == "state"][-1] == (
         f"Failed: {LONG_REASON}"
     )
