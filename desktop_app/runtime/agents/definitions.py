@@ -46,11 +46,13 @@ class AgentFileError(ValueError):
 
 def parse_agent_file(path: Path) -> AgentSettings:
     """One ``agents/<name>.md`` file as a definition; ``AgentFileError`` says what is wrong with it."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise AgentFileError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; an agent file is a short text")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    from desktop_app.runtime.files import read_config_text
+
+    try:  # a regular file only (never a FIFO or /dev/zero: opened without blocking), size-capped, UTF-8
+        text = read_config_text(path, limit=MAX_FILE_BYTES)
+    except ConfigError as exc:
+        raise AgentFileError(f"{path}: cannot read it: {exc.problem}") from exc
+    except OSError as exc:
         raise AgentFileError(f"{path}: cannot read it ({exc})") from exc
     meta: Any = {}
     body = text

@@ -195,11 +195,17 @@ class TrustStore:
             self._load(path)
 
     def _load(self, path: Path) -> None:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+        from desktop_app.runtime.errors import ConfigError
+        from desktop_app.runtime.files import loads_json, read_config_text
+
+        try:  # a regular file only (a FIFO or /dev/zero is refused, never waited on), size-capped
+            data = loads_json(read_config_text(path), path)
         except FileNotFoundError:
             return  # an empty, non-nil map: project hooks start untrusted
-        except (OSError, ValueError) as exc:
+        except ConfigError as exc:
+            self.problem = f"{path}: the hook trust file cannot be read ({exc.problem}); untrusted hooks stay off"
+            return
+        except OSError as exc:
             self.problem = f"{path}: the hook trust file cannot be read ({exc}); untrusted hooks stay off"
             return
         hooks = data.get("hooks") if isinstance(data, dict) else None

@@ -79,6 +79,8 @@ def parse_yaml(text: str, path: Path) -> Any:
         raise ConfigError(path, f"invalid YAML: {exc.problem or exc}", line=line, column=column) from None
     except yaml.YAMLError as exc:
         raise ConfigError(path, f"invalid YAML: {exc}") from None
+    except RecursionError:  # 10,000 nested brackets: this file is refused, the others keep working
+        raise ConfigError(path, "the YAML is nested too deeply to be read; check the file") from None
 
 
 def write_bytes_atomically(path: Path, data: bytes) -> None:

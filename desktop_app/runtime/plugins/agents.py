@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, whale_entries
+from desktop_app.runtime.plugins.model import Plugin, PluginError, read_inside, read_plugin, whale_entries
 from desktop_app.runtime.settings import AgentSettings
 
 MAX_AGENT_BYTES = 256 * 1024
@@ -157,12 +157,9 @@ def _agent_file(plugin: Plugin, path: Path) -> PluginAgent | None:
     from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.skills.discovery import split_frontmatter
 
-    try:
-        if path.stat().st_size > MAX_AGENT_BYTES:
-            plugin.problems.append(f"{path}: larger than {MAX_AGENT_BYTES // 1024} KiB; skipped")
-            return None
-        meta, body = split_frontmatter(path.read_text(encoding="utf-8"), path)
-    except (OSError, UnicodeDecodeError, ConfigError) as exc:
+    try:  # inside the plugin (symlinks resolved), a regular file, size-capped
+        meta, body = split_frontmatter(read_inside(plugin.folder, path, limit=MAX_AGENT_BYTES), path)
+    except (OSError, ConfigError, PluginError) as exc:
         plugin.problems.append(f"{path}: cannot be read as an agent ({exc})")
         return None
     meta = meta if isinstance(meta, dict) else {}

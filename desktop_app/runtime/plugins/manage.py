@@ -4,7 +4,9 @@ A plugin ``P`` is copied into ``<data>/plugin-files/P`` (its ``${CLAUDE_PLUGIN_R
 settings (``plugins.P``) as disabled. Enabling it puts its servers into ``mcp.json`` as ``P.<server>``
 (with ``"plugin": "P"``, through the one writer that keeps the user's formatting), writes its hooks to
 ``<data>/plugins/P/hooks/hooks.json`` — where the hook runner reads plugin hooks, untrusted until the user
-trusts them by content hash, and inactive again once edited — and adds its ``skills/`` to the skill roots.
+trusts them by content hash, and inactive again once edited; a server's own ``hooks`` in the plugin's
+``.mcp.json`` go there too, never into ``mcp.json``, whose hooks are trusted — and adds its ``skills/`` to
+the skill roots.
 Disabling takes the servers and hooks away (trust is kept for an unchanged hook). Removing also forgets
 the hooks' trust entries, the settings record and the files.
 """
@@ -69,6 +71,7 @@ def installed(places: Places) -> dict[str, tuple[Plugin | None, bool]]:
 def install(source: Path, places: Places) -> Plugin:
     """Copy the plugin in ``source`` in, disabled (an update keeps its enabled state and re-applies it)."""
     plugin = read_plugin(source)
+    check_contained(plugin.folder)
     target = places.files(plugin.id)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{plugin.id}-", dir=target.parent))
@@ -89,6 +92,30 @@ def install(source: Path, places: Places) -> Plugin:
     return installed_plugin
 
 
+def check_contained(folder: Path) -> None:
+    """Refuse a plugin holding a symlink that resolves outside its folder, or a file that is not a regular
+    file (a FIFO, a device): every file a plugin contributes (skills, agents, commands, hooks, the scripts they
+    run) must be its own."""
+    import os
+    import stat
+
+    root = folder.resolve()
+    for current, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in [*dirs, *files]:
+            path = Path(current) / name
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                try:
+                    real = path.resolve(strict=True)
+                except (OSError, RuntimeError):
+                    raise PluginError(f"{path}: refused: a broken or looping symbolic link") from None
+                if not real.is_relative_to(root):
+                    raise PluginError(f"{path}: refused: a symbolic link to {real}, outside the plugin's folder")
+            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise PluginError(f"{path}: refused: not a regular file (a FIFO, device or socket)")
+
+
 def _plugin(plugin_id: str, places: Places) -> Plugin:
     if plugin_id not in _records(places):
         raise PluginError(f"no plugin named {plugin_id!r} is installed (see `switchboard plugins list`)")
@@ -98,7 +125,10 @@ def _plugin(plugin_id: str, places: Places) -> Plugin:
 def _apply(plugin: Plugin, places: Places) -> None:
     root = places.files(plugin.id)
     current = config_edit.read_servers(places.mcp_file)
-    wanted = {server_name(plugin.id, n): substitute_root(entry, root) for n, entry in plugin.servers.items()}
+    wanted = {
+        server_name(plugin.id, n): {k: v for k, v in substitute_root(entry, root).items() if k != "hooks"}
+        for n, entry in plugin.servers.items()
+    }  # a server's own message hooks go to the plugin's hooks file below: untrusted until reviewed
     for name in wanted:  # checked before anything is written
         existing = current.get(name)
         if isinstance(existing, dict) and existing.get("plugin") != plugin.id:
@@ -111,14 +141,31 @@ def _apply(plugin: Plugin, places: Places) -> None:
     for name, entry in wanted.items():
         config_edit.put_server(places.mcp_file, name, {**entry, "plugin": plugin.id})
     hooks_file = places.hooks_file(plugin.id)
-    if plugin.hooks:
+    document = hooks_document(plugin, root)
+    if document:
         from desktop_app.runtime.settings import write_text_atomically
 
-        text = json.dumps({"hooks": substitute_root(plugin.hooks, root)}, indent=2, sort_keys=True) + "\n"
+        text = json.dumps(document, indent=2, sort_keys=True) + "\n"
         if not hooks_file.is_file() or hooks_file.read_text(encoding="utf-8") != text:
             write_text_atomically(hooks_file, text)
     elif hooks_file.parent.parent.exists():
         shutil.rmtree(hooks_file.parent.parent)
+
+
+def hooks_document(plugin: Plugin, root: Path) -> dict[str, Any]:
+    """The plugin's hooks file: its lifecycle hooks and each server's message hooks (``mcpServers.<P.server>
+    .hooks``), read by the runner as plugin hooks, never as the user's own. Empty when it has none."""
+    document: dict[str, Any] = {}
+    if plugin.hooks:
+        document["hooks"] = substitute_root(plugin.hooks, root)
+    per_server = {
+        server_name(plugin.id, name): {"hooks": substitute_root(entry["hooks"], root)}
+        for name, entry in plugin.servers.items()
+        if entry.get("hooks")
+    }
+    if per_server:
+        document["mcpServers"] = per_server
+    return document
 
 
 def enable(plugin_id: str, places: Places) -> Plugin:
@@ -146,15 +193,16 @@ def disable(plugin_id: str, places: Places) -> None:
 
 
 def _forget_trust(plugin: Plugin | None, places: Places) -> None:
-    from desktop_app.runtime.hooks.config import parse_hooks
+    from desktop_app.runtime.hooks.config import read_config_hooks
     from desktop_app.runtime.hooks.model import HookSource
     from desktop_app.runtime.hooks.sources import TRUST_FILE
     from desktop_app.runtime.hooks.trust import TrustStore, lifecycle_entry, message_entry
 
-    if plugin is None or not plugin.hooks:
+    document = hooks_document(plugin, places.files(plugin.id)) if plugin is not None else {}
+    if plugin is None or not document:
         return
     path = places.hooks_file(plugin.id)
-    found = parse_hooks(substitute_root(plugin.hooks, places.files(plugin.id)), HookSource("plugin", path))
+    found = read_config_hooks(document, HookSource("plugin", path))
     keys = [lifecycle_entry(h).key for h in found.lifecycle]
     for mapping in found.mappings:
         keys += [message_entry(mapping, i, t).key for i, t in enumerate(mapping.targets)]

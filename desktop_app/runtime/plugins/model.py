@@ -55,12 +55,39 @@ class Plugin:
         return sum(len(v) for v in self.hooks.values() if isinstance(v, list))
 
 
-def _json(path: Path) -> Any:
+MAX_PLUGIN_FILE_BYTES = 1024 * 1024
+"""A manifest, hooks file, agent or command of a plugin is small; a bigger one is refused."""
+
+
+def read_inside(folder: Path, path: Path, *, limit: int = MAX_PLUGIN_FILE_BYTES) -> str:
+    """The text of a file the plugin contributes. It must resolve inside ``folder`` (a symlink to a private key
+    is refused), be a regular file (never a FIFO or a device: opened without blocking) and at most ``limit``
+    bytes. ``FileNotFoundError`` when missing; :class:`PluginError` saying what is wrong otherwise."""
+    from desktop_app.runtime.errors import ConfigError
+    from desktop_app.runtime.files import read_config_text
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        real = path.resolve(strict=True)
+    except FileNotFoundError:
+        raise
+    except (OSError, RuntimeError) as exc:
+        raise PluginError(f"{path}: cannot be read ({exc})") from None
+    if not real.is_relative_to(folder.resolve()):
+        raise PluginError(f"{path}: refused: it resolves to {real}, outside the plugin's folder")
+    try:
+        return read_config_text(real, limit=limit)
+    except ConfigError as exc:
+        raise PluginError(f"{path}: {exc.problem}") from None
+
+
+def _json(path: Path, folder: Path) -> Any:
+    try:
+        text = read_inside(folder, path)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as exc:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise PluginError(f"{path}: cannot be read as JSON ({exc})") from None
 
 
@@ -118,15 +145,15 @@ def read_plugin(folder: Path) -> Plugin:
     """Read the plugin in ``folder``; a folder that is no plugin, or a broken manifest, raises PluginError."""
     folder = folder.expanduser().resolve()
     if (folder / CLAUDE_MANIFEST).is_file():
-        manifest = _json(folder / CLAUDE_MANIFEST)
+        manifest = _json(folder / CLAUDE_MANIFEST, folder)
         if not isinstance(manifest, dict):
             raise PluginError(f"{folder / CLAUDE_MANIFEST}: must hold a JSON object")
         plugin_id = manifest.get("name")
         fmt = "claude"
     elif (folder / WHALE_MANIFEST).is_file():
         try:
-            manifest = tomllib.loads((folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            manifest = tomllib.loads(read_inside(folder, folder / WHALE_MANIFEST))
+        except (OSError, ValueError, RecursionError) as exc:
             raise PluginError(f"{folder / WHALE_MANIFEST}: cannot be read as TOML ({exc})") from None
         plugin_id = manifest.get("id")
         fmt = "whale"
@@ -152,11 +179,11 @@ def read_plugin(folder: Path) -> Plugin:
         path = folder / declared if isinstance(declared, str) else None
         for candidate in [path] if path else [folder / ".mcp.json", folder / "mcp.json"]:
             if candidate.is_file():
-                plugin.servers = _servers(_json(candidate), str(candidate))
+                plugin.servers = _servers(_json(candidate, folder), str(candidate))
                 break
     hooks_decl = manifest.get("hooks")
     hooks_file = folder / hooks_decl if isinstance(hooks_decl, str) else folder / "hooks" / "hooks.json"
-    document = hooks_decl if isinstance(hooks_decl, dict) else _json(hooks_file)
+    document = hooks_decl if isinstance(hooks_decl, dict) else _json(hooks_file, folder)
     if document is not None:
         if fmt == "claude":
             plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems)
@@ -189,7 +216,7 @@ def substitute_root(value: Any, root: Path) -> Any:
     return value
 
 
-__all__ = ["Plugin", "PluginError", "claude_hooks", "read_plugin", "substitute_root"]
+__all__ = ["Plugin", "PluginError", "claude_hooks", "read_inside", "read_plugin", "substitute_root"]
 
 
 def whale_entries(plugin: Plugin, table: str, text_key: str) -> list[tuple[str, dict[str, Any], Any]]:
@@ -199,8 +226,8 @@ def whale_entries(plugin: Plugin, table: str, text_key: str) -> list[tuple[str, 
     An entry without a name, or whose file is outside the plugin or unreadable, is left out with its
     problem on ``plugin.problems``; an unreadable manifest gives nothing (``read_plugin`` reported it)."""
     try:
-        manifest = tomllib.loads((plugin.folder / WHALE_MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        manifest = tomllib.loads(read_inside(plugin.folder, plugin.folder / WHALE_MANIFEST))
+    except (OSError, ValueError, RecursionError, PluginError):
         return []
     found: list[tuple[str, dict[str, Any], Any]] = []
     entries = manifest.get(table, [])
@@ -216,8 +243,8 @@ def whale_entries(plugin: Plugin, table: str, text_key: str) -> list[tuple[str, 
                 plugin.problems.append(f"{where}: file {entry['file']!r} is outside the plugin")
                 continue
             try:
-                text = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = read_inside(plugin.folder, path)
+            except (OSError, PluginError) as exc:
                 plugin.problems.append(f"{where}: cannot read {entry['file']!r} ({exc})")
                 continue
         found.append((where, entry, text))

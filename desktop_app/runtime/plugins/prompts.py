@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, whale_entries
+from desktop_app.runtime.plugins.model import Plugin, PluginError, read_inside, read_plugin, whale_entries
 
 SERVER_NAME = "switchboard.plugins"
 MAX_PROMPT_BYTES = 256 * 1024
@@ -57,12 +57,9 @@ def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
     from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.skills.discovery import split_frontmatter
 
-    try:
-        if path.stat().st_size > MAX_PROMPT_BYTES:
-            plugin.problems.append(f"{path}: larger than {MAX_PROMPT_BYTES // 1024} KiB; skipped")
-            return None
-        meta, body = split_frontmatter(path.read_text(encoding="utf-8"), path)
-    except (OSError, UnicodeDecodeError, ConfigError) as exc:
+    try:  # inside the plugin (symlinks resolved), a regular file, size-capped
+        meta, body = split_frontmatter(read_inside(plugin.folder, path, limit=MAX_PROMPT_BYTES), path)
+    except (OSError, ConfigError, PluginError) as exc:
         plugin.problems.append(f"{path}: cannot be read as a prompt ({exc})")
         return None
     meta = meta or {}

@@ -80,6 +80,17 @@ class SkillSet:
         return [self.skills[name] for name in sorted(self.skills, key=str.lower)]
 
 
+def read_skill_text(path: Path) -> str:
+    """A SKILL.md's text: a regular file (never a FIFO or a device), at most ``MAX_SKILL_BYTES``, UTF-8;
+    ``ValueError`` naming the file otherwise."""
+    from desktop_app.runtime.files import read_config_text
+
+    try:
+        return read_config_text(path, limit=MAX_SKILL_BYTES)
+    except ConfigError as exc:
+        raise ValueError(f"{path}: {exc.problem}; skipped") from None
+
+
 def split_frontmatter(text: str, path: Path | None = None) -> tuple[dict[str, Any] | None, str]:
     """``(frontmatter mapping or None, body)``; invalid YAML raises ``ConfigError`` with its line."""
     match = _FRONTMATTER.match(text.removeprefix("\ufeff"))
@@ -102,9 +113,7 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 def parse_skill(folder: Path, source: str, *, read_only: bool = False) -> Skill:
     """Read and validate ``folder/SKILL.md``; ``ValueError`` names the file and the field at fault."""
     path = folder / SKILL_FILE
-    if path.stat().st_size > MAX_SKILL_BYTES:
-        raise ValueError(f"{path}: larger than {MAX_SKILL_BYTES // 1024} KiB; skipped")
-    text = path.read_text(encoding="utf-8")
+    text = read_skill_text(path)
     try:
         meta, _body = split_frontmatter(text, path)
     except ConfigError as exc:

@@ -14,7 +14,7 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from desktop_app.runtime.skills.discovery import SERVER_NAME, SKILL_FILE, SkillSet, split_frontmatter
+from desktop_app.runtime.skills.discovery import SERVER_NAME, SKILL_FILE, SkillSet, read_skill_text, split_frontmatter
 
 READ_ONLY = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 MAX_LISTED_FILES = 200
@@ -25,7 +25,7 @@ def load_text(skills: SkillSet, name: str) -> str:
     if skill is None:
         known = ", ".join(s.name for s in skills.sorted()) or "none"
         raise ToolError(f"There is no skill named {name!r}. Skills: {known}.")
-    _meta, body = split_frontmatter(skill.file.read_text(encoding="utf-8"))
+    _meta, body = split_frontmatter(read_skill_text(skill.file))
     files = sorted(
         str(p.relative_to(skill.folder)) for p in skill.folder.rglob("*") if p.is_file() and p.name != SKILL_FILE
     )
