@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QFontInfo, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -34,6 +35,40 @@ from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
 EDIT_MIN_EMS = 30  # a message's text wraps at this many ems; the inline edit's box is this wide (if it fits)
 EDIT_MIN_LINES = 3
 EDIT_MAX_LINES = 10
+
+
+class MessageText(QLabel):
+    """A user message's text in its right-aligned bubble: as wide as its longest line, up to
+    ``EDIT_MIN_EMS`` ems (narrower when the column is), wrapping past that.
+
+    A word-wrapping ``QLabel`` in an aligned layout item gets its size hint's height, worked out for a width
+    other than the one it is given, and so lost the lines past the first once a message wrapped: here the
+    size hint and the height for a width both use the width the text is really laid out at."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        sizing = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        sizing.setHeightForWidth(True)
+        self.setSizePolicy(sizing)
+
+    def natural_width(self) -> int:
+        metrics = self.fontMetrics()
+        widest = max((metrics.horizontalAdvance(line) for line in self.text().split("\n")), default=0)
+        return min(widest + 4, EDIT_MIN_EMS * max(1, QFontInfo(self.font()).pixelSize()))
+
+    def heightForWidth(self, width: int) -> int:
+        return super().heightForWidth(min(width, self.natural_width()))
+
+    def sizeHint(self) -> QSize:
+        width = self.natural_width()
+        return QSize(width, self.heightForWidth(width))
+
+    def minimumSizeHint(self) -> QSize:
+        width = min(self.natural_width(), 8 * max(1, QFontInfo(self.font()).pixelSize()))
+        return QSize(width, self.heightForWidth(width))
 
 
 class UserMessageBlock(QWidget):
@@ -66,16 +101,8 @@ class UserMessageBlock(QWidget):
         outer.addWidget(self.bubble, 0, Qt.AlignmentFlag.AlignRight)
         layout = QVBoxLayout(self.bubble)
         layout.setContentsMargins(14, 8, 14, 8)
-        self.label = QLabel(text)
+        self.label = MessageText(text)
         self.label.setObjectName("userMessageText")
-        self.label.setWordWrap(True)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # a wrapping label in a right-aligned bubble asks for its narrowest width: give it its text's own
-        # width (up to most of the column), and let long messages wrap at that
-        metrics = self.label.fontMetrics()
-        widest = max((metrics.horizontalAdvance(line) for line in text.split("\n")), default=0)
-        self.label.setMinimumWidth(min(widest + 4, EDIT_MIN_EMS * max(1, QFontInfo(self.label.font()).pixelSize())))
         layout.addWidget(self.label)
         self.sent_with = QLabel("")
         self.sent_with.setObjectName("userMessageContext")

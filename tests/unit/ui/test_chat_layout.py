@@ -93,3 +93,20 @@ def test_the_inline_edit_lays_out_its_buttons_below_its_text_box(qtbot, window, 
         assert block.editor.height() >= min(shown, 10 * block.editor.fontMetrics().lineSpacing())
         assert block.sent_with.isHidden() or rect(block.sent_with).top() >= editor.bottom()
         block.cancel_edit()
+
+
+def test_a_user_message_that_wraps_shows_every_line(qtbot, window, fake_runtime):
+    """A message a little wider than its bubble wraps onto a second line, and the bubble is tall enough for it
+    (its second line was cut off: the label got its one-line size hint's height), at any window width."""
+    fake_runtime.script(Content("Sure."))
+    text = "Name a good first project for learning Rust, in two sentences, and say why it is a good one."
+    _send(qtbot, window, text)
+    [block] = [b for b in window.view.blocks() if isinstance(b, UserMessageBlock)]
+    for width in (1920, 900, 640):
+        _settle(qtbot, window, width)
+        label = block.label
+        line = label.fontMetrics().lineSpacing()
+        needed = label.heightForWidth(label.width())
+        assert needed >= 2 * line  # it does wrap at this width
+        assert label.height() >= needed, (width, label.height(), needed)
+        assert block.bubble.geometry().contains(label.geometry().translated(block.bubble.pos()).bottomLeft())
