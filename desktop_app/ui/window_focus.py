@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractButton, QLayout, QStatusBar, QWidget
+from shiboken6 import isValid
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -29,7 +30,8 @@ class FocusWithin(QObject):
         child.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+        if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut) and isValid(self.frame):
+            # the frame goes first when the window is torn down, and its text box then loses focus
             focused = event.type() == QEvent.Type.FocusIn
             if bool(self.frame.property("focusWithin")) != focused:
                 self.frame.setProperty("focusWithin", focused)
