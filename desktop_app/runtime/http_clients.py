@@ -41,6 +41,9 @@ ClientState = Literal["connected", "active", "idle", "gone"]
 
 current_client: contextvars.ContextVar[str] = contextvars.ContextVar("served_client", default="an MCP client")
 """The label of the client whose tool call is being handled (for the approval question)."""
+current_client_key: contextvars.ContextVar[str] = contextvars.ContextVar("served_client_key", default="")
+"""The key of that client (its session id, else its label): what "Allow for this session" is remembered for,
+so two clients with the same name do not share it."""
 
 
 @dataclass

@@ -37,7 +37,7 @@ from desktop_app.runtime.agents.progress import ProgressTracker
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
 from desktop_app.runtime.agents.server import AgentAttachment, requested_conversation
 from desktop_app.runtime.approvals import ApprovalPolicy
-from desktop_app.runtime.http_clients import CallStatus, ClientLog, client_key, current_client
+from desktop_app.runtime.http_clients import CallStatus, ClientLog, client_key, current_client, current_client_key
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
@@ -177,7 +177,7 @@ class ServedHost(MCPServer):
     async def _handle_call_tool(self, ctx: Any, params: mtypes.CallToolRequestParams) -> Any:
         key, label = client_key(ctx)
         call = self.clients.call_started(key, label, params.name) if self.clients is not None else None
-        token = current_client.set(label)
+        token, key_token = current_client.set(label), current_client_key.set(key)
         try:
             result = await self._call_tool(ctx, params)
         except BaseException as exc:
@@ -187,6 +187,7 @@ class ServedHost(MCPServer):
             raise
         finally:
             current_client.reset(token)
+            current_client_key.reset(key_token)
         if call is not None and self.clients is not None:
             self.clients.call_finished(call, *_status(result))
         return result
@@ -424,8 +425,12 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def http_app(server: MCPServer, token: str | None) -> Any:
-    """The ASGI app: the SDK's streamable HTTP app at ``/mcp`` behind the bearer check (``token`` ``None``:
-    no check, only for the conformance suite's stand-in, which cannot send a token)."""
+def http_app(server: MCPServer, clients: Any = None) -> Any:
+    """The ASGI app the served host runs, before the bearer check (which ``HttpHostService`` wraps around it,
+    so a regenerated token applies at once): the SDK's streamable HTTP app at ``/mcp``, built for the loopback
+    address so that its Host/Origin check refuses a request naming another host (DNS rebinding: 421/403),
+    recording the clients in ``clients`` (a :class:`~.http_clients.ClientLog`) when given."""
+    from desktop_app.runtime.http_clients import RecordClients
+
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
-    return app if token is None else BearerAuth(app, token)
+    return app if clients is None else RecordClients(app, clients)

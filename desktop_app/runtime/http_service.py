@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop_app.runtime.http_clients import ClientLog, current_client
+from desktop_app.runtime.http_clients import ClientLog, current_client, current_client_key
 from desktop_app.runtime.http_host import TOKEN_NAME
 from desktop_app.runtime.secret_scope import reserve
 
@@ -52,6 +52,8 @@ class HttpApproval:
     tool: str
     arguments: dict[str, Any]
     future: asyncio.Future[tuple[bool, str]] = field(repr=False)
+    client_key: str = ""
+    """Which client it is (its session id): "Allow for this session" applies to this client only."""
 
 
 class HttpApprovals:
@@ -77,10 +79,11 @@ class HttpApprovals:
 
     async def ask(self, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
         """Wait for the user's answer: ``(approved, reason)``. A client that hangs up cancels the question."""
-        client = current_client.get()
-        if (client, tool) in self._allowed:
+        client, key = current_client.get(), current_client_key.get() or current_client.get()
+        if (key, tool) in self._allowed:
             return True, ""
-        approval = HttpApproval(uuid.uuid4().hex, client, tool, arguments, asyncio.get_running_loop().create_future())
+        future = asyncio.get_running_loop().create_future()
+        approval = HttpApproval(uuid.uuid4().hex, client, tool, arguments, future, client_key=key)
         self._pending[approval.id] = approval
         self._emit("opened", approval)
         try:
@@ -95,7 +98,7 @@ class HttpApprovals:
         if approval is None or approval.future.done():
             raise KeyError(f"No call over HTTP {approval_id!r} is waiting for an answer (unknown, or answered).")
         if approved and for_session:
-            self._allowed.add((approval.client, approval.tool))
+            self._allowed.add((approval.client_key or approval.client, approval.tool))
         approval.future.set_result((approved, reason or ("" if approved else "the user said no")))
 
     def forget(self) -> None:
@@ -257,8 +260,14 @@ class HttpHostService:
     async def _start(self, port: int, expose: list[str], *, bearer: str | None = "") -> None:
         import uvicorn
 
-        from desktop_app.runtime.http_clients import RecordClients
-        from desktop_app.runtime.http_host import LOOPBACK, MCP_PATH, BearerAuth, bind_loopback, make_http_host
+        from desktop_app.runtime.http_host import (
+            LOOPBACK,
+            MCP_PATH,
+            BearerAuth,
+            bind_loopback,
+            http_app,
+            make_http_host,
+        )
 
         self._port_asked, self.expose = port, expose
         self._set("starting")
@@ -283,9 +292,7 @@ class HttpHostService:
             )  # fmt: skip
             watch = getattr(catalog, "subscribe", None)
             self._unwatch = watch(self._agents_changed) if callable(watch) else (lambda: None)
-            app: Any = RecordClients(  # behind the bearer check: a refused request is nobody's activity
-                self._mcp.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK), self.clients
-            )
+            app: Any = http_app(self._mcp, self.clients)  # behind the bearer check: a refused request is nobody's
             if bearer is not None:
                 self._auth = app = BearerAuth(app, bearer or self.token())
             started = asyncio.get_running_loop().create_future()
