@@ -81,7 +81,7 @@ async def test_crash_mid_call_is_an_error_and_the_server_comes_back(host: Host) 
 async def test_hanging_tool_times_out_naming_the_setting(host: Host) -> None:
     started = time.monotonic()
     outcome = await host.call("bad", "hang", {})
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 1.5  # the server's 1 s timeout, and the cancellation sent after it
     assert outcome.is_error
     assert "timed out after 1 s" in outcome.text and "'timeout'" in outcome.text
     assert host.states()["bad"].state == "ready"  # it still answers: no restart needed

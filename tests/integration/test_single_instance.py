@@ -175,7 +175,8 @@ def test_second_launch_forwards_quick_and_a_stale_socket_is_replaced(home):
         finally:
             os.kill(first.pid, signal.SIGCONT)
         assert hung.returncode == 1 and "busy or hung" in hung.stderr and f"process {first.pid}" in hung.stderr
-        assert waited < 10
+        # README: "reported after 2 s"; the rest is the second process's own start (standard library only)
+        assert 2.0 <= waited < 2.0 + 0.8
 
         # A crash: SIGKILL leaves the socket file behind (and orphans the server, which exits on EOF).
         first.kill()
