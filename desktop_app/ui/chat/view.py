@@ -129,6 +129,7 @@ class ChatView(StreamSlots, QScrollArea):
         self.empty_hint = QLabel("Ask anything. Enter sends, Shift+Enter adds a line, Esc stops.")
         self.empty_hint.setObjectName("emptyHint")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)  # the column can be narrower than the line: wrap, never clip
         self._add(self.empty_hint)
         self._stick = True
         self._turn_answered = False

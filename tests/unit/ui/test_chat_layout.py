@@ -110,3 +110,23 @@ def test_a_user_message_that_wraps_shows_every_line(qtbot, window, fake_runtime)
         assert needed >= 2 * line  # it does wrap at this width
         assert label.height() >= needed, (width, label.height(), needed)
         assert block.bubble.geometry().contains(label.geometry().translated(block.bubble.pos()).bottomLeft())
+
+
+def test_the_empty_chat_hint_is_never_cut_off(qtbot, window):
+    """The hint of an empty chat wraps inside the reading column instead of running off both sides of it
+    (a larger font in a narrow window: the line is wider than the column)."""
+    hint = window.view.empty_hint
+    font = QApplication.font()
+    try:
+        bigger = QApplication.font()
+        bigger.setPointSizeF(font.pointSizeF() * 1.5)
+        QApplication.setFont(bigger)
+        _settle(qtbot, window, max(700, window.minimumSizeHint().width()))
+        for _ in range(3):  # every pending layout pass, as before a paint
+            QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        assert hint.isVisible() and hint.width() <= window.view.column.width()
+        needed = hint.fontMetrics().horizontalAdvance(hint.text())
+        assert needed > hint.contentsRect().width()  # the line is wider than the column
+        assert hint.height() >= hint.heightForWidth(hint.width()) >= 2 * hint.fontMetrics().lineSpacing()
+    finally:
+        QApplication.setFont(font)
