@@ -66,6 +66,7 @@ def assemble(
     from desktop_app.runtime.host.config import unknown_field_warnings
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Store, StoreError, attach_store, store_path
+    from desktop_app.runtime.store.unwritable import StoreUnwritableError, report_unsaved
 
     problems: list[str] = []
     settings_path: Path | None = paths.settings_file
@@ -123,10 +124,12 @@ def assemble(
     if persist:
         try:
             store = Store.open(store_path(paths))
-            store.mark_interrupted_runs()
+            _mark_interrupted_runs(store, problems)
             recorder = attach_store(runtime, store)
         except StoreError as exc:
             problems.append(f"Conversation history is off for this session: {exc}")
+            if isinstance(exc, StoreUnwritableError):  # a full disk: every run is told it is not saved
+                report_unsaved(runtime.subscribe, runtime.notify, exc)
     # Deferred tools: the catalog behind tool_search, promotions per conversation (saved with the catalog hash).
     from desktop_app.runtime.deferral import DeferralSettings, PromotionStore, ToolDeferral
 
@@ -155,6 +158,22 @@ def assemble(
     agent_runner = AgentRunner(runtime, catalog)
     problems.extend(register_agents(host, agent_runner, include_implicit_default=serve_default_agent))
     return Assembly(runtime, host, store, recorder, problems, agent_runner=agent_runner)
+
+
+def _mark_interrupted_runs(store: Any, problems: list[str]) -> None:
+    """Mark runs left by a dead process; a disk that takes no writes leaves them for the next start (the
+    recorder reports the first write that fails)."""
+    import sqlite3
+
+    from desktop_app.runtime.store.unwritable import advice, disk_problem
+
+    try:
+        store.mark_interrupted_runs()
+    except sqlite3.Error as exc:
+        problem = disk_problem(exc)
+        if problem is None:
+            raise
+        problems.append(f"{store.path}: {problem} ({exc}); {advice(problem)}, or this session's runs are not saved.")
 
 
 def _wire_hooks(

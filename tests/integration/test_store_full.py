@@ -4,6 +4,8 @@ tmpfs home (where this box lets us mount one) and SQLite's ``max_page_count`` (S
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import queue
 import subprocess
@@ -103,3 +105,44 @@ def test_a_store_that_fills_during_the_stream_is_reported_at_once_and_exits_non_
     assert "switchboard.db" in stderr and "only copy" in stderr
     assert "Traceback" not in stderr
     assert stdout.rstrip("\n") == content  # the whole answer, though the store could not keep it
+
+
+@pytest.fixture(params=["max_page_count", "tmpfs"])
+def full_at_start(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[list[str], dict[str, str], Path]]:
+    if request.param == "max_page_count":
+        yield [sys.executable, "-m", "tests.support.full_store_ask"], {"FULL_STORE_AT_START": "1"}, tmp_path / "home"
+        return
+    disk = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
+    if not _mount_tmpfs(disk, "320k"):
+        pytest.skip("no tmpfs can be mounted here (needs root); the max_page_count variant covers it")
+    try:
+        (disk / "home").mkdir()
+        # fill the disk before Switchboard starts
+        with open(disk / "filler", "wb", buffering=0) as filler, contextlib.suppress(OSError):
+            while True:
+                filler.write(b"\0" * 4096)
+        yield [SWITCHBOARD], {}, disk / "home"
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_a_disk_full_before_the_start_still_prints_the_answer_says_so_and_exits_not_saved(
+    llm_server: ScriptedLLMServer, full_at_start: tuple[list[str], dict[str, str], Path]
+) -> None:
+    command, extra, home = full_at_start
+    steps = [chunk(content="The answer, "), chunk(content="whole."), chunk(finish_reason="stop"), DONE]
+    llm_server.enqueue(Reply(steps=steps), Reply(steps=steps))
+    env = {**os.environ, "PYTHON_KEYRING_BACKEND": "keyring.backends.null.Keyring", "PYTHONPATH": str(ROOT), **extra}
+    args = [*command, "ask", "--home", str(home), "--base-url", llm_server.url, "--model", "m", "Answer."]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == EXIT_NOT_SAVED, done.stderr
+    assert done.stdout.rstrip("\n") == "The answer, whole."
+    assert "the disk is full" in done.stderr and "free disk space" in done.stderr
+    assert "not a usable conversation database" not in done.stderr
+    assert "switchboard: not saved:" in done.stderr and "only copy" in done.stderr
+    assert "Traceback" not in done.stderr
+
+    events = subprocess.run([*args, "--events", "jsonl"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    kinds = [json.loads(line)["kind"] for line in events.stdout.splitlines()]
+    assert "store_failed" in kinds and kinds[-1] == "run_finished"
+    assert events.returncode == EXIT_NOT_SAVED, events.stderr

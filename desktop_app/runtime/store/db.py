@@ -28,6 +28,7 @@ from desktop_app.runtime.store.records import (
     to_model_messages,
 )
 from desktop_app.runtime.store.schema import SEARCHABLE_KINDS, StoreError, check_version, migrate
+from desktop_app.runtime.store.unwritable import StoreUnwritableError, disk_problem
 
 
 def _dump(value: Any) -> str | None:
@@ -54,6 +55,9 @@ class Store:
             migrate(conn, self.path)
         except sqlite3.DatabaseError as exc:
             conn.close()
+            problem = disk_problem(exc)  # a full or read-only disk is not a broken database
+            if problem is not None:
+                raise StoreUnwritableError(self.path, problem, str(exc)) from exc
             raise StoreError(f"{self.path}: not a usable conversation database ({exc}); it was not changed.") from exc
         except BaseException:
             conn.close()

@@ -27,6 +27,7 @@ from typing import Any
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.store.agents import link_subagent, set_agent
 from desktop_app.runtime.store.db import Store
+from desktop_app.runtime.store.unwritable import advice, disk_problem
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +135,12 @@ class Recorder:
             self._cancel_timer(state)
         self._runs.clear()
         self.unsaved.update(runs)
+        problem = disk_problem(exc)
         message = (
-            f"This conversation could not be saved to {self.store.path} ({exc}). The answer is kept in memory: "
+            f"This conversation could not be saved to {self.store.path}: {problem} ({exc}). The answer is kept in "
+            f"memory: save it with “Save a copy…” before you close it, then {advice(problem)}."
+            if problem is not None
+            else f"This conversation could not be saved to {self.store.path} ({exc}). The answer is kept in memory: "
             "save it with “Save a copy…” before you close it, then free disk space or check that the folder "
             "is writable."
         )

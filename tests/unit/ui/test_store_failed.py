@@ -4,10 +4,15 @@ Runtime, real Store capped with SQLite's ``max_page_count``, so writes fail with
 
 from __future__ import annotations
 
+import sqlite3
+
+import pytest
+
 from desktop_app.runtime.providers.base import Completion, ContentChunk
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
+from desktop_app.runtime.store.unwritable import StoreUnwritableError, report_unsaved
 from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.chat.store_notice import StoreFailedNotice
 from desktop_app.ui.main_window import MainWindow
@@ -59,3 +64,39 @@ def test_a_full_store_shows_a_persistent_error_and_the_answer_can_still_be_saved
         _wait(qtbot, qloop, runtime.aclose())
         recorder.close()
         store.close()
+
+
+def test_a_disk_full_at_start_shows_the_same_notice_naming_the_full_disk(qtbot, qloop, tmp_path, monkeypatch):
+    connect = sqlite3.connect
+
+    def full_disk(*args, **kwargs):
+        conn = connect(*args, **kwargs)
+        conn.execute("PRAGMA max_page_count = 1")  # the first table does not fit: SQLITE_FULL
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", full_disk)
+    provider = FakeProvider([[ContentChunk(text="Kept."), Completion(content="Kept.")]])
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    runtime = Runtime(
+        settings=settings, host=FakeHost(), provider_factory=lambda _s, _k: provider, api_key_override="k"
+    )
+    with pytest.raises(StoreUnwritableError) as caught:  # as assembly.assemble opens it
+        Store.open(tmp_path / "switchboard.db")
+    report_unsaved(runtime.subscribe, runtime.notify, caught.value)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        win.composer.edit.setPlainText("Answer.")
+        win.composer.button.click()
+        qtbot.waitUntil(lambda: not win.controller.busy)
+        [notice] = [b for b in win.view.blocks() if isinstance(b, StoreFailedNotice)]
+        assert notice.isVisible() and "the disk is full" in notice.line.text()
+        assert win.store_warning is not None and win.store_warning.isVisible()
+        assert [a.text for a in win.view.blocks() if isinstance(a, AnswerBlock)] == ["Kept."]
+        saved = notice.save_to(tmp_path / "copy.md")
+        assert saved is not None and "Kept." in saved.read_text(encoding="utf-8")
+    finally:
+        _wait(qtbot, qloop, runtime.aclose())
