@@ -18,7 +18,14 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from desktop_app.runtime.child_env import minimal_environment
-from desktop_app.runtime.hooks.decisions import HookOutcome, answer_from_object, cap, normalise, parse_answer
+from desktop_app.runtime.hooks.decisions import (
+    OUTPUT_CAP,
+    HookOutcome,
+    answer_from_object,
+    cap,
+    normalise,
+    parse_answer,
+)
 from desktop_app.runtime.hooks.decisions import process_decision as decide
 from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout
 from desktop_app.runtime.secret_scope import holds_reserved_value, reserved_name
@@ -85,19 +92,20 @@ async def run_command(hook: LifecycleHook, payload: HookPayload, *, cwd: Path | 
     except (OSError, ValueError) as exc:
         return HookOutcome(hook.label, "error", stderr=f"the hook could not be started: {exc}")
     timed_out = False
+    out, err = bytearray(), bytearray()
     try:
-        out, err = await asyncio.wait_for(process.communicate(payload.to_line()), timeout)
+        await communicate(process, payload.to_line(), out, err, timeout)
     except TimeoutError:
         timed_out = True
         _kill(process)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(process.wait(), 5)
-        out, err = b"", b""
+        out, err = bytearray(), bytearray()
     except asyncio.CancelledError:
         _kill(process)
         raise
-    stdout, cut_out = cap(out)
-    stderr, cut_err = cap(err)
+    stdout, cut_out = cap(bytes(out))
+    stderr, cut_err = cap(bytes(err))
     if timed_out and not stderr:
         stderr = f"hook timed out after {_duration(timeout)}"
     answer = None if timed_out else parse_answer(stdout)
@@ -117,6 +125,65 @@ async def run_command(hook: LifecycleHook, payload: HookPayload, *, cwd: Path | 
         truncated=cut_out or cut_err,
         answer=answer,
     )
+
+
+EXIT_GRACE = 1.0
+"""Seconds the output pipes get to close once the hook exited; a child it left holding them is then killed."""
+
+
+async def _collect(stream: asyncio.StreamReader | None, sink: bytearray) -> None:
+    """Read ``stream`` to its end, keeping at most ``OUTPUT_CAP + 1`` bytes (the rest is read and dropped, so
+    a hook that prints forever costs no memory and never blocks on a full pipe)."""
+    if stream is None:
+        return
+    while chunk := await stream.read(65536):
+        room = OUTPUT_CAP + 1 - len(sink)
+        if room > 0:
+            sink += chunk[:room]
+
+
+EXIT_POLL = 0.02
+
+
+async def _exited(process: asyncio.subprocess.Process) -> None:
+    """Until the hook's own process has exited. ``Process.wait()`` also waits for its pipes to close, which a
+    child it left running may hold open for as long as it lives."""
+    while process.returncode is None:  # noqa: ASYNC110 - no exit event but wait(), which waits for the pipes
+        await asyncio.sleep(EXIT_POLL)
+
+
+async def _feed(process: asyncio.subprocess.Process, data: bytes) -> None:
+    if process.stdin is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # a hook need not read its stdin
+        process.stdin.write(data)
+        await process.stdin.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        process.stdin.close()
+
+
+async def communicate(
+    process: asyncio.subprocess.Process, data: bytes, out: bytearray, err: bytearray, limit: float
+) -> None:
+    """``process.communicate`` with bounded buffers (``out``/``err`` filled as output arrives) that returns
+    once the hook exited: pipes a leftover child still holds get :data:`EXIT_GRACE`, then that child is
+    killed. ``TimeoutError`` when the hook itself outlives ``limit`` seconds."""
+    tasks = [
+        asyncio.ensure_future(_feed(process, data)),
+        asyncio.ensure_future(_collect(process.stdout, out)),
+        asyncio.ensure_future(_collect(process.stderr, err)),
+    ]
+    try:
+        await asyncio.wait_for(_exited(process), limit)
+        await asyncio.wait(tasks, timeout=EXIT_GRACE)
+    finally:
+        pending = [task for task in tasks if not task.done()]
+        if pending:  # timed out, cancelled, or exited leaving a child that holds its output: end them all,
+            _kill(process)  # then the pipes close (bounded wait) and nothing is left open
+            await asyncio.wait(pending, timeout=EXIT_GRACE)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _kill(process: asyncio.subprocess.Process) -> None:
