@@ -6,8 +6,8 @@ with line and column for JSON syntax errors and the field path (``mcpServers.tim
 invalid values. Unknown fields are kept (``model_extra``) and ignored.
 
 References are checked for syntax when the file is read but expanded only when a server starts
-(:func:`expand_value`): ``${NAME}`` from the process environment and ``${keyring:NAME}`` from the
-keyring, in ``env`` values and ``headers``.
+(:func:`expand_value`): ``${NAME}`` (``${NAME:-default}``: the default when unset or empty) from the process
+environment and ``${keyring:NAME}`` from the keyring, in ``command``, ``args``, ``env``, ``url`` and ``headers``.
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "${TZ}"},
                              "disabled": false, "timeout": 30, "startupTimeout": 90},
@@ -32,6 +32,8 @@ DEFAULT_TIMEOUT = 60.0
 _REFERENCE = re.compile(r"\$\{([^}]*)\}")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an RFC 7230 token
 KEYRING_PREFIX = "keyring:"
+DEFAULT_SEPARATOR = ":-"
+"""``${VAR:-default}``: ``default`` when ``VAR`` is unset or empty (Claude Code's ``.mcp.json`` syntax)."""
 
 Transport = Literal["stdio", "http", "sse"]
 _TRANSPORTS: dict[str, Transport] = {
@@ -176,7 +178,7 @@ def expand_value(
     where: str,
     secrets: SecretLookup | None = None,
 ) -> str:
-    """Expand ``${NAME}`` from ``environ`` and ``${keyring:NAME}`` through ``secrets``.
+    """Expand ``${NAME}`` (and ``${NAME:-default}``) from ``environ`` and ``${keyring:NAME}`` through ``secrets``.
 
     Without ``secrets`` keyring references are left as they are. An unset variable, a missing
     keyring entry, an empty or an unclosed reference raises ``ValueError`` naming ``where``.
@@ -191,12 +193,18 @@ def expand_value(
         name = match.group(1).strip()
         if name.startswith(KEYRING_PREFIX):
             out.append(match.group(0) if secrets is None else _secret(name[len(KEYRING_PREFIX) :], secrets, where))
-        elif name in environ:
-            out.append(environ[name])
+            pos = match.end()
+            continue
+        variable, has_default, default = name.partition(DEFAULT_SEPARATOR)
+        variable = variable.strip()
+        if environ.get(variable) or (variable in environ and not has_default):
+            out.append(environ[variable])
+        elif has_default:  # ${VAR:-default}: the default when VAR is unset or empty, as in a shell
+            out.append(default)
         else:
             raise ValueError(
-                f"{where}: environment variable '{name}' is not set; set it before starting "
-                "Switchboard or put the value in mcp.json"
+                f"{where}: environment variable '{variable}' is not set; set it before starting "
+                "Switchboard, give a default (${" + variable + ":-value}) or put the value in mcp.json"
             )
         pos = match.end()
     out.append(value[pos:])
@@ -294,6 +302,7 @@ def load_mcp_config(path: Path, *, environ: Mapping[str, str] | None = None) -> 
 
 
 __all__ = [
+    "DEFAULT_SEPARATOR",
     "KEYRING_PREFIX",
     "TRANSPORT_NAMES",
     "OAuthConfig",

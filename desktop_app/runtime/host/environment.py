@@ -3,10 +3,11 @@
 * **Unsafe variables.** ``LD_PRELOAD``, ``LD_LIBRARY_PATH``, any ``DYLD_*``, ``NODE_OPTIONS``,
   ``PYTHONPATH`` and ``PYTHONHOME`` change what code a process loads; setting them through a server's ``env`` is
   refused unless the server says ``"allowUnsafeEnv": true`` (:func:`check_env_safety`).
-* **Expansion at start-up.** ``${NAME}`` comes from the process environment and ``${keyring:NAME}``
-  from :class:`~desktop_app.runtime.credentials.Credentials`, in ``env`` and ``headers``
-  (:func:`expand_env`, :func:`expand_headers`). A missing secret names the keyring entry. Both are scoped
-  (:mod:`.secret_scope`): a server reads only its own ``mcp:<server>:…`` entries and never a variable or
+* **Expansion at start-up.** ``${NAME}`` (``${NAME:-default}``) comes from the process environment and
+  ``${keyring:NAME}`` from :class:`~desktop_app.runtime.credentials.Credentials`, in ``command``, ``args``,
+  ``env``, ``url`` and ``headers`` (:func:`expand_env`, :func:`expand_args`, :func:`expand_text`,
+  :func:`expand_headers`), as Claude Code's ``.mcp.json`` does. A missing secret names the keyring entry.
+  All are scoped (:mod:`.secret_scope`): a server reads only its own ``mcp:<server>:…`` entries and never a variable or
   value holding the app's own provider key or bearer token.
 * **PATH.** An app started from the desktop inherits a minimal PATH (no Homebrew, nvm, ~/.local/bin),
   so on macOS and Linux :func:`login_shell_path` asks the user's login shell once
@@ -31,10 +32,15 @@ from collections.abc import Callable, Mapping
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerStartError
-from desktop_app.runtime.host.config import KEYRING_PREFIX, SecretLookup, ServerConfig, expand_value
+from desktop_app.runtime.host.config import (
+    DEFAULT_SEPARATOR,
+    KEYRING_PREFIX,
+    SecretLookup,
+    ServerConfig,
+    expand_value,
+)
 from desktop_app.runtime.secret_scope import check_environment_reference, check_expanded, scoped_lookup
 
-_KEYRING_REFERENCE = re.compile(r"\$\{\s*keyring:[^}]*\}")
 _ANY_REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 log = logging.getLogger(__name__)
@@ -91,7 +97,7 @@ def _expand_scoped(value: str, environ: Mapping[str, str], *, where: str, secret
     for match in _ANY_REFERENCE.finditer(value):
         name = match.group(1).strip()
         if name and not name.startswith(KEYRING_PREFIX):
-            check_environment_reference(name, where=where)
+            check_environment_reference(name.partition(DEFAULT_SEPARATOR)[0].strip(), where=where)
     expanded = expand_value(value, environ, where=where, secrets=secrets)
     if expanded != value:
         check_expanded(expanded, where=where)
@@ -126,23 +132,41 @@ def expand_env(
     return _expand_map(server, "env", config.env, environ, credentials)
 
 
-def expand_args(server: str, config: ServerConfig, *, credentials: Credentials | None = None) -> list[str]:
-    """The server's ``args`` with ``${keyring:NAME}`` references expanded (the importer moves tokens found
-    in ``args`` there); any other text, ``${NAME}`` included, is passed as written."""
-    secrets = _lookup(server, credentials)
-    out: list[str] = []
-    for index, arg in enumerate(config.args):
-        pieces: list[str] = []
-        pos = 0
-        for match in _KEYRING_REFERENCE.finditer(arg):
-            try:
-                value = _expand_scoped(match.group(0), {}, where=f"args[{index}]", secrets=secrets)
-            except ValueError as exc:
-                raise ServerStartError(f"MCP server '{server}': {exc}") from None
-            pieces += [arg[pos : match.start()], value]
-            pos = match.end()
-        out.append("".join([*pieces, arg[pos:]]))
-    return out
+def expand_text(
+    server: str,
+    value: str,
+    *,
+    where: str,
+    environ: Mapping[str, str] | None = None,
+    credentials: Credentials | None = None,
+) -> str:
+    """One value of ``server``'s entry (its ``command``, an argument, its ``url``) with ``${NAME}``,
+    ``${NAME:-default}`` and ``${keyring:NAME}`` expanded under the same guard as ``env``: its own keyring
+    entries only, never the app's key or token. A reference that cannot be expanded raises
+    :class:`ServerStartError`; no ``${…}`` reaches the server as written."""
+    if "${" not in value:
+        return value
+    try:
+        return _expand_scoped(
+            value, os.environ if environ is None else environ, where=where, secrets=_lookup(server, credentials)
+        )
+    except ValueError as exc:
+        raise ServerStartError(f"MCP server '{server}': {exc}") from None
+
+
+def expand_args(
+    server: str,
+    config: ServerConfig,
+    *,
+    environ: Mapping[str, str] | None = None,
+    credentials: Credentials | None = None,
+) -> list[str]:
+    """The server's ``args`` with ``${NAME}``, ``${NAME:-default}`` and ``${keyring:NAME}`` expanded, as
+    Claude Code's ``.mcp.json`` does (the importer moves tokens found in ``args`` to the keyring)."""
+    return [
+        expand_text(server, arg, where=f"args[{index}]", environ=environ, credentials=credentials)
+        for index, arg in enumerate(config.args)
+    ]
 
 
 def expand_headers(
@@ -310,8 +334,10 @@ __all__ = [
     "ShellRunner",
     "check_env_safety",
     "command_problem",
+    "expand_args",
     "expand_env",
     "expand_headers",
+    "expand_text",
     "is_unsafe_env_var",
     "login_shell_path",
     "merge_paths",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from desktop_app.runtime.host.config import KEYRING_PREFIX
+from desktop_app.runtime.host.config import DEFAULT_SEPARATOR, KEYRING_PREFIX
 from desktop_app.runtime.host.secrets import is_secret
 from desktop_app.runtime.secret_scope import own_prefix, reserved_name
 
@@ -40,9 +40,12 @@ def _reference(server: str, name: str) -> str:
         return f"your setting {printable(name.removeprefix('user_config.'))}"
     if name == "__dirname":
         return "the bundle's folder"
-    if reserved_name(name):
-        return f"${{{printable(name)}}} from your environment (Switchboard's own key or token: refused)"
-    return f"${{{printable(name)}}} from your environment"
+    variable, has_default, default = name.partition(DEFAULT_SEPARATOR)
+    variable = variable.strip()
+    if reserved_name(variable):
+        return f"${{{printable(variable)}}} from your environment (Switchboard's own key or token: refused)"
+    fallback = f", else {printable(default, 40)!r}" if has_default else ""
+    return f"${{{printable(variable)}}} from your environment{fallback}"
 
 
 def describe_value(server: str, key: str, value: Any, *, header: bool = False) -> str:
@@ -72,6 +75,10 @@ def environment_lines(server: str, entry: Mapping[str, Any]) -> list[str]:
     for index, arg in enumerate(args if isinstance(args, list) else []):
         if isinstance(arg, str) and "${" in arg:
             lines.append(f"argument {index + 1} = {describe_value(server, '', arg)}")
+    for field in ("command", "url"):
+        value = entry.get(field)
+        if isinstance(value, str) and "${" in value:
+            lines.append(f"{field} = {describe_value(server, '', value)}")
     return lines
 
 

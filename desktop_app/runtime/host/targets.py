@@ -17,6 +17,7 @@ from desktop_app.runtime.host.environment import (
     expand_args,
     expand_env,
     expand_headers,
+    expand_text,
     login_shell_path,
     resolve_command,
 )
@@ -35,9 +36,9 @@ def stdio_parameters(
     """The stdio launch parameters, computed when the server starts.
 
     ``env`` is checked for unsafe variables (unless ``allowUnsafeEnv``) and expanded (``${NAME}`` from
-    ``environ``, ``${keyring:NAME}`` from ``credentials``, default a new :class:`Credentials`); ``~`` is
-    expanded in the command and args; a bare command is resolved on ``search_path`` (default: the
-    server's own ``PATH`` from ``env``, else :func:`login_shell_path`), and the child gets that PATH.
+    ``environ``, ``${keyring:NAME}`` from ``credentials``, default a new :class:`Credentials`), and so are the
+    command and args; ``~`` is expanded in the command and args; a bare command is resolved on ``search_path``
+    (default: the server's own ``PATH`` from ``env``, else :func:`login_shell_path`), and the child gets that PATH.
     The environment is the minimal one of :mod:`desktop_app.runtime.child_env` taken from ``environ`` (default
     ``os.environ``: PATH, HOME, locale, TMPDIR …), plus the server's ``env``; nothing else of ours is inherited.
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
@@ -51,10 +52,11 @@ def stdio_parameters(
     check_env_safety(label, config)
     env = expand_env(label, config, environ=base, credentials=credentials)
     path = env.get("PATH") or search_path or login_shell_path()
-    command = resolve_command(label, os.path.expanduser((config.command or "").strip()), path)
+    written = expand_text(label, (config.command or "").strip(), where="command", environ=base, credentials=credentials)
+    command = resolve_command(label, os.path.expanduser(written), path)
     args = [
         os.path.expanduser(arg) if arg.startswith("~") else arg
-        for arg in expand_args(label, config, credentials=credentials)
+        for arg in expand_args(label, config, environ=base, credentials=credentials)
     ]
     return StdioServerParameters(command=command, args=args, env=minimal_environment(base, {"PATH": path, **env}))
 
@@ -62,8 +64,8 @@ def stdio_parameters(
 def http_target(name: str, config: ServerConfig, *, credentials: Credentials | None = None) -> HttpTarget:
     """The target of a ``url`` server, computed when it starts.
 
-    ``headers`` are expanded (``${NAME}``, ``${keyring:NAME}``). Without an explicit ``type`` or
-    ``transport`` the connection tries streamable HTTP, then legacy SSE (``kind=None``).
+    ``url`` and ``headers`` are expanded (``${NAME}``, ``${NAME:-default}``, ``${keyring:NAME}``). Without an
+    explicit ``type`` or ``transport`` the connection tries streamable HTTP, then legacy SSE (``kind=None``).
     With ``oauth`` in the config the target carries the browser sign-in provider (:mod:`.oauth`).
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` for a missing variable or secret.
     """
@@ -73,7 +75,7 @@ def http_target(name: str, config: ServerConfig, *, credentials: Credentials | N
     if declared is not None:
         transport = config.transport
         kind = "sse" if transport == "sse" else "http"
-    url = (config.url or "").strip()
+    url = expand_text(name, (config.url or "").strip(), where="url", credentials=credentials)
     settings = config.oauth_settings
     auth = oauth_provider(name, url, settings, credentials=credentials) if settings is not None else None
     return HttpTarget(url=url, headers=headers, kind=kind, auth=auth, server=name)

@@ -455,8 +455,10 @@ def test_args_keyring_references_are_expanded_at_launch(tmp_path: Path) -> None:
     credentials = Credentials()
     credentials.set("mcp:a:arg:1", GH_TOKEN)
     config = ServerConfig(command=sys.executable, args=["-m", "--token=${keyring:mcp:a:arg:1}", "${HOME}"])
-    params = stdio_parameters(config, name="a", credentials=credentials, search_path=os.defpath)
-    assert params.args == ["-m", f"--token={GH_TOKEN}", "${HOME}"]
+    params = stdio_parameters(
+        config, name="a", credentials=credentials, search_path=os.defpath, environ={"HOME": "/home/someone"}
+    )
+    assert params.args == ["-m", f"--token={GH_TOKEN}", "/home/someone"]  # ${VAR} in args expands too (#22)
     missing = ServerConfig(command=sys.executable, args=["${keyring:mcp:a:arg:9}"])
     with pytest.raises(ServerStartError, match=r"args\[0\]: keyring entry 'mcp:a:arg:9'"):
         stdio_parameters(missing, name="a", credentials=credentials, search_path=os.defpath)
