@@ -37,6 +37,7 @@ from desktop_app.runtime.host.catalog import CATALOG_TOOL as TOOL_SEARCH
 from desktop_app.runtime.host.catalog import Catalog, make_entry
 from desktop_app.runtime.host.host import HostTool, tool_spec
 from desktop_app.runtime.host.jsonfiles import write_json_atomically
+from desktop_app.runtime.host.names import model_safe_name
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.settings import DeferralMode, Settings
 from desktop_app.runtime.tool_plan import ToolPlan, hook_targets
@@ -247,7 +248,8 @@ class ConversationTools:
 
     def lookup(self, model_name: str) -> HostTool | None:
         """Any offered tool by its model-facing name, deferred or not (a direct call is allowed)."""
-        return self.plan().by_name.get(model_name)
+        by_name = self.plan().by_name
+        return by_name.get(model_name) or by_name.get(model_safe_name(model_name))  # a name stored before it was safe
 
     # -- the call path --------------------------------------------------------------------------------
 

@@ -76,14 +76,14 @@ def tool_results(stdout: str) -> list[dict[str, Any]]:
     [
         (
             "python-probe",
-            "mcp__python_probe__probe",
+            "mcp__python-probe__probe",
             {"workspace": "ws"},
             "api_key",
             ["runtime=python", "workspace={ws}", "exists=True", "limit=3"],
         ),
         (
             "node-probe",
-            "mcp__node_probe__probe",
+            "mcp__node-probe__probe",
             {"folders": "ws,ws2", "verbose": "true"},
             "token",
             ["runtime=node", "folders={ws}|{ws2}", "exists=true|true", "verbose=true"],

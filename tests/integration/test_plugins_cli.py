@@ -20,7 +20,7 @@ from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_re
 pytestmark = pytest.mark.integration
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "plugins" / "notes-plugin"
-TOOL = "mcp__notes_plugin_notes__word_count"
+TOOL = "mcp__notes-plugin_notes__word_count"
 
 
 def sb(*args: str) -> tuple[int, str, str]:
@@ -63,7 +63,7 @@ def test_example_plugin_lifecycle(tmp_path: Path, llm_server: ScriptedLLMServer)
     assert "3 words" in json.dumps(result)
     assert not log.exists()  # untrusted: the hook never ran
     offered = [t["function"]["name"] for t in llm_server.requests[0].json["tools"]]
-    assert "chat-with-notes-plugin.note-reviewer" in offered  # the plugin's agent, served at start-up
+    assert "chat-with-notes-plugin_note-reviewer" in offered  # the plugin's agent, served at start-up
     system = llm_server.requests[0].json["messages"][0]["content"]
     assert "- meeting-notes: Turn a meeting transcript" in system  # the plugin's skill is in the index
 

@@ -1,44 +1,80 @@
-"""Model-facing names for MCP tools, exactly as Whale builds them (seed-behaviours §1.5).
+"""Model-facing tool names: every name sent to a provider matches ``^[a-zA-Z0-9_-]{1,64}$`` (issue 22).
 
 This module owns the pure string rules: sanitising a server or tool name into a name component,
-qualifying ``mcp__<server>__<tool>`` within 64 bytes (SHA-1 suffix when longer), parsing a
-qualified name back, and breaking collisions deterministically. No I/O, no state.
+qualifying ``mcp__<server>__<tool>`` within 64 bytes (SHA-1 suffix when longer), making a built-in's bare
+name safe (:func:`model_safe_name`), parsing a qualified name back, and breaking collisions
+deterministically. No I/O, no state.
 
-One deliberate difference from the Go original: Go slices strings by byte and may cut a
-multibyte character in half; Python strings cannot hold half a character, so a cut character
-is dropped (the result is then a few bytes shorter than 64, never longer).
+The shape is Whale's (seed-behaviours §1.5), with the strictest provider rule on top: OpenAI documents
+``^[a-zA-Z0-9_-]{1,64}$`` (a 400 otherwise) and Anthropic enforces it too. So, unlike Whale, a hyphen is
+kept (``resolve-library-id`` stays ``resolve-library-id``, as Claude Code names it), and letters outside
+ASCII are never sent: an accented letter loses its accent (``é`` -> ``e``); a component that loses any other
+letter or digit gets a short hash of its original text, so two such names never meet. Every rule is a pure
+function of the name: the same name comes out after every restart, and the host's tool table maps it back.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections.abc import MutableSet
 
 TOOL_PREFIX = "mcp__"
 TOOL_DELIMITER = "__"
 MAX_TOOL_NAME_BYTES = 64
+PROVIDER_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""What every provider accepts as a tool name (OpenAI's documented rule; Anthropic's is the same)."""
 _HASH_LEN = 10
+_LOSS_HASH_LEN = 8
+
+
+def _ascii_ok(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch in "_-")
 
 
 def sanitize_component(value: str, fallback: str) -> str:
-    """Keep ``_``, Unicode letters and decimal digits; any run of other characters becomes one ``_``.
+    """Keep ASCII letters, digits, ``_`` and ``-``; any run of other characters becomes one ``_``.
 
-    The result is stripped of leading and trailing ``_``; an empty result becomes ``fallback``.
-    A kept ``_`` followed by an invalid character yields ``__`` (``a_-b`` -> ``a__b``), as in Whale.
+    An accented letter keeps its base letter (NFKD: ``é`` -> ``e``). When any other letter or digit had to go
+    (``日本``), ``_<8 hex of SHA-1 of the trimmed value>`` is appended, so distinct names stay distinct. The
+    result is stripped of leading and trailing ``_`` and ``-``; an empty result becomes ``fallback``.
     """
+    trimmed = value.strip()
     out: list[str] = []
     prev_replaced = False
-    for ch in value.strip():
-        category = unicodedata.category(ch)
-        if ch == "_" or category.startswith("L") or category == "Nd":
-            out.append(ch)
+    lost = False
+    for ch in trimmed:
+        kept = ch if _ascii_ok(ch) else "".join(c for c in unicodedata.normalize("NFKD", ch) if _ascii_ok(c))
+        if kept:
+            out.append(kept)
             prev_replaced = False
-        elif not prev_replaced:
+            continue
+        category = unicodedata.category(ch)
+        lost = lost or category.startswith("L") or category == "Nd"
+        if not prev_replaced:
             out.append("_")
             prev_replaced = True
-    result = "".join(out).strip("_")
-    return result or fallback
+    result = "".join(out).strip("_-") or fallback
+    if lost:
+        result = f"{result}_{short_hash(trimmed)[:_LOSS_HASH_LEN]}"
+    return result
+
+
+def _capped(raw: str) -> str:
+    """``raw`` itself within 64 bytes; longer, its first 53 bytes (right-stripped of ``_``) plus ``_<SHA-1>``."""
+    if _byte_len(raw) <= MAX_TOOL_NAME_BYTES:
+        return raw
+    prefix_len = MAX_TOOL_NAME_BYTES - _HASH_LEN - 1
+    return _byte_prefix(raw, prefix_len).rstrip("_") + "_" + short_hash(raw)
+
+
+def model_safe_name(name: str) -> str:
+    """A bare (built-in) tool name as every provider accepts it: unchanged when it already is one, else
+    sanitised like a component (``chat-with-kit.scout`` -> ``chat-with-kit_scout``) and capped at 64."""
+    if PROVIDER_NAME_PATTERN.match(name):
+        return name
+    return _capped(sanitize_component(name, "tool"))
 
 
 def short_hash(value: str) -> str:
@@ -57,11 +93,8 @@ def _byte_len(value: str) -> int:
 
 def qualify_tool_name(server: str, tool: str) -> str:
     """``mcp__<server>__<tool>`` with both parts sanitised; over 64 bytes, truncated plus a SHA-1 suffix."""
-    raw = TOOL_PREFIX + sanitize_component(server, "server") + TOOL_DELIMITER + sanitize_component(tool, "tool")
-    if _byte_len(raw) <= MAX_TOOL_NAME_BYTES:
-        return raw
-    prefix_len = MAX_TOOL_NAME_BYTES - _HASH_LEN - 1
-    return _byte_prefix(raw, prefix_len).rstrip("_") + "_" + short_hash(raw)
+    server_part, tool_part = sanitize_component(server, "server"), sanitize_component(tool, "tool")
+    return _capped(TOOL_PREFIX + server_part + TOOL_DELIMITER + tool_part)
 
 
 def parse_qualified_tool_name(name: str) -> tuple[str, str] | None:

@@ -1,7 +1,8 @@
 """The host's tool table: the model-facing names of every ready server's tools.
 
 :class:`HostToolTable` (a layer of :class:`~desktop_app.runtime.host.host.Host`) names tools Whale's way
-(``mcp__<server>__<tool>`` for external tools, bare names for built-in ones), applies ``pinned`` and
+(``mcp__<server>__<tool>`` for external tools, bare names for built-in ones; every name as every provider
+accepts it, see :mod:`.names`), applies ``pinned`` and
 ``excludedTools``, caches the list, and answers which server and tool a model-facing name means.
 :class:`HostTool`, :func:`normalize_schema` and :func:`tool_spec` are the values it hands out.
 """
@@ -16,7 +17,7 @@ from pydantic import BaseModel, ConfigDict
 
 from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
+from desktop_app.runtime.host.names import model_safe_name, qualify_tool_name, unique_tool_name
 from desktop_app.runtime.host.servers import HostServers
 from desktop_app.runtime.messages import ToolSpec
 
@@ -140,7 +141,7 @@ class HostToolTable(HostServers):
             pinned = config.pinned if config is not None else False
             for tool in sorted(ready[server], key=lambda t: t.name):
                 is_excluded = tool.name in excluded
-                base = tool.name if builtin else qualify_tool_name(server, tool.name)
+                base = model_safe_name(tool.name) if builtin else qualify_tool_name(server, tool.name)
                 annotations = tool.annotations
                 result.append(
                     HostTool(
@@ -164,15 +165,21 @@ class HostToolTable(HostServers):
         return [tool_spec(tool) for tool in self.tools() if tool.server != CATALOG_SERVER]
 
     def lookup(self, model_name: str) -> HostTool | None:
-        """The tool the model means by ``model_name``, or ``None``."""
-        return next((tool for tool in self.tools() if tool.name == model_name), None)
+        """The tool the model means by ``model_name``, or ``None``. A name as it was before it was made safe
+        for providers (``chat-with-kit.scout``, from a conversation stored earlier) finds its tool too."""
+        tools = self.tools()
+        found = next((tool for tool in tools if tool.name == model_name), None)
+        if found is None and model_safe_name(model_name) != model_name:
+            safe = model_safe_name(model_name)
+            found = next((tool for tool in tools if tool.name == safe), None)
+        return found
 
     def _model_name(self, server: str, tool: str) -> str:
         """The model-facing name of ``server``'s ``tool`` (what hook ``match`` patterns see)."""
         for known in self.tools():
             if known.server == server and known.tool == tool:
                 return known.name
-        return tool if server in self._builtins else qualify_tool_name(server, tool)
+        return model_safe_name(tool) if server in self._builtins else qualify_tool_name(server, tool)
 
 
 __all__ = ["HostTool", "HostToolTable", "normalize_schema", "tool_spec"]

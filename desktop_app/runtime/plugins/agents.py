@@ -1,4 +1,5 @@
-"""Plugin agents, read into Switchboard agent definitions (served as ``chat-with-<plugin>.<agent>``).
+"""Plugin agents, read into Switchboard agent definitions (served as ``chat-with-<plugin>.<agent>``, which the
+model sees as ``chat-with-<plugin>_<agent>``: see :func:`desktop_app.runtime.host.names.model_safe_name`).
 
 Where they come from: ``agents/*.md`` in both layouts — Claude Code's frontmatter ``name`` (default: the file
 name), ``description``, ``tools`` (a comma list, or a YAML list) and ``model``; the body is the instructions —

@@ -62,7 +62,10 @@ Dialect = Literal["openai", "deepseek"]
 
 
 def _tool_call_wire(call: ToolCallRequest) -> dict[str, Any]:
-    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+    from desktop_app.runtime.host.names import model_safe_name  # pure; the host package loads with the app
+
+    name = model_safe_name(call.name)  # a call stored before names were made safe for providers (issue 22)
+    return {"id": call.id, "type": "function", "function": {"name": name, "arguments": call.arguments}}
 
 
 def _assistant_wire(message: AssistantMessage, *, dialect: Dialect, thinking: bool | None) -> dict[str, Any]:

@@ -34,9 +34,9 @@ def many(count: int) -> Catalog:
 @pytest.mark.parametrize(
     ("server", "tool", "expected"),
     [
-        ("git-hub", "create_issue", "mcp__git_hub__create_issue"),
+        ("git-hub", "create_issue", "mcp__git-hub__create_issue"),  # a hyphen is kept (issue 22)
         ("server" * 10, "tool" * 20, "mcp__serverserverserverserverserverserverserverserver_8a1cb7f35b"),
-        ("  my server!! ", "read-file", "mcp__my_server__read_file"),
+        ("  my server!! ", "read-file", "mcp__my_server__read-file"),
         ("---", "***", "mcp__server__tool"),
     ],
 )

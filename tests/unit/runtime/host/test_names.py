@@ -1,4 +1,5 @@
-"""Whale's qualified tool names: every vector of seed-behaviours §1.5."""
+"""Qualified tool names: the vectors of seed-behaviours §1.5, with issue 22's rule on top (hyphens kept, only
+``^[a-zA-Z0-9_-]{1,64}$`` ever comes out)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import hashlib
 import pytest
 
 from desktop_app.runtime.host.names import (
+    PROVIDER_NAME_PATTERN,
+    model_safe_name,
     parse_qualified_tool_name,
     qualify_tool_name,
     sanitize_component,
@@ -17,9 +20,9 @@ from desktop_app.runtime.host.names import (
 @pytest.mark.parametrize(
     ("server", "tool", "expected"),
     [
-        ("git-hub", "create_issue", "mcp__git_hub__create_issue"),
+        ("git-hub", "create_issue", "mcp__git-hub__create_issue"),  # a hyphen is kept (issue 22)
         ("server" * 10, "tool" * 20, "mcp__serverserverserverserverserverserverserverserver_8a1cb7f35b"),
-        ("  my server!! ", "read-file", "mcp__my_server__read_file"),
+        ("  my server!! ", "read-file", "mcp__my_server__read-file"),
         ("---", "***", "mcp__server__tool"),
     ],
 )
@@ -35,18 +38,23 @@ def test_long_name_is_exactly_64_bytes_with_sha1_of_raw() -> None:
 
 
 def test_upstream_vector_parses_back() -> None:
-    assert parse_qualified_tool_name(qualify_tool_name("git-hub", "create_issue")) == ("git_hub", "create_issue")
+    assert parse_qualified_tool_name(qualify_tool_name("git-hub", "create_issue")) == ("git-hub", "create_issue")
 
 
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        ("a_-b", "a__b"),  # a kept "_" followed by an invalid run gives "__"
-        ("a---b", "a_b"),  # a run of invalid characters becomes one "_"
+        ("a_-b", "a_-b"),  # "-" is legal for every provider: kept
+        ("a---b", "a---b"),
+        ("a.b c", "a_b_c"),  # a run of other characters becomes one "_"
+        ("a.!b", "a_b"),
         ("__x__", "x"),
+        ("-x-", "x"),
         ("  ", "fallback"),
-        ("日本-語", "日本_語"),  # Unicode letters are kept
-        ("v٣", "v٣"),  # Unicode decimal digits are kept
+        ("café", "cafe"),  # an accent goes, the letter stays
+        # letters lost: a hash of the original keeps it apart
+        ("日本-語", "fallback_" + hashlib.sha1("日本-語".encode()).hexdigest()[:8]),
+        ("v٣", "v_" + hashlib.sha1("v٣".encode()).hexdigest()[:8]),
     ],
 )
 def test_sanitize_component(value: str, expected: str) -> None:
@@ -92,7 +100,29 @@ def test_unique_tool_name_long_base_stays_within_64_bytes() -> None:
     assert all(len(name.encode()) <= 64 for name in (second, third))
 
 
-def test_multibyte_cut_never_exceeds_64_bytes() -> None:
+def test_non_ascii_names_never_reach_a_provider() -> None:
     name = qualify_tool_name("é" * 40, "tool")
-    assert len(name.encode()) <= 64
-    assert name.startswith("mcp__é")
+    assert name == "mcp__" + "e" * 40 + "__tool"
+    assert PROVIDER_NAME_PATTERN.match(qualify_tool_name("日本" * 30, "検索"))
+    assert qualify_tool_name("x", "検索") != qualify_tool_name("x", "翻訳")  # distinct names stay distinct
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("load_skill", "load_skill"),
+        ("resolve-library-id", "resolve-library-id"),  # a documented name is never rewritten
+        ("_private", "_private"),  # already legal: unchanged
+        ("chat-with-feature-dev.code-explorer", "chat-with-feature-dev_code-explorer"),
+        ("chat-with-a b", "chat-with-a_b"),
+    ],
+)
+def test_model_safe_name(name: str, expected: str) -> None:
+    assert model_safe_name(name) == expected
+
+
+def test_model_safe_name_shortens_long_names_with_a_hash() -> None:
+    long_a, long_b = "chat-with-" + "a" * 60 + ".x", "chat-with-" + "a" * 60 + ".y"
+    short_a, short_b = model_safe_name(long_a), model_safe_name(long_b)
+    assert short_a != short_b and short_a == model_safe_name(long_a)  # deterministic and collision-free
+    assert all(PROVIDER_NAME_PATTERN.match(n) for n in (short_a, short_b))

@@ -1,6 +1,6 @@
 """Plugin agents: Claude Code's ``agents/*.md`` and Whale's ``[[agents]]`` read into agent definitions named
 ``<plugin>.<agent>`` (Claude Code's own tools left out, Claude model aliases on the conversation's model), served
-as ``chat-with-<plugin>.<agent>`` through the real Runtime and Host once the plugin is enabled (the default agent
+as ``chat-with-<plugin>_<agent>`` through the real Runtime and Host once the plugin is enabled (the default agent
 calls it), and gone again after disable and remove."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from tests.support.fakes import FakeProvider, answer, calls
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "plugins" / "notes-plugin"
 AGENT = "notes-plugin.note-reviewer"
+TOOL = "chat-with-notes-plugin_note-reviewer"
+"""What the model is offered: no '.' in a tool name (issue 22)."""
 SERVER = f"switchboard.agent.{AGENT}"
 
 
@@ -106,7 +108,7 @@ async def test_enabling_serves_the_agent_to_the_default_agent_and_disable_and_re
 ) -> None:
     places = _places(tmp_path)
     manage.install(EXAMPLE, places)
-    call = calls(("c1", f"chat-with-{AGENT}", json.dumps({"prompt": "review: one two"})))
+    call = calls(("c1", TOOL, json.dumps({"prompt": "review: one two"})))
     provider = FakeProvider([call, answer("Three bullets."), answer("It reviewed it."), answer("no agent")])
     runtime = _runtime(places, provider)
     host = runtime.host
@@ -120,7 +122,7 @@ async def test_enabling_serves_the_agent_to_the_default_agent_and_disable_and_re
         assert definition is not None and definition.tools == ["notes-plugin.notes/word_count"]
         outcome = await runtime.run(runtime.new_conversation(), "review my note")
         assert (outcome.status, outcome.content) == ("finished", "It reviewed it.")
-        assert f"chat-with-{AGENT}" in [t.name for t in provider.requests[0].tools]
+        assert TOOL in [t.name for t in provider.requests[0].tools]
         child = provider.requests[1]  # the plugin agent's own run: its instructions, the conversation's model
         assert child.messages[0].content.startswith("You review notes.") and child.model == "m"
         assert child.messages[-1].content == "review: one two"
