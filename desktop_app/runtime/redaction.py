@@ -116,9 +116,20 @@ _SHAPE_PATTERNS = [
 ]
 
 
+_REFERENCE = re.compile(
+    r"\$\{(?:keyring:[^\s}]*|[A-Za-z_][A-Za-z0-9_.-]*)\}?"  # ${NAME}, ${keyring:…} (the value stops at "}")
+    r"|\$[A-Z_][A-Z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%"  # $NAME, %NAME%
+)
+"""A variable's name written as a reference (``${NAME}``, ``$NAME``, ``%NAME%``): a name, never its value."""
+
+
 def _keyword_sub(match: re.Match[str]) -> str:
     value = match.group(2)
     if value == MASK or value.startswith("[redacted]"):
+        return match.group(0)
+    if not any(ch.isalnum() for ch in value) or _REFERENCE.fullmatch(value):
+        # No value at all ("'CONTEXT7_API_KEY:-'", a shell default left empty) or a reference to a variable
+        # ("GITHUB_TOKEN=${GITHUB_TOKEN}"): masking it would garble the names around it and hide nothing.
         return match.group(0)
     header = match.re is _KEYWORD_PATTERNS[0]  # "Authorization: <value>" always holds a credential
     if not header and value.isalpha() and _PROSE.match(match.string, match.start(2)):

@@ -151,3 +151,16 @@ def test_secrets_inside_nested_models_are_redacted() -> None:
     assert (cleaned.message, cleaned.before, cleaned.after) == (f"saw {MASK}", {"k": MASK}, MASK)
     untouched = ev.RetryScheduled(conversation_id="c", run_id="r", retry=info.model_copy(update={"message": "x"}))
     assert redact_event(untouched) is untouched  # nothing to mask: the same object
+
+
+def test_names_around_a_secret_are_kept_only_values_are_masked() -> None:
+    """Issue 22 item 14: an error naming a variable kept the name but lost its text to the mask."""
+    assert redact("variable 'CONTEXT7_API_KEY:-' is not set") == "variable 'CONTEXT7_API_KEY:-' is not set"
+    assert redact("env.GITHUB_TOKEN=${GITHUB_TOKEN} is empty") == "env.GITHUB_TOKEN=${GITHUB_TOKEN} is empty"
+    assert redact("token: ${keyring:mcp:gh:TOKEN} missing") == "token: ${keyring:mcp:gh:TOKEN} missing"
+    assert redact("API_KEY=%API_KEY% on Windows") == "API_KEY=%API_KEY% on Windows"
+    assert redact("set OPENAI_API_KEY=$OPENAI_API_KEY first") == "set OPENAI_API_KEY=$OPENAI_API_KEY first"
+    # values are still masked, the name beside them kept
+    assert redact("CONTEXT7_API_KEY: ctx7sk-0123456789") == f"CONTEXT7_API_KEY: {MASK}"
+    assert redact("${CONTEXT7_API_KEY:-ctx7default99}") == "${CONTEXT7_API_KEY:" + MASK + "}"
+    assert redact("password: $ecretPass1") == f"password: {MASK}"
