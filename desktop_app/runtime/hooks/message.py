@@ -111,6 +111,7 @@ class MessageHookRun:
     rejections: list[str] = field(default_factory=list)
     """``hook <name> rejected message: <reason>`` for each rejection."""
     rejected_by: list[str] = field(default_factory=list)
+    """The targets that rejected the message or failed to answer (a failure fails the call too)."""
     errors: list[str] = field(default_factory=list)
     """``failed to run hook <name>: …`` for each target that could not run."""
     ran: int = 0
@@ -139,8 +140,9 @@ async def run_message_hooks(
         for target in mapping.targets:
             run.ran += 1
             output = await _run_target(call, target, current)
-            if isinstance(output, str):
+            if isinstance(output, str):  # fails closed: the call fails, and the notice names the hook
                 run.errors.append(f"failed to run hook {mapping.key} ({target.name}): {output}")
+                run.rejected_by.append(target.name)
                 continue
             if output is None:
                 continue
@@ -173,14 +175,28 @@ async def run_message_hooks(
 
 
 async def _run_target(call: ToolCaller, target: HookTarget, current: dict[str, Any]) -> dict[str, Any] | str | None:
-    """The target's structured output, ``None`` for no output, or an error text."""
+    """The target's answer (its structured output, or a JSON object as its text), ``None`` for no output, or an
+    error text. Any other answer (plain text, a JSON value that is not an object) is an error: a filter that
+    does not say ``{accept, …}`` has not accepted the message (fail closed)."""
     try:
         result = await call(target.server, target.tool, copy.deepcopy(current))
     except Exception as exc:  # a hook server must not break the call it filters
         return f"{type(exc).__name__}: {exc}"
     if result.is_error:
         return result.text or f"failed to call hook {target.name}: {json.dumps(result.structured)}"
-    return result.structured
+    if result.structured is not None:
+        return result.structured
+    text = (result.text or "").strip()
+    if not text:
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        return parsed
+    shown = text if len(text) <= 200 else text[:200] + "…"
+    return f"the hook answered {shown!r}, not an object {{accept, mutated, message, reason}}; the message is refused"
 
 
 def mutations_meta(request: MessageHookRun | None, response: MessageHookRun | None) -> dict[str, Any]:
