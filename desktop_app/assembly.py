@@ -201,8 +201,9 @@ def _wire_hooks(
     )
     host.set_hooks(runner)
     problems = runner.problems
-    if strict and problems:
-        raise ConfigError(settings_path or paths.settings_file, "broken hooks: " + "; ".join(problems))
+    own = runner.own_problems  # a broken project/plugin/imported file is skipped and reported, never fatal
+    if strict and own:
+        raise ConfigError(settings_path or paths.settings_file, "broken hooks: " + "; ".join(own))
     return [f"A hook was skipped: {problem}" for problem in problems]
 
 

@@ -101,6 +101,17 @@ class HookRunner:
             problems.append(self.trust.problem)
         return problems
 
+    @property
+    def own_problems(self) -> list[str]:
+        """Problems in the user's own files (settings.json, mcp.json, trust.json). A broken hooks file from a
+        project, plugin or import is not the user's to fix before anything runs: its hooks are skipped (and
+        listed in :attr:`problems`), never a reason to refuse to start."""
+        problems = list(self._static.problems)
+        problems += [p for f in self._files if f.source.trusted_by_default for p in f.current().problems]
+        if self.trust.problem:
+            problems.append(self.trust.problem)
+        return problems
+
     # -- review and trust ---------------------------------------------------------------------------
 
     def review(self) -> list[ReviewedHook]:
