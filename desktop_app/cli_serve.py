@@ -42,6 +42,10 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
 
 
+MIN_TOKEN_LENGTH = 16
+"""The shortest bearer token ``--token-env`` may hold (the generated one has 43 characters)."""
+
+
 def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
     from desktop_app.runtime.secret_scope import reserve
 
@@ -50,7 +54,14 @@ def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
         reserve(name=ns.token_env, value=value)  # no server or hook may read the bearer token
         if not value:
             err.write(f"switchboard: environment variable {ns.token_env} is not set (it holds the bearer token)\n")
-        return value or None
+            return None
+        if len(value) < MIN_TOKEN_LENGTH:  # a short token is guessed in moments by any local process
+            err.write(
+                f"switchboard: the bearer token in {ns.token_env} is {len(value)} characters; use at least "
+                f"{MIN_TOKEN_LENGTH} (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`)\n"
+            )
+            return None
+        return value
     from desktop_app.runtime.credentials import Credentials
     from desktop_app.runtime.http_host import TOKEN_NAME
 
