@@ -45,6 +45,7 @@ from desktop_app.runtime.host.requests import (
     SamplingAnswer,
 )
 from desktop_app.runtime.host.sampling import declined, model_hints, sampling_messages
+from desktop_app.runtime.redaction import redact_event
 from desktop_app.runtime.sdk_types import mtypes
 
 if TYPE_CHECKING:  # the SDK's client half loads with the first connection, not with the runtime
@@ -196,7 +197,8 @@ class ClientFeatures:
         return list(self._logs.get(server, ()))
 
     def _record_log(self, server: str, params: mtypes.LoggingMessageNotificationParams) -> None:
-        event = ServerLog(server=server, level=params.level, logger=params.logger, data=params.data)
+        # Kept redacted: server_log() hands the buffer out, not only the (redacting) event bus.
+        event = redact_event(ServerLog(server=server, level=params.level, logger=params.logger, data=params.data))
         self._logs.setdefault(server, deque(maxlen=self._log_limit)).append(event)
         self._publish(event)
 
