@@ -86,6 +86,12 @@ def assemble(
     try:
         servers = load_mcp_config(mcp_path)
         problems.extend(unknown_field_warnings(servers, mcp_path))  # a typo must not pass silently
+        problems.extend(  # accepted for compatibility, but it grants nothing: say so rather than let it mislead
+            f"{mcp_path}: mcpServers.{name}.trust: not supported, ignored; its tool calls are approved as any "
+            "other's (grant 'Always allow' per tool, or use --approve)"
+            for name, config in servers.items()
+            if config.trust
+        )
     except ConfigError as exc:
         if strict:
             raise
