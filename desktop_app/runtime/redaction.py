@@ -7,7 +7,8 @@ Two kinds of secret are masked:
   keyring or an override), every value read from or written to the keyring (so also resolved
   ``${keyring:…}`` references and OAuth tokens, whose JSON record is searched for token fields). They are
   registered with :func:`remember` where they enter the process (``Credentials``, the provider pool,
-  the HTTP providers) and replaced wherever they appear, whole, with ``[redacted]``.
+  the HTTP providers) and replaced wherever they appear, whole, with ``[redacted]``; also without their vendor
+  prefix (``sk-``, ``ghp_`` …) and base64-encoded (alone or inside a longer encoded text).
 * **key-shaped strings** — ``Authorization`` values, ``Bearer``/``Basic`` credentials, ``api_key=…``-style
   pairs and the token shapes the importer moves to the keyring (``sk-…``, ``ghp_…``, JWTs …), keeping a
   short prefix so a reader can tell which key it was. A keyword followed by an ordinary word that goes on
@@ -19,6 +20,7 @@ publish through it), so the recorder, the UI and the CLI printers all see redact
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -40,6 +42,35 @@ _ordered: list[str] = []  # longest first, so a secret that contains another is 
 _SECRET_FIELD = re.compile(r"token|secret|key|password|passwd|credential", re.I)
 
 
+MIN_VARIANT_LENGTH = 12
+"""A secret's other forms (without its prefix, in base64) are masked only when at least this long."""
+_PREFIX = re.compile(r"[A-Za-z0-9]{1,10}[-_]")  # sk-, proj-, ghp_, github_pat_ …
+
+
+def _unprefixed(value: str) -> list[str]:
+    """``sk-proj-abc…`` → ``proj-abc…``, ``abc…``: the key as echoed without its vendor prefix."""
+    found = []
+    rest = value
+    while (match := _PREFIX.match(rest)) and len(rest) - match.end() >= MIN_VARIANT_LENGTH:
+        rest = rest[match.end() :]
+        found.append(rest)
+    return found
+
+
+def _base64_forms(value: str) -> list[str]:
+    """The base64 text that encodes ``value`` wherever it sits in a longer encoded text: for each of the three
+    alignments, the characters that depend on ``value``'s bytes alone (standard and URL-safe alphabets)."""
+    data = value.encode("utf-8")
+    forms = [base64.b64encode(data).decode("ascii")]  # the value alone, with its padding
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii").rstrip("=")
+        start = 4 if offset else 0  # the first group also holds bytes before the value
+        end = len(encoded) - (0 if (offset + len(data)) % 3 == 0 else 3)  # the last one those after it
+        forms.append(encoded[start:end])
+    forms += [form.replace("+", "-").replace("/", "_") for form in forms]
+    return [form for form in forms if len(form) >= MIN_VARIANT_LENGTH]
+
+
 def _add(value: str) -> None:
     value = value.strip()
     if len(value) < MIN_SECRET_LENGTH or value in _known:
@@ -47,6 +78,9 @@ def _add(value: str) -> None:
     _known.add(value)
     escaped = json.dumps(value)[1:-1]  # how it looks inside a JSON body or a repr
     variants = {value, escaped, repr(value)[1:-1]}
+    for form in [value, *_unprefixed(value)]:  # echoed without "sk-", or base64-encoded (Basic auth, a blob)
+        variants.add(form)
+        variants.update(_base64_forms(form))
     for variant in variants:
         if variant not in _ordered:
             _ordered.append(variant)
