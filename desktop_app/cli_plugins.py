@@ -1,20 +1,23 @@
-"""``switchboard plugins list|install|enable|disable|remove``: plugins from the terminal.
+"""``switchboard plugins list|install|show|enable|disable|remove``: plugins from the terminal.
 
     switchboard plugins list [--home DIR]
     switchboard plugins install FOLDER [--home DIR]      (installs disabled)
+    switchboard plugins show ID [--json] [--home DIR]    (what it contributes, and what is skipped and why)
     switchboard plugins enable|disable|remove ID [--home DIR]
 
 ``enable`` prints what the plugin contributes: its MCP servers (as started), skills, hooks with their trust
 state (plugin hooks stay untrusted until trusted with ``switchboard hooks trust KEY``), prompts, and agents
-(as ``chat-with-<plugin>.<agent>``, with what of them is not available here). Exit codes: 0 done, 2 no such
+(as ``chat-with-<plugin>.<agent>``, with what of them is not available here); ``show`` prints the same, and
+every part that is skipped with why (a hook event Switchboard does not have …). Exit codes: 0 done, 2 no such
 plugin, a folder that is no plugin, or a bad config file.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from desktop_app.paths import HOME_ENV, app_paths
 
@@ -23,8 +26,9 @@ EXIT_OK, EXIT_REFUSED = 0, 2
 
 def add_plugins_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     plugins = sub.add_parser("plugins", help="Install, enable, disable, remove and list plugins.")
-    plugins.add_argument("action", choices=["list", "install", "enable", "disable", "remove"])
+    plugins.add_argument("action", choices=["list", "install", "show", "enable", "disable", "remove"])
     plugins.add_argument("target", nargs="?", metavar="FOLDER|ID", help="the plugin folder (install) or its id")
+    plugins.add_argument("--json", action="store_true", help="show: one JSON object instead of text")
     plugins.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
 
 
@@ -84,6 +88,33 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
         out.write(f"  Problem: {terminal_safe(problem)}\n")
 
 
+def as_json(plugin: object, paths: object, *, enabled: bool) -> dict[str, Any]:
+    """``plugins show --json``: the plugin, what it contributes, and its problems (each skipped part, and why)."""
+    from desktop_app.runtime.plugins.agents import read_agents
+    from desktop_app.runtime.plugins.manage import server_name
+    from desktop_app.runtime.plugins.model import Plugin
+
+    assert isinstance(plugin, Plugin)
+    agents = [
+        {"name": a.name, "source": a.source, "description": a.description, "notes": a.notes, "problem": a.problem}
+        for a in read_agents(plugin)
+    ]
+    return {
+        "id": plugin.id,
+        "version": plugin.version,
+        "format": plugin.format,
+        "enabled": enabled,
+        "description": plugin.description,
+        "author": plugin.author,
+        "servers": [server_name(plugin.id, name) for name in plugin.servers],
+        "skills": plugin.skills,
+        "prompts": plugin.prompts,
+        "agents": agents,
+        "hooks": _hook_states(paths, plugin.id) if enabled else [],
+        "problems": plugin.problems,
+    }
+
+
 def plugins_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.plugins import manage
@@ -107,6 +138,18 @@ def plugins_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             plugin = manage.install(Path(ns.target), places)
             describe(out, plugin, paths, enabled=False)
             out.write(f"Installed {plugin.id}, disabled: enable it with `switchboard plugins enable {plugin.id}`\n")
+        elif ns.action == "show":
+            found = manage.installed(places)
+            if ns.target not in found:
+                raise PluginError(f"no plugin named {ns.target!r} is installed (see `switchboard plugins list`)")
+            plugin, enabled = found[ns.target]
+            if plugin is None:
+                raise PluginError(f"{ns.target}: its files are missing; `switchboard plugins remove {ns.target}`")
+            if ns.json:
+                out.write(json.dumps(as_json(plugin, paths, enabled=enabled), ensure_ascii=False, indent=2) + "\n")
+            else:
+                describe(out, plugin, paths, enabled=enabled)
+                out.write(f"{'Enabled' if enabled else 'Disabled'}\n")
         elif ns.action == "enable":
             plugin = manage.enable(ns.target, places)
             describe(out, plugin, paths, enabled=True)

@@ -1,7 +1,9 @@
 """Reading a plugin folder into what it contributes.
 
-Claude Code's layout: ``.claude-plugin/plugin.json`` (``name`` required; ``version``, ``description``,
-``author``; ``mcpServers``, ``hooks``, ``commands``, ``agents`` as paths or inline objects), ``skills/*/SKILL.md``,
+Claude Code's layout: ``.claude-plugin/plugin.json`` (optional, as Claude Code documents it: without it the
+folder's name is the plugin's name and its parts are found in the standard layout; with it, ``name`` required;
+``version``, ``description``, ``author``; ``mcpServers``, ``hooks``, ``commands``, ``agents`` as paths or inline
+objects), ``skills/*/SKILL.md``,
 ``hooks/hooks.json`` (``{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", …}]}]}}``),
 ``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
 ``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
@@ -25,6 +27,8 @@ from desktop_app.runtime.errors import SwitchboardError
 CLAUDE_MANIFEST = Path(".claude-plugin") / "plugin.json"
 WHALE_MANIFEST = Path("whale-plugin.toml")
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
+STANDARD_LAYOUT = ("commands", "agents", "skills", "hooks/hooks.json", ".mcp.json")
+"""Where Claude Code finds a plugin's parts without a manifest (its plugins reference: "standard layout")."""
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -91,31 +95,100 @@ def _json(path: Path, folder: Path) -> Any:
         raise PluginError(f"{path}: cannot be read as JSON ({exc})") from None
 
 
+HOOK_FIELDS = frozenset({"type", "command", "url", "timeout", "description", "headers", "allowedEnvVars"})
+"""The fields of a Claude Code hook handler that Switchboard's hook runner reads; any other is reported."""
+HOOK_TYPES = frozenset({"command", "http"})
+
+
+def _known_events() -> tuple[str, ...]:
+    from desktop_app.runtime.hooks.model import EVENTS
+
+    return EVENTS
+
+
+def _matcher_problem(matcher: Any) -> str:
+    """Why a ``matcher`` cannot be used ("" when it can)."""
+    if matcher is None:
+        return ""
+    if not isinstance(matcher, str):
+        return f"the matcher must be a string, got {type(matcher).__name__}"
+    try:
+        re.compile(matcher)
+    except re.error as exc:
+        return f"the matcher {matcher!r} is not a regular expression ({exc})"
+    return ""
+
+
 def claude_hooks(document: Any, where: str, problems: list[str]) -> dict[str, Any]:
-    """Claude Code's nested hooks (``matcher`` groups) in the flat form the hook runner reads."""
+    """Claude Code's nested hooks (``matcher`` groups) in the flat form the hook runner reads.
+
+    What cannot be used is reported on ``problems`` (the plugin's page and ``switchboard plugins show``) and
+    skipped, never passed on: an event Switchboard does not have (``UserPromptExpansion``), a hook type it
+    does not run (``prompt``, ``agent``), a matcher that is no regular expression. A field it does not read
+    (``statusMessage``, ``async`` …) is reported; the hook itself is kept.
+    """
     hooks = document.get("hooks", document) if isinstance(document, dict) else None
     if not isinstance(hooks, dict):
         problems.append(f"{where}: 'hooks' must be an object of events")
         return {}
+    events = _known_events()
     flat: dict[str, list[dict[str, Any]]] = {}
     for event, groups in hooks.items():
+        if event not in events:
+            problems.append(
+                f"{where}: hooks.{event}: not an event Switchboard has (it has {', '.join(events)}); skipped"
+            )
+            continue
         if not isinstance(groups, list):
             problems.append(f"{where}: hooks.{event}: must be a list")
             continue
         for gi, group in enumerate(groups):
+            at = f"{where}: hooks.{event}[{gi}]"
             if not isinstance(group, dict):
-                problems.append(f"{where}: hooks.{event}[{gi}]: must be an object")
+                problems.append(f"{at}: must be an object")
                 continue
             matcher = group.get("matcher")
+            why = _matcher_problem(matcher)
+            if why:
+                problems.append(f"{at}: {why}; its hooks are skipped")
+                continue
+            extra = sorted(k for k in group if k not in ("matcher", "hooks"))
+            if extra and "hooks" in group:
+                problems.append(f"{at}: {', '.join(extra)}: not used here; ignored")
             inner = group.get("hooks") if "hooks" in group else [group]
-            for hook in inner if isinstance(inner, list) else []:
+            for hi, hook in enumerate(inner if isinstance(inner, list) else []):
                 if not isinstance(hook, dict):
                     continue
-                item = {k: v for k, v in hook.items() if k in ("type", "command", "url", "timeout", "description")}
+                kind = hook.get("type", "command")
+                if kind not in HOOK_TYPES:
+                    problems.append(
+                        f"{at}.hooks[{hi}]: a {kind!r} hook does not run here (command and http do); skipped"
+                    )
+                    continue
+                unused = sorted(k for k in hook if k not in HOOK_FIELDS and k != "matcher")
+                if unused:
+                    problems.append(f"{at}.hooks[{hi}]: {', '.join(unused)}: not used here; ignored")
+                item = {k: v for k, v in hook.items() if k in HOOK_FIELDS}
                 if isinstance(matcher, str) and matcher.strip() not in ("", "*"):
                     item["match"] = matcher
                 flat.setdefault(str(event), []).append(item)
     return flat
+
+
+def whale_hooks(document: Any, where: str, problems: list[str]) -> dict[str, Any]:
+    """Whale's flat hooks as they are, less a key that names an event Switchboard does not have (reported)."""
+    hooks = document.get("hooks", {}) if isinstance(document, dict) else {}
+    if not isinstance(hooks, dict):
+        return {}
+    events = _known_events()
+    kept: dict[str, Any] = {}
+    for key, value in hooks.items():
+        looks_like_event = isinstance(key, str) and key[:1].isupper() and "/" not in key and "?" not in key
+        if looks_like_event and key not in events:
+            problems.append(f"{where}: hooks.{key}: not an event Switchboard has (it has {', '.join(events)}); skipped")
+            continue
+        kept[key] = value
+    return kept
 
 
 def _servers(document: Any, where: str) -> dict[str, dict[str, Any]]:
@@ -157,8 +230,20 @@ def read_plugin(folder: Path) -> Plugin:
             raise PluginError(f"{folder / WHALE_MANIFEST}: cannot be read as TOML ({exc})") from None
         plugin_id = manifest.get("id")
         fmt = "whale"
+    elif any((folder / part).exists() for part in STANDARD_LAYOUT):
+        # Claude Code's manifest is optional: the folder's name is the plugin's, its parts where they go
+        manifest, plugin_id, fmt = {}, folder.name, "claude"
+        if not _ID.match(plugin_id):
+            raise PluginError(
+                f"{folder}: a plugin without {CLAUDE_MANIFEST} is named after its folder, and '{plugin_id}' is no "
+                f"usable name (letters, digits, '.', '_' and '-', at most 64): rename the folder or add "
+                f'{CLAUDE_MANIFEST} with a "name"'
+            )
     else:
-        raise PluginError(f"{folder}: not a plugin: there is no {CLAUDE_MANIFEST} or {WHALE_MANIFEST}")
+        raise PluginError(
+            f"{folder}: not a plugin: there is no {CLAUDE_MANIFEST} or {WHALE_MANIFEST}, and none of "
+            f"{', '.join(STANDARD_LAYOUT)}"
+        )
     where = folder / (CLAUDE_MANIFEST if fmt == "claude" else WHALE_MANIFEST)
     key = "name" if fmt == "claude" else "id"
     if not isinstance(plugin_id, str) or not _ID.match(plugin_id):
@@ -188,8 +273,7 @@ def read_plugin(folder: Path) -> Plugin:
         if fmt == "claude":
             plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems)
         else:
-            hooks = document.get("hooks", {}) if isinstance(document, dict) else {}
-            plugin.hooks = hooks if isinstance(hooks, dict) else {}
+            plugin.hooks = whale_hooks(document, str(hooks_file), plugin.problems)
     plugin.skills = _names(folder / "skills", "*/SKILL.md")
     plugin.prompts = _names(folder / "commands", "*.md")
     declared_prompts = manifest.get("prompts") if fmt == "whale" else None
