@@ -8,7 +8,7 @@ listens on the same address with a ``QLocalServer`` (``desktop_app.ui.single_ins
 The address is per user and per home folder, so two ``--home`` folders run side by side:
 
 * Unix: a socket file ``switchboard-<hash>.sock`` in ``$XDG_RUNTIME_DIR`` (private to the user), else in
-  the temp folder (the server restricts it to the user);
+  the temp folder (the server restricts it to the user; a client never talks to a socket another user owns);
 * Windows: the named pipe ``\\\\.\\pipe\\switchboard-<hash>``.
 
 The protocol is one JSON line each way::
@@ -124,7 +124,11 @@ def request(message: dict[str, Any], address: str, *, timeout: float = REPLY_TIM
     data = (json.dumps({"v": PROTOCOL_VERSION, **message}) + "\n").encode()
     if sys.platform == "win32":
         return _request_pipe(data, address, timeout)
-    if not os.path.exists(address):
+    try:
+        owner = os.stat(address).st_uid
+    except OSError:
+        return None
+    if owner != os.getuid():  # another user's socket at this address (the shared temp folder): never talk to it
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:

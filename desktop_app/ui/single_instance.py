@@ -47,6 +47,9 @@ class InstanceServer(QObject):
         except Exception:  # busy, hung or garbled: it is alive, do not steal its address
             return "taken"
         if os.path.exists(self.address):
+            if hasattr(os, "getuid") and os.stat(self.address).st_uid != os.getuid():
+                log.error("%s belongs to another user: single-instance is off for this session", self.address)
+                return "failed"  # never listen beside (or forward to) another user's socket
             log.warning("replacing a stale single-instance socket left by a crash: %s", self.address)
             self.replaced_stale = True
         QLocalServer.removeServer(self.address)
