@@ -239,7 +239,7 @@ class RecordClients:
 def _parse(body: bytes) -> dict[str, Any]:
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # nested too deep: the SDK answers it with a JSON-RPC parse error (400)
         return {}
     return data if isinstance(data, dict) else {}
 
