@@ -64,6 +64,8 @@ class Outcome:
     error: ProviderError | None
     delays: list[float]
     requests: int
+    times: list[float]
+    """When each event came, in seconds since the stream was asked for."""
     retries: list[RetryInfo] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -95,17 +97,21 @@ async def run(server: ScriptedLLMServer, *replies: Reply, **kwargs: Any) -> Outc
     kwargs.setdefault("retry_policy", RetryPolicy(jitter=0))
     provider = OpenAIProvider(base_url=server.url, api_key="sk-loop", dialect="deepseek", sleep=sleep, **kwargs)
     events: list[ProviderEvent] = []
+    times: list[float] = []
     error: ProviderError | None = None
+    loop = asyncio.get_running_loop()
+    started = loop.time()
     try:
         async with asyncio.timeout(20):  # a hang fails the test instead of stalling the suite
             async with contextlib.aclosing(provider.stream(REQUEST)) as stream:
                 async for event in stream:
                     events.append(event)
+                    times.append(loop.time() - started)
     except ProviderError as exc:
         error = exc
     finally:
         await provider.aclose()
-    return Outcome(events, error, sleep.delays, len(server.requests))
+    return Outcome(events, error, sleep.delays, len(server.requests), times)
 
 
 def shape(info: RetryInfo) -> tuple[int, int, str, int | None, bool, float]:
@@ -244,6 +250,10 @@ async def test_keepalives_do_not_reset_the_idle_timeout(llm_server: ScriptedLLMS
     out = await run(llm_server, Reply(steps=keepalives), text_reply("recovered"), idle_timeout=0.3)
     assert out.requests == 2
     assert [(r.stage, r.stream_reset) for r in out.retries] == [("stream", True)]
+    # A stall while the keep-alives still come, not a drop once the 5 s body ended (which is retried too)
+    assert out.retries[0].reason == "API stream stalled"
+    [announced] = [at for at, event in zip(out.times, out.events, strict=True) if isinstance(event, RetryChunk)]
+    assert 0.3 <= announced < 0.3 + 0.5, announced  # one idle timeout after the request, whatever keeps coming
     assert out.completion.content == "recovered"
 
 

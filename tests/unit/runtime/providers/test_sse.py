@@ -114,15 +114,34 @@ async def test_reader_stalls_after_progress() -> None:
 
 @pytest.mark.asyncio
 async def test_keepalives_do_not_reset_the_idle_timer() -> None:
-    async def keepalives() -> AsyncIterator[str]:
-        while True:  # a keep-alive every 10 ms (scripted pacing), never any model output
+    """Keep-alives after the last model output do not restart the idle timer: the stall is reported one idle
+    timeout after that output, while the keep-alives still come (a body that kept them coming for 3 s and then
+    ended would be a disconnect, not a stall)."""
+    idle_timeout = 0.2
+
+    async def progress_then_keepalives() -> AsyncIterator[str]:
+        yield "data: progress"
+        yield ""
+        for _ in range(300):  # a keep-alive every 10 ms (scripted pacing) for 3 s, then the body ends
             await asyncio.sleep(0.01)
             yield ": keep-alive"
             yield ""
 
-    reader = SSEReader(keepalives(), idle_timeout=0.1)
-    with pytest.raises(StreamStalled):
-        await _read_all(reader)
+    loop = asyncio.get_running_loop()
+    reader = SSEReader(progress_then_keepalives(), idle_timeout=idle_timeout)
+    progress_at: list[float] = []
+
+    async def read() -> None:
+        async for data in reader.frames():
+            if data == "progress":
+                reader.mark_progress()
+                progress_at.append(loop.time())
+
+    with pytest.raises(StreamStalled) as info:
+        await read()
+    stalled_after = loop.time() - progress_at[0]
+    assert info.value.after_progress is True
+    assert idle_timeout - 0.001 <= stalled_after < idle_timeout + 0.3, stalled_after
 
 
 def test_stall_message() -> None:
