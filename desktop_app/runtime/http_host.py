@@ -105,6 +105,8 @@ class ServedHost(MCPServer):
         self.legacy_subscriptions: Any = None
         self.conversations: dict[str, str] = {}
         """The conversations its agent calls run in, with the label of the client that asked."""
+        self.owners: dict[str, str] = {}
+        """The same conversations with the key of the client that asked: only it may read their resources."""
         self._closers: list[Callable[[], None]] = []
         self.catalog: AgentCatalog | None = None
         self.agent_tools: dict[str, str] = {}
@@ -191,6 +193,16 @@ class ServedHost(MCPServer):
         if call is not None and self.clients is not None:
             self.clients.call_finished(call, *_status(result))
         return result
+
+    async def _handle_read_resource(self, ctx: Any, params: Any) -> Any:
+        """A resource read knows its client (its key), so a conversation's resources answer only their owner."""
+        key, label = client_key(ctx)
+        token, key_token = current_client.set(label), current_client_key.set(key)
+        try:
+            return await super()._handle_read_resource(ctx, params)
+        finally:
+            current_client.reset(token)
+            current_client_key.reset(key_token)
 
     async def _handle_get_prompt(self, ctx: Any, params: mtypes.GetPromptRequestParams) -> Any:
         if self._prompt_manager.get_prompt(params.name) is None:  # the SDK says "Internal error" on 2026-07-28
@@ -307,6 +319,7 @@ def make_http_host(
                 if runtime is not None:  # the client can follow this run from its first token
                     conversation = runtime.new_conversation(agent=name)
                     server.conversations[conversation] = current_client.get()
+                    server.owners[conversation] = current_client_key.get() or current_client.get()
                     token = requested_conversation.set(conversation)
                     stop_logging = levels.follow(runtime, conversation, name, ctx.request_context)
                     await ctx.report_progress(0, None, f"{PROGRESS}: {resource_uri(conversation, PROGRESS)}")
@@ -337,6 +350,8 @@ def _follow_subagents(server: ServedHost, runtime: Any) -> None:
     def on_event(event: Any) -> None:
         if isinstance(event, ev.SubagentStarted) and event.conversation_id in server.conversations:
             server.conversations[event.child_conversation_id] = server.conversations[event.conversation_id]
+            if event.conversation_id in server.owners:
+                server.owners[event.child_conversation_id] = server.owners[event.conversation_id]
 
     unsubscribe = runtime.subscribe(on_event)
     if callable(unsubscribe):
@@ -365,6 +380,9 @@ def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBu
         server._closers.append(unsubscribe)
 
     def known(conversation_id: str) -> Any:
+        asker = current_client_key.get() or current_client.get()
+        if server.owners.get(conversation_id) != asker:  # another client's, or never served: as if unknown
+            raise ResourceError(f"There is no conversation {conversation_id!r} in this Switchboard.")
         try:
             return runtime.conversation(conversation_id)
         except Exception as exc:

@@ -227,6 +227,8 @@ async def test_a_2025_11_25_client_subscribes_to_chat_progress_and_hears_each_up
         client = Client(streamable_http_client(url, http_client=http), mode="legacy", message_handler=on_message)
         async with http, client:
             assert client.protocol_version == "2025-11-25"
+            [key] = served.clients.clients  # its session: the conversation is this client's, as its chat call makes it
+            served._mcp.owners[conversation] = key
             with warnings.catch_warnings():  # resources/subscribe is the 2025-11-25 way (deprecated at 2026-07-28)
                 warnings.simplefilter("ignore", MCPDeprecationWarning)
                 await client.subscribe_resource(uri)
