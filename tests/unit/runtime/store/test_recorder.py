@@ -112,18 +112,19 @@ def stored_text(store: Store, kind: str = "text") -> str:
     return "".join(m.text_of(kind) for m in store.messages("c1") if m.role == "assistant")
 
 
-def test_deltas_flush_at_once_for_a_new_part_then_every_250_ms_and_on_other_events(
+def test_deltas_flush_at_once_for_a_new_part_then_every_200_ms_and_on_other_events(
     store: Store, clock: FakeClock
 ) -> None:
-    recorder = Recorder(store, clock=clock, use_timer=False, interval=0.25)
+    """The default interval is the README's: stored every 200 ms while streaming."""
+    recorder = Recorder(store, clock=clock, use_timer=False)
     started(recorder)
     recorder(ev.ContentDelta(**IDS, text="a"))
     assert stored_text(store) == "a"  # the first delta of a part is written at once
     clock.advance(0.1)
     recorder(ev.ContentDelta(**IDS, text="b"))
-    clock.advance(0.149)
+    clock.advance(0.099)
     recorder(ev.ContentDelta(**IDS, text="c"))
-    assert stored_text(store) == "a"  # 249 ms since the last flush: still buffered
+    assert stored_text(store) == "a"  # 199 ms since the last flush: still buffered
     clock.advance(0.001)
     recorder(ev.ContentDelta(**IDS, text="d"))
     assert stored_text(store) == "abcd"  # the delta past the deadline flushed the buffer
