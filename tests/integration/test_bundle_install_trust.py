@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from desktop_app.cli import main as cli_main
 from tests.unit.runtime.extensions.test_bundles import manifest, write_bundle
@@ -62,3 +66,11 @@ def test_a_same_name_bundle_from_another_publisher_is_called_out_and_inherits_no
     assert code == 2 and "needs a value for api_key" in err  # the stored key was not handed over
     settings = json.loads(next(home.rglob("settings.json")).read_text())
     assert settings["extensions"]["python-probe"]["version"] == "1.0.0"  # the installed one is untouched
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs")
+def test_install_of_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.mcpb"
+    os.mkfifo(fifo)
+    code, out, err = switchboard("install", str(fifo), "--yes", "--home", str(tmp_path / "home"))
+    assert code == 2 and "named pipe" in err and out == ""
