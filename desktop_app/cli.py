@@ -13,11 +13,12 @@ limit (``finish_reason: length``), 5 the provider's content filter stopped it; 6
 store could not write it (stderr says so at once; stdout is the only copy). Ctrl+C, SIGTERM and SIGHUP stop
 the run (stored as stopped), close the MCP servers and exit 1.
 
-    switchboard import-config FILE [--home DIR] [--replace]
+    switchboard import-config FILE [--home DIR] [--replace] [--dry-run] [--json]
     switchboard tools [--json] [--mcp-config FILE] [--home DIR] [QUERY]     (see cli_tools.py)
 
-imports another app's MCP servers (Claude Desktop, VS Code, Cursor, nanobot, Whale) into mcp.json,
-moving secrets into the keyring. Exit codes: 0 imported, 1 no usable keyring, 2 a bad file.
+imports another app's MCP servers (Claude Desktop, Claude Code, VS Code, Cursor, Goose, nanobot, Whale) into
+mcp.json, moving secrets into the keyring, with one compatibility line per part of the source (``--dry-run``
+only shows them). Exit codes: 0 imported, 1 no usable keyring, 2 a bad file.
 
     switchboard hooks [list|trust|revoke|disable|enable] [KEY…|--all]
 
@@ -132,11 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
 def add_import_config_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
         "import-config",
-        help="Import MCP servers from Claude Desktop, VS Code, Cursor, nanobot or Whale into mcp.json.",
+        help="Import MCP servers from Claude Desktop, Claude Code, VS Code, Cursor, Goose, nanobot or Whale.",
     )
     imp.add_argument("file", type=Path, metavar="FILE", help="the configuration file (or nanobot folder) to import")
     imp.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
     imp.add_argument("--replace", action="store_true", help="replace existing servers that have the same name")
+    imp.add_argument("--dry-run", action="store_true", help="show what would be imported, and how; change nothing")
+    imp.add_argument("--json", action="store_true", help="print the result (or the --dry-run preview) as JSON")
 
 
 def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -146,6 +149,8 @@ def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
     from desktop_app.runtime.host.importers import import_config
 
     target = app_paths(ns.home).ensure().mcp_config_file
+    if ns.dry_run:
+        return _import_preview(ns, target, out, err)
     try:
         report = import_config(ns.file, target, Credentials(), replace=ns.replace, require_keyring=True)
     except ConfigError as exc:
@@ -154,6 +159,11 @@ def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
     except CredentialError as exc:
         err.write(f"switchboard: {exc}\n")
         return EXIT_FAILED
+    if ns.json:
+        from desktop_app.cli_import import report_json
+
+        out.write(report_json(report) + "\n")
+        return EXIT_OK
     out.write(f"Read {report.source} ({report.format}).\n")
     sections = [
         ("Imported into " + str(report.target), report.imported),
@@ -167,8 +177,25 @@ def import_config_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
         if items:
             out.write(f"{title}:\n" + "".join(f"  {item}\n" for item in items))
     _print_environments(target, [*report.imported, *report.replaced], out)
+    from desktop_app.cli_import import print_compatibility
+
+    print_compatibility(report.lines, report.to_enter, out)
     if not report.written:
         out.write(f"Nothing new to import; {report.target} is unchanged.\n")
+    return EXIT_OK
+
+
+def _import_preview(ns: argparse.Namespace, target: Path, out: TextIO, err: TextIO) -> int:
+    """``import-config --dry-run``: the preview and its compatibility report; nothing is written or stored."""
+    from desktop_app.cli_import import print_preview
+    from desktop_app.runtime.host.import_preview import preview_import
+
+    try:
+        preview = preview_import(ns.file, target)
+    except ConfigError as exc:
+        err.write(f"switchboard: bad config: {exc}\n")
+        return EXIT_USAGE
+    print_preview(preview, out, as_json=ns.json)
     return EXIT_OK
 
 

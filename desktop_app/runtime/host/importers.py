@@ -3,18 +3,22 @@
 Recognised sources (see :func:`read_source`):
 
 * **Claude Desktop** ``{"mcpServers": {name: {command, args, env}}}``;
+* **Claude Code** ``.mcp.json`` (and ``~/.claude.json``'s user servers): ``type``, ``command``, ``args``, ``env``,
+  ``url``, ``headers``; ``${VAR}`` and ``${VAR:-default}`` work as written;
 * **Cursor** the same shape plus ``url`` (+ ``headers``) servers (``.cursor/mcp.json``);
-* **VS Code** ``{"servers": {name: {type, command, args, env, url, headers}}, "inputs": [...]}``
-  (JSON with comments); ``inputs`` are not imported: ``${input:ID}`` becomes a keyring reference
-  that the user sets, ``${env:NAME}`` becomes ``${NAME}``;
+* **VS Code** ``{"servers": {name: {type, command, args, env, envFile, url, headers, dev}}, "inputs": [...]}``
+  (JSON with comments); the variables of VS Code and Cursor (``${input:ID}``, ``${env:NAME}``,
+  ``${workspaceFolder}`` …) and ``envFile`` are translated by :mod:`.import_variables`;
+* **Goose** ``config.yaml`` ``extensions:`` (:mod:`.import_goose`);
 * **nanobot** ``mcp-servers.yaml|json`` (a bare map ``name → server``), a ``nanobot.yaml`` with
   ``mcpServers``, or a folder holding one of them;
 * **Whale** ``servers`` and/or ``mcpServers`` (on a name collision ``mcpServers`` wins),
   ``disabled_tools`` → ``excludedTools``, ``timeout`` → ``timeout`` and ``startupTimeout``.
 
 :func:`import_config` merges the servers into the target file (an existing server of the same
-name is kept and reported as a conflict unless ``replace``), moves secret-looking ``env`` and
-``headers`` values into the keyring (:mod:`.secrets`), and writes the target atomically. A server's
+name is kept and reported as a conflict unless ``replace``), moves literal secrets in ``env``, ``headers``,
+``args`` and ``url`` into the keyring (:mod:`.secrets`), and writes the target atomically. Each field of each
+server gets a compatibility line (:mod:`.import_compat`, converted by :mod:`.import_formats`). A server's
 ``hooks`` are not written to the target (which is trusted): they go to ``imported-hooks/<source>.json``
 beside it, where they stay untrusted until the user trusts them. A broken
 source or target raises :class:`~desktop_app.runtime.errors.ConfigError` and nothing is written.
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,18 +38,24 @@ from pydantic import ValidationError
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, CredentialError
 from desktop_app.runtime.files import read_config_text
-from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config, normalize_transport
+from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config
 from desktop_app.runtime.host.config_edit import put_server, remove_server
+from desktop_app.runtime.host.import_compat import CompatLine, CompatLog
+from desktop_app.runtime.host.import_formats import convert_entry, secret_part
+from desktop_app.runtime.host.import_goose import GOOSE, convert_extension, is_goose
+from desktop_app.runtime.host.import_variables import VariableContext, VariableProblem, inputs_of
 from desktop_app.runtime.host.jsonfiles import parse_json, parse_yaml, write_json_atomically
 from desktop_app.runtime.host.secrets import (
-    keyring_name,
     keyring_reference,
     move_secret_args,
     move_secrets,
+    move_url_secrets,
     secret_looking_args,
+    url_secrets,
 )
 
 CLAUDE, CURSOR, VSCODE, NANOBOT, WHALE = "Claude Desktop", "Cursor", "VS Code", "nanobot", "Whale"
+CLAUDE_CODE = "Claude Code"
 _FOLDER_CANDIDATES = (
     "mcp-servers.yaml",
     "mcp-servers.yml",
@@ -56,9 +66,6 @@ _FOLDER_CANDIDATES = (
     "mcp.json",
 )
 _NANOBOT_KEYS = frozenset({"agents", "publish", "llmProviders", "profiles", "extends", "workspaceId"})
-_NANOBOT_UNSUPPORTED = ("image", "dockerfile", "source", "sandboxed", "unsandboxed", "ports", "reversePorts")
-_VSCODE_INPUT = re.compile(r"\$\{input:([^}]*)\}")
-_VSCODE_ENV = re.compile(r"\$\{env:([^}]*)\}")
 
 
 @dataclass
@@ -74,6 +81,10 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    lines: list[CompatLine] = field(default_factory=list)
+    """The compatibility report: one line per part of the source (:mod:`.import_compat`)."""
+    to_enter: list[str] = field(default_factory=list)
+    """Keyring entries the user must enter (values the source app asked for or kept in its own keyring)."""
     written: bool = False
     session_only: bool = False
     """No usable keyring: the moved secrets are kept in memory for this session only (the UI says so first)."""
@@ -107,6 +118,10 @@ def detect_format(path: Path, document: Any) -> str:
     name = path.name.lower()
     if name == "claude_desktop_config.json" and isinstance(document.get("mcpServers", {}), dict):
         return CLAUDE  # Claude Desktop's own file, whatever its entries look like (remote ones too)
+    if is_goose(document):
+        return GOOSE
+    if name in {".mcp.json", ".claude.json"} and isinstance(document.get("mcpServers", {}), dict):
+        return CLAUDE_CODE  # a project's .mcp.json, or the user's ~/.claude.json
     if name.startswith("mcp-servers.") or (
         "mcpServers" in document and (path.suffix.lower() in {".yaml", ".yml"} or _NANOBOT_KEYS & document.keys())
     ):
@@ -137,8 +152,50 @@ def _servers_of(document: dict[str, Any], key: str, path: Path) -> dict[str, Any
     return value
 
 
-def read_source(source: Path) -> tuple[str, dict[str, dict[str, Any]], list[str], Path]:
-    """Read and convert ``source``: (format, servers in our shape, notes, the file actually read)."""
+@dataclass
+class SourceRead:
+    """One source file read and converted: its servers in our shape, why some cannot be imported, the notes
+    and the compatibility lines."""
+
+    format: str
+    servers: dict[str, dict[str, Any]]
+    problems: dict[str, str]
+    notes: list[str]
+    lines: list[CompatLine]
+    to_enter: list[str]
+    path: Path
+
+
+def _raw_servers(kind: str, document: dict[str, Any], path: Path, file_log: CompatLog) -> dict[str, Any]:
+    if kind == WHALE:
+        return {**_servers_of(document, "servers", path), **_servers_of(document, "mcpServers", path)}
+    if kind == VSCODE:
+        return _servers_of(document, "servers", path)
+    if kind == GOOSE:
+        others = sorted(str(key) for key in document if key != "extensions")
+        if others:
+            file_log.unavailable(
+                "settings",
+                f"Goose's own settings ({', '.join(others[:6])}"
+                f"{', …' if len(others) > 6 else ''}) are not MCP servers; not imported",
+            )
+        return _servers_of(document, "extensions", path)
+    if kind == NANOBOT:
+        if isinstance(document.get("env"), dict) and "mcpServers" in document:
+            file_log.unavailable(
+                "env", "nanobot's top-level env declarations are not imported; set those variables yourself"
+            )
+        return _servers_of(document, "mcpServers", path) if "mcpServers" in document else document
+    if kind == CLAUDE_CODE and isinstance(document.get("projects"), dict):
+        file_log.unavailable(
+            "projects",
+            "the per-project servers of ~/.claude.json are not imported; import the project's .mcp.json instead",
+        )
+    return _servers_of(document, "mcpServers", path)
+
+
+def read_source_full(source: Path) -> SourceRead:
+    """Read and convert ``source`` with its compatibility report; raises ConfigError for a broken file."""
     path = _source_file(source)
     try:
         text = read_config_text(path)  # as ask reads mcp.json: a regular file, size-capped, UTF-8
@@ -149,23 +206,12 @@ def read_source(source: Path) -> tuple[str, dict[str, dict[str, Any]], list[str]
         document = {}
     kind = detect_format(path, document)
     notes: list[str] = []
-    raw: dict[str, Any] = {}
-    if kind == WHALE:
-        raw = {**_servers_of(document, "servers", path), **_servers_of(document, "mcpServers", path)}
-    elif kind == VSCODE:
-        raw = _servers_of(document, "servers", path)
-        if document.get("inputs"):
-            notes.append(
-                f"{len(document['inputs'])} VS Code input(s) were not imported; values that used ${{input:…}} now "
-                "refer to keyring entries you need to set (see below)"
-            )
-    elif kind == NANOBOT:
-        raw = _servers_of(document, "mcpServers", path) if "mcpServers" in document else document
-        if isinstance(document.get("env"), dict) and "mcpServers" in document:
-            notes.append("nanobot's top-level 'env' declarations were not imported; set those variables yourself")
-    else:
-        raw = _servers_of(document, "mcpServers", path)
+    lines: list[CompatLine] = []
+    file_log = CompatLog(lines, "")
+    raw = _raw_servers(kind, document, path, file_log)
+    ctx = VariableContext(kind=kind, source=path.resolve(), inputs=inputs_of(document) if kind == VSCODE else {})
     servers: dict[str, dict[str, Any]] = {}
+    problems: dict[str, str] = {}
     for raw_name, entry in raw.items():
         name = str(raw_name).strip()
         if not name:
@@ -173,84 +219,32 @@ def read_source(source: Path) -> tuple[str, dict[str, dict[str, Any]], list[str]
         if not isinstance(entry, dict):
             notes.append(f"{name}: skipped, the entry is not an object")
             continue
-        servers[name] = _convert(kind, name, copy.deepcopy(entry), notes)
-    return kind, servers, notes, path
+        log = CompatLog(lines, name)
+        try:
+            if kind == GOOSE:
+                converted, problem = convert_extension(name, entry, log, ctx.to_enter)
+                if problem is not None:
+                    servers[name], problems[name] = converted, problem
+                    continue
+                entry = converted
+            servers[name] = convert_entry(ctx, name, copy.deepcopy(entry), log)
+        except VariableProblem as exc:
+            servers[name], problems[name] = copy.deepcopy(entry), str(exc)
+            log.unavailable("server", f"not imported: {exc}")
+    used = str(raw)
+    for ident, spec in ctx.inputs.items():
+        kind_text = "password input" if spec.get("password") else str(spec.get("type") or "input")
+        if "${input:" + ident + "}" in used:
+            file_log.translated(f"input {ident}", f"{kind_text}; see the lines of the servers that use it")
+        else:
+            file_log.works(f"input {ident}", f"{kind_text}, used by no server; nothing to do")
+    return SourceRead(kind, servers, problems, notes, lines, ctx.to_enter, path)
 
 
-# -- converting one entry -----------------------------------------------------------------------
-
-
-def _stringify(name: str, entry: dict[str, Any], notes: list[str]) -> None:
-    for key in ("env", "headers"):
-        values = entry.get(key)
-        if isinstance(values, dict):
-            for var, value in list(values.items()):
-                if isinstance(value, bool):
-                    values[var] = "true" if value else "false"
-                elif isinstance(value, int | float):
-                    values[var] = str(value)
-                elif value is None:
-                    values[var] = ""
-    if isinstance(entry.get("args"), str):
-        entry["args"] = entry["args"].split()
-        notes.append(f"{name}: 'args' was a single string and was split on spaces; check it")
-
-
-def _convert_vscode(name: str, entry: dict[str, Any], notes: list[str]) -> None:
-    for key in ("envFile", "dev"):
-        if entry.pop(key, None) is not None:
-            notes.append(f"{name}: VS Code's '{key}' is not supported and was dropped")
-    for field_name, header in (("env", False), ("headers", True)):
-        values = entry.get(field_name)
-        if not isinstance(values, dict):
-            continue
-        for key, value in list(values.items()):
-            if not isinstance(value, str):
-                continue
-            value = _VSCODE_ENV.sub(lambda m: "${" + m.group(1).strip() + "}", value)
-            if _VSCODE_INPUT.search(value):
-                secret = keyring_name(name, key, header=header)
-                value = _VSCODE_INPUT.sub(keyring_reference(secret), value)
-                notes.append(
-                    f"{name}: {field_name}.{key} used a VS Code input; set it with `keyring set switchboard {secret}`"
-                )
-            values[key] = value
-
-
-def _convert_whale(entry: dict[str, Any]) -> None:
-    if "disabled_tools" in entry:
-        entry["excludedTools"] = entry.pop("disabled_tools")
-    if "timeout" in entry and "startupTimeout" not in entry:
-        entry["startupTimeout"] = entry["timeout"]  # Whale's timeout covers start-up and calls
-
-
-def _convert_nanobot(name: str, entry: dict[str, Any], notes: list[str]) -> None:
-    if "workdir" in entry and "cwd" not in entry:
-        entry["cwd"] = entry.pop("workdir")
-    unsupported = [key for key in _NANOBOT_UNSUPPORTED if key in entry]
-    if unsupported:
-        notes.append(f"{name}: nanobot's {', '.join(unsupported)} are not supported; the command runs directly")
-    if "toolOverrides" in entry:
-        notes.append(f"{name}: nanobot's toolOverrides are not applied; use 'excludedTools' to hide tools")
-
-
-def _convert(kind: str, name: str, entry: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    _stringify(name, entry, notes)
-    if kind == VSCODE:
-        _convert_vscode(name, entry, notes)
-    elif kind == WHALE:
-        _convert_whale(entry)
-    elif kind == NANOBOT:
-        _convert_nanobot(name, entry, notes)
-    for key in ("type", "transport"):
-        value = entry.get(key)
-        if isinstance(value, str):
-            try:
-                canonical = normalize_transport(value)
-            except ValueError:
-                continue  # validation reports it
-            entry[key] = "streamable-http" if canonical == "http" and value.lower() != "http" else canonical
-    return entry
+def read_source(source: Path) -> tuple[str, dict[str, dict[str, Any]], list[str], Path]:
+    """Read and convert ``source``: (format, servers in our shape, notes, the file actually read)."""
+    read = read_source_full(source)
+    return read.format, read.servers, read.notes, read.path
 
 
 def _problem(name: str, entry: dict[str, Any]) -> str | None:
@@ -266,6 +260,48 @@ def _problem(name: str, entry: dict[str, Any]) -> str | None:
     except ValueError as exc:
         return f"{name}: skipped, {exc}"
     return None
+
+
+def move_all_secrets(name: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
+    """Every literal secret of ``entry`` to the keyring (in place): env, headers, args, url, oauth.clientSecret."""
+    moved = (
+        move_secrets(name, entry, store) + move_secret_args(name, entry, store) + move_url_secrets(name, entry, store)
+    )
+    oauth = entry.get("oauth")
+    if isinstance(oauth, dict) and isinstance(oauth.get("clientSecret"), str) and "${" not in oauth["clientSecret"]:
+        secret = f"mcp:{name}:oauth:clientSecret"
+        store(secret, oauth["clientSecret"])
+        oauth["clientSecret"] = keyring_reference(secret)
+        moved.append(secret)
+    return moved
+
+
+def secret_lines(name: str, entry: dict[str, Any], moved: list[str]) -> list[CompatLine]:
+    """A line for each secret moved to the keyring, and one for each that could not be moved."""
+    found = [
+        CompatLine(name, secret_part(name, secret), "translated", f"the literal secret moved to keyring entry {secret}")
+        for secret in moved
+    ]
+    for index in secret_looking_args(entry):
+        found.append(
+            CompatLine(
+                name,
+                f"argument {index + 1}",
+                "not available",
+                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
+            )
+        )
+    url = entry.get("url")
+    if isinstance(url, str) and url_secrets(url):
+        found.append(
+            CompatLine(
+                name,
+                "url",
+                "not available",
+                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
+            )
+        )
+    return found
 
 
 # -- merging and writing ------------------------------------------------------------------------
@@ -300,7 +336,8 @@ def import_config(
     With ``require_keyring`` (the CLI), an import that would leave secrets only in memory (no usable
     keyring) raises :class:`CredentialError`, forgets them again and writes nothing.
     """
-    kind, servers, notes, read_path = read_source(Path(source))
+    read = read_source_full(Path(source))
+    kind, servers, notes, read_path = read.format, read.servers, read.notes, read.path
     check = getattr(credentials, "check", None)
     if check is not None:
         check()  # a keyring that stores nothing (the "null" backend) becomes an honest session-only store
@@ -309,7 +346,7 @@ def import_config(
     if not isinstance(existing, dict):
         existing = {}
     existing_names = {str(key).strip(): key for key in existing}
-    report = ImportReport(source=read_path, target=target, format=kind, notes=notes)
+    report = ImportReport(source=read_path, target=target, format=kind, notes=notes, lines=read.lines)
     merged = dict(existing)
     stored: list[str] = []
     lost: list[str] = []
@@ -325,7 +362,7 @@ def import_config(
         if only is not None and name not in only:
             report.skipped.append(name)
             continue
-        problem = _problem(name, entry)
+        problem = f"{name}: skipped, {read.problems[name]}" if name in read.problems else _problem(name, entry)
         if problem is not None:
             report.skipped.append(name)
             report.notes.append(problem)
@@ -342,12 +379,10 @@ def import_config(
         hooks = entry.pop("hooks", None) if isinstance(entry, dict) else None
         if hooks:  # never trusted by being imported: they go to imported-hooks/, untrusted until reviewed
             imported_hooks[name] = hooks
-        stored.extend(move_secrets(name, entry, store))
-        stored.extend(move_secret_args(name, entry, store))
-        if secret_looking_args(entry):  # pragma: no cover - move_secret_args leaves none; kept as a guard
-            report.notes.append(
-                f"{name}: 'args' seem to contain a token; it stays in mcp.json — prefer an env variable"
-            )
+        moved = move_all_secrets(name, entry, store)
+        stored.extend(moved)
+        report.lines.extend(secret_lines(name, entry, moved))
+        report.to_enter.extend(e for e in read.to_enter if e.startswith(f"mcp:{name}:"))
         merged[name] = entry
     report.secrets = stored
     if lost:
@@ -393,13 +428,19 @@ def imported_hooks_path(target: Path, source: Path) -> Path:
 
 __all__ = [
     "CLAUDE",
+    "CLAUDE_CODE",
     "CURSOR",
+    "GOOSE",
     "NANOBOT",
     "VSCODE",
     "WHALE",
     "ImportReport",
+    "SourceRead",
     "detect_format",
     "import_config",
+    "move_all_secrets",
     "read_source",
+    "read_source_full",
+    "secret_lines",
     "write_json_atomically",
 ]

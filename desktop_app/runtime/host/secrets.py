@@ -7,7 +7,10 @@ like a token (``sk-…``, ``ghp_…``, ``github_pat_…``, ``xoxb-…``, ``glpat
 that are empty, flags (``true``, ``0``) or contain a ``${…}`` reference are left alone: they hold
 no literal secret. Keyring names are ``mcp:<server>:<VAR>`` and ``mcp:<server>:header:<Name>``.
 Literal secrets in ``args`` (``--token=…``, ``--api-key …``, ``NAME_TOKEN=…``, a bare token) move the same way, to
-``mcp:<server>:arg:<N>``; the launch expands ``${keyring:…}`` references in ``args``.
+``mcp:<server>:arg:<N>``, and so do a header given on the command line (mcp-remote's ``--header
+"Authorization: Bearer …"``) and a URL's password or secret query value, in ``args`` (``…:arg:<N>:password``,
+``…:arg:<N>:query:<name>``) and in ``url`` (``mcp:<server>:url:password``, ``…:url:query:<name>``); the launch
+expands ``${keyring:…}`` references in ``args`` and ``url``.
 """
 
 from __future__ import annotations
@@ -128,16 +131,73 @@ def _arg_secret(args: list[Any], index: int) -> tuple[str, str] | None:
     return None
 
 
+_URL_PASSWORD = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^:@/\s]*:(?P<password>[^@\s]+)@")
+_URL_QUERY = re.compile(r"[?&](?P<key>[^=&#\s]+)=(?P<value>[^&#\s]+)")
+_HEADER_FLAGS = frozenset({"--header", "-H", "--headers"})
+_HEADER_ARG = re.compile(r"^(?P<name>[!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(?P<value>.+)$", re.S)
+
+
+def url_secrets(text: str) -> list[tuple[int, int, str]]:
+    """The literal secrets inside a URL: ``(start, end, label)`` of the password in ``scheme://user:pw@host``
+    (label ``password``) and of each query value whose name names a secret or that looks like a token (label
+    ``query:<name>``), e.g. a Postgres URL's password or ``?api_key=…``. References (``${…}``) are left alone."""
+    found: list[tuple[int, int, str]] = []
+    password = _URL_PASSWORD.match(text)
+    if password and "${" not in password.group("password"):
+        found.append((password.start("password"), password.end("password"), "password"))
+    if "://" in text:
+        for match in _URL_QUERY.finditer(text):
+            key, value = match.group("key"), match.group("value")
+            if "${" not in value and is_secret(key, value):
+                found.append((match.start("value"), match.end("value"), f"query:{key}"))
+    return found
+
+
+def _replace_url_secrets(text: str, prefix: str, store: Callable[[str, str], None], moved: list[str]) -> str:
+    pieces: list[str] = []
+    pos = 0
+    for start, end, label in url_secrets(text):
+        name = f"{prefix}:{label}"
+        store(name, text[start:end])
+        pieces += [text[pos:start], keyring_reference(name)]
+        moved.append(name)
+        pos = end
+    return "".join([*pieces, text[pos:]])
+
+
+def _header_arg(args: list[Any], index: int) -> tuple[str, str] | None:
+    """``(prefix, value)`` when ``args[index]`` is an HTTP header given on the command line (mcp-remote's
+    ``--header "Authorization: Bearer …"``, also ``--header=…``) whose value is a secret."""
+    arg = args[index]
+    if not isinstance(arg, str) or "${" in arg:
+        return None
+    flag = ""
+    previous = args[index - 1] if index > 0 else None
+    if arg.startswith("--header="):
+        flag, arg = "--header=", arg.removeprefix("--header=")
+    elif not (isinstance(previous, str) and previous in _HEADER_FLAGS):
+        return None
+    match = _HEADER_ARG.match(arg)
+    if match is None or not is_secret(match.group("name"), match.group("value"), header=True):
+        return None
+    return flag + arg[: match.start("value")], match.group("value")
+
+
 def move_secret_args(server: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
     """Like :func:`move_secrets`, for ``args``: each literal secret (``--token=…``, ``--api-key …``, a bare
-    token) is stored as ``mcp:<server>:arg:<N>`` (N its index) and replaced by a ``${keyring:…}`` reference,
-    which is expanded when the server starts. Returns the keyring names."""
+    token, a header after ``--header``) is stored as ``mcp:<server>:arg:<N>`` (N its index) and replaced by a
+    ``${keyring:…}`` reference, which is expanded when the server starts; a URL's password or secret query
+    value goes to ``mcp:<server>:arg:<N>:password`` / ``…:query:<name>``. Returns the keyring names."""
     args = entry.get("args")
     if not isinstance(args, list):
         return []
     moved: list[str] = []
     for index in range(len(args)):
-        found = _arg_secret(args, index)
+        arg = args[index]
+        if isinstance(arg, str) and url_secrets(arg):
+            args[index] = _replace_url_secrets(arg, f"mcp:{server}:arg:{index}", store, moved)
+            continue
+        found = _header_arg(args, index) or _arg_secret(args, index)
         if found is None:
             continue
         prefix, value = found
@@ -148,12 +208,29 @@ def move_secret_args(server: str, entry: dict[str, Any], store: Callable[[str, s
     return moved
 
 
+def move_url_secrets(server: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
+    """The ``url``'s password and secret query values to ``mcp:<server>:url:password`` /
+    ``mcp:<server>:url:query:<name>`` (``url`` is expanded when the server starts). Returns the keyring names."""
+    url = entry.get("url")
+    if not isinstance(url, str) or not url_secrets(url):
+        return []
+    moved: list[str] = []
+    entry["url"] = _replace_url_secrets(url, f"mcp:{server}:url", store, moved)
+    return moved
+
+
 def secret_looking_args(entry: dict[str, Any]) -> list[int]:
     """Indexes of ``args`` that still hold a literal secret (see :func:`move_secret_args`)."""
     args = entry.get("args")
     if not isinstance(args, list):
         return []
-    return [i for i in range(len(args)) if _arg_secret(args, i) is not None]
+    return [
+        i
+        for i in range(len(args))
+        if _arg_secret(args, i) is not None
+        or _header_arg(args, i) is not None
+        or (isinstance(args[i], str) and url_secrets(args[i]))
+    ]
 
 
 __all__ = [
@@ -163,5 +240,7 @@ __all__ = [
     "looks_like_token",
     "move_secret_args",
     "move_secrets",
+    "move_url_secrets",
     "secret_looking_args",
+    "url_secrets",
 ]

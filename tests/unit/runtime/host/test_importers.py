@@ -142,8 +142,10 @@ def test_vscode_servers_with_comments_inputs_and_env_references(tmp_path: Path, 
     servers = target_servers(tmp_path / "mcp.json")
     assert servers["github"]["env"] == {"GITHUB_TOKEN": "${keyring:mcp:github:GITHUB_TOKEN}", "HOME_DIR": "${HOME}"}
     assert "envFile" not in servers["github"]
-    assert any("1 VS Code input(s) were not imported" in note for note in report.notes)
-    assert any("keyring set switchboard mcp:github:GITHUB_TOKEN" in note for note in report.notes)
+    lines = {(line.server, line.part): line for line in report.lines}
+    assert "keyring set switchboard mcp:github:GITHUB_TOKEN" in lines[("github", "env GITHUB_TOKEN")].detail
+    assert report.to_enter == ["mcp:github:GITHUB_TOKEN"]
+    assert lines[("github", "envFile")].status == "not available"  # no .env beside it: said so
     assert load_mcp_config(tmp_path / "mcp.json")["fetch"].transport == "sse"
     assert stored(memory_keyring) == {}
 
@@ -174,8 +176,10 @@ def test_nanobot_yaml_server_map(tmp_path: Path, memory_keyring: MemoryKeyring) 
     assert sorted(report.secrets) == ["mcp:shell:GITHUB_TOKEN", "mcp:shell:SLACK_BOT_TOKEN"]
     shell = target_servers(tmp_path / "mcp.json")["shell"]
     assert shell["env"]["PORT"] == "8080" and shell["env"]["VERBOSE"] == "true"
-    assert shell["cwd"] == "/srv"
-    assert any("nanobot's image are not supported" in note for note in report.notes)
+    assert "cwd" not in shell and "workdir" not in shell and "image" not in shell
+    dropped = {(line.server, line.part): line for line in report.lines if line.status == "not available"}
+    assert "starts servers in its own folder" in dropped[("shell", "workdir")].detail  # said, not silently kept
+    assert "the command runs directly" in dropped[("shell", "image")].detail
     assert stored(memory_keyring)["mcp:shell:SLACK_BOT_TOKEN"] == "xoxb-1234567890-abcdefghij"
 
 

@@ -46,7 +46,8 @@ def test_the_import_preview_lists_the_environment(tmp_path: Path) -> None:
     source = tmp_path / "claude_desktop_config.json"
     source.write_text(json.dumps({"mcpServers": {"gh": ENTRY}}), encoding="utf-8")
     [server] = preview_import(source, tmp_path / "mcp.json").servers
-    assert server.environment == environment_lines("gh", ENTRY)
+    moved = {**ENTRY, "env": {**ENTRY["env"], "GITHUB_TOKEN": "${keyring:mcp:gh:GITHUB_TOKEN}"}}
+    assert server.environment == environment_lines("gh", moved)  # as it will be written: the secret moved
 
 
 def test_import_config_prints_what_each_server_will_be_handed(tmp_path: Path, memory_keyring: Any) -> None:
