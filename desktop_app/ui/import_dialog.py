@@ -66,6 +66,15 @@ def report_html(report: ImportReport) -> str:
         ),
         _section("Skipped", report.skipped),
         _section("Notes", report.notes),
+        _section(
+            "Enter these secrets",
+            getattr(report, "to_enter", []),
+            "The source app asked for them or kept them in its own keyring: enter each once (Enter secret… in "
+            "View → Servers) before the server starts.",
+        ),
+        _section(
+            "Compatibility (works / translated / not available)", [line.text() for line in getattr(report, "lines", [])]
+        ),
     ]
     if report.written:
         parts.append(f"<p><b>{escape(RESTART_HINT)}</b></p>")

@@ -1,6 +1,7 @@
-"""Import MCP servers, with a preview: the configs of Claude Desktop, VS Code and Cursor found on this
-machine (or any file the user picks), the servers in the chosen one with check boxes, and what each would
-move to the keyring. Only the ticked servers are imported (and then started).
+"""Import MCP servers, with a preview: the configs of Claude Desktop, VS Code, Cursor, Claude Code and Goose found on
+this machine (or any file the user picks), the servers in the chosen one with check boxes, what each would move to
+the keyring, and the compatibility report (one line per part: works / translated / not available). Only the ticked
+servers are imported (and then started).
 
 A server that ``mcp.json`` already has is unticked and marked "replaces yours"; ticking it replaces the
 existing one. A server that cannot be imported shows why and cannot be ticked. The dialog reports the
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -62,8 +64,8 @@ class ImportPreviewDialog(QDialog):
         self.resize(820, 480)
         layout = QVBoxLayout(self)
         intro = QLabel(
-            "Switchboard looked for the MCP servers of Claude Desktop, VS Code and Cursor. Tick the ones to "
-            "import: they are added to mcp.json and started. Secret values go to the system keyring."
+            "Switchboard looked for the MCP servers of Claude Desktop, VS Code, Cursor, Claude Code and Goose. "
+            "Tick the ones to import: they are added to mcp.json and started. Secret values go to the system keyring."
         )
         intro.setWordWrap(True)
         layout.addWidget(intro)
@@ -107,6 +109,12 @@ class ImportPreviewDialog(QDialog):
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.itemChanged.connect(self._update_button)
         layout.addWidget(self.tree, 1)
+        self.compatibility = QPlainTextEdit()
+        self.compatibility.setObjectName("importCompatibility")
+        self.compatibility.setAccessibleName("Compatibility: what works, what is translated, what is not available")
+        self.compatibility.setReadOnly(True)
+        self.compatibility.setMaximumHeight(140)
+        layout.addWidget(self.compatibility)
         self.notes = QLabel("")
         self.notes.setObjectName("importNotes")
         self.notes.setWordWrap(True)
@@ -162,6 +170,7 @@ class ImportPreviewDialog(QDialog):
         from desktop_app.runtime.host.import_preview import preview_import
 
         self.tree.clear()
+        self.compatibility.clear()
         self.notes.setStyleSheet(MUTED)
         try:
             self.preview = preview_import(source, self.target)
@@ -190,6 +199,13 @@ class ImportPreviewDialog(QDialog):
                 checked = Qt.CheckState.Unchecked if server.conflict else Qt.CheckState.Checked
                 item.setCheckState(0, checked)
         self.tree.blockSignals(False)
+        report = [line.text() for line in self.preview.lines]
+        if self.preview.to_enter:
+            report.append(
+                "Enter these before the servers that use them start (Enter secret… in View → Servers): "
+                + ", ".join(self.preview.to_enter)
+            )
+        self.compatibility.setPlainText("\n".join(report))
         count = len(self.preview.servers)
         summary = f"{self.preview.format}: {count} server{'' if count == 1 else 's'} in {self.preview.source}."
         self.notes.setText(" ".join([summary, *self.preview.notes]))

@@ -186,7 +186,10 @@ def test_preview_searches_the_known_locations_and_imports_only_the_ticked_server
     assert rows["github"] == ["npx -y gh", "env GITHUB_TOKEN", ""]
     github = next(preview.tree.topLevelItem(i) for i in range(3) if preview.tree.topLevelItem(i).text(0) == "github")
     shown = [github.child(i).text(1) for i in range(github.childCount())]  # every env entry, before it runs
-    assert shown == ["env GITHUB_TOKEN = a secret value (40 characters)"] and github.isExpanded()
+    assert shown == ["env GITHUB_TOKEN = keyring entry mcp:github:GITHUB_TOKEN"] and github.isExpanded()  # as written
+    report = preview.compatibility.toPlainText()  # one line per part of the source (#22)
+    assert "[translated] github: env GITHUB_TOKEN — the literal secret moved to keyring entry" in report
+    assert "[works] github: command" in report
     assert rows["time"][2] == "replaces the server of this name in your mcp.json"
     assert rows["broken"][2] == "requires either command or url"
     assert preview.chosen() == ["github"]  # the conflict starts unticked, the broken one cannot be ticked
