@@ -107,3 +107,89 @@ async def test_imported_token_lives_only_in_the_keyring_and_reaches_the_server(
     assert not outcome.is_error, outcome.text
     assert outcome.text == TOKEN
     assert files_containing(home, TOKEN) == []
+
+
+PG_PASSWORD = "Pg-s3cret-" + "passw0rd"
+BEARER_TOKEN = "mR4nd0mT0k3n" + "V4lu3F0rR3m0t3"
+
+
+@pytest.mark.asyncio
+async def test_import_config_moves_arg_secrets_and_reports_every_part_through_the_cli(tmp_path: Path) -> None:
+    """Issue 22 items 10 and 11 and the report, through the real console script: --dry-run --json changes
+    nothing and shows one line per part; the import moves a Postgres URL's password and mcp-remote's bearer
+    header out of mcp.json; a Goose config imports."""
+    home = tmp_path / "sb-home"
+    keyring_file = tmp_path / "keyring-outside-home" / "secrets.json"
+    keyring_file.parent.mkdir()
+    source = tmp_path / "claude_desktop_config.json"
+    source.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "postgres": {
+                        "command": "npx",
+                        "args": ["-y", "server-postgres", f"postgresql://app:{PG_PASSWORD}@db/x"],
+                    },
+                    "remote": {
+                        "command": "npx",
+                        "args": [
+                            "mcp-remote",
+                            "https://mcp.example.com/sse",
+                            "--header",
+                            f"Authorization: Bearer {BEARER_TOKEN}",
+                        ],
+                    },
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    goose = tmp_path / "goose" / "config.yaml"
+    goose.parent.mkdir()
+    goose.write_text(
+        "extensions:\n  developer: {type: builtin, name: developer, enabled: true, bundled: true, timeout: 300}\n"
+        "  fetch: {type: stdio, name: fetch, cmd: uvx, args: [mcp-server-fetch], enabled: false, envs: {}, "
+        "env_keys: [FETCH_TOKEN], timeout: 60}\n",
+        encoding="utf-8",
+    )
+    console_script = Path(sys.executable).parent / "switchboard"
+    env = {
+        **os.environ,
+        "PYTHON_KEYRING_BACKEND": "tests.support.file_keyring.FileKeyring",
+        FILE_ENV: str(keyring_file),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    env.pop("SWITCHBOARD_HOME", None)
+
+    async def run(*args: str) -> tuple[int, str, str]:
+        done = await anyio.run_process(
+            [str(console_script), "import-config", *args, "--home", str(home)], env=env, check=False
+        )
+        return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+    code, stdout, stderr = await run(str(source), "--dry-run", "--json")
+    assert code == 0, stderr
+    preview = json.loads(stdout)
+    assert preview["dry_run"] is True and preview["format"] == "Claude Desktop"
+    parts = {(line["server"], line["part"]): line["status"] for line in preview["lines"]}
+    assert parts[("postgres", "argument 3 (password)")] == "translated"
+    assert parts[("remote", "argument 4")] == "translated"
+    assert PG_PASSWORD not in stdout + stderr and BEARER_TOKEN not in stdout + stderr
+    assert not (home / "config" / "mcp.json").exists() and not keyring_file.exists()  # --dry-run changed nothing
+
+    code, stdout, stderr = await run(str(source))
+    assert code == 0, stderr
+    assert "[translated] postgres: argument 3 (password)" in stdout
+    assert PG_PASSWORD not in stdout + stderr and BEARER_TOKEN not in stdout + stderr
+    assert files_containing(home, PG_PASSWORD) == [] and files_containing(home, BEARER_TOKEN) == []
+    assert PG_PASSWORD in keyring_file.read_text(encoding="utf-8")
+
+    code, stdout, stderr = await run(str(goose), "--json")
+    assert code == 0, stderr
+    report = json.loads(stdout)
+    assert (report["format"], report["imported"], report["skipped"]) == ("Goose", ["fetch"], ["developer"])
+    assert report["to_enter"] == ["mcp:fetch:FETCH_TOKEN"]
+    servers = json.loads((home / "config" / "mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["fetch"]["disabled"] is True and servers["fetch"]["env"] == {
+        "FETCH_TOKEN": "${keyring:mcp:fetch:FETCH_TOKEN}"
+    }
