@@ -45,6 +45,7 @@ from desktop_app.ui.tool_texts import (
     detail_text,
     no_match_text,
     sees_tip,
+    slow_pattern_text,
     state_text,
     summary_text,
 )
@@ -212,6 +213,7 @@ class ToolPanel(QWidget):
 
     def refresh(self) -> None:
         """Rebuild the list for the search text and the shown conversation (keeps expansion and selection)."""
+        from desktop_app.runtime.host.bounded_regex import SEARCH_TIME_LIMIT_S, SearchTimeout
         from desktop_app.runtime.tool_overview import overview
 
         self._timer.stop()
@@ -222,7 +224,14 @@ class ToolPanel(QWidget):
         conversation = self._conversation()
         view = deferral.view(conversation) if conversation else None
         query = self.search.text()
-        result = overview(deferral, view, query)
+        try:
+            result = overview(deferral, view, query)
+        except SearchTimeout:  # a regex that backtracks without end, stopped at the search's time bound
+            self.count_label.setText("")
+            self.empty.setText(slow_pattern_text(query, SEARCH_TIME_LIMIT_S))
+            self.empty.setVisible(True)
+            self.tree.setVisible(False)
+            return
         self.overview = result
         self._rows = {row.name: row for row in result.rows}
         self.summary.setText(summary_text(result) if result.total else NO_TOOLS)

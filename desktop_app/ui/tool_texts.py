@@ -52,6 +52,14 @@ def no_match_text(query: str) -> str:
     return f"No tools match “{query.strip()}”. Every word must appear in a tool's name or description."
 
 
+def slow_pattern_text(query: str, limit: float) -> str:
+    """A search whose regular expression ran out of time (``SearchTimeout``)."""
+    return (
+        f"That pattern took too long to match (more than {limit:g} s) and was stopped: “{query.strip()}”. "
+        "Search with words, or use a simpler pattern (a word, or '+word extra terms')."
+    )
+
+
 def summary_text(result: Overview) -> str:
     """Two or three lines: how many tools and what they would cost, what deferral sends and saves, and
     what the model sees of the deferred tools."""
