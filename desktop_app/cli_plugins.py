@@ -49,6 +49,21 @@ def _hook_states(paths: object, plugin_id: str) -> list[str]:
     return lines
 
 
+def skill_warnings(plugin: object) -> dict[str, list[str]]:
+    """Each of the plugin's skills (by folder) with what it breaks: a rule it loads despite, or why it cannot."""
+    from desktop_app.runtime.plugins.model import Plugin
+    from desktop_app.runtime.skills.discovery import parse_skill
+
+    assert isinstance(plugin, Plugin)
+    found: dict[str, list[str]] = {}
+    for folder in plugin.skills:
+        try:
+            found[folder] = list(parse_skill(plugin.folder / "skills" / folder, plugin.id).warnings)
+        except (ValueError, OSError) as exc:
+            found[folder] = [f"not loaded: {exc}"]
+    return found
+
+
 def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> None:
     from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.host.launch_view import command_line, environment_lines
@@ -67,8 +82,10 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
         out.write(f"  MCP server {full_name}: {terminal_safe(command_line(entry))}\n")
         for line in environment_lines(full_name, entry):  # every env entry and secret reference it gets
             out.write(f"    {terminal_safe(line)}\n")
-    for skill in plugin.skills:
+    for skill, warnings in skill_warnings(plugin).items():
         out.write(f"  Skill: {skill}\n")
+        for warning in warnings:
+            out.write(f"    {terminal_safe(warning)}\n")
     for prompt in plugin.prompts:
         out.write(f"  Prompt: {prompt}\n")
     from desktop_app.runtime.plugins.agents import read_agents
@@ -108,6 +125,7 @@ def as_json(plugin: object, paths: object, *, enabled: bool) -> dict[str, Any]:
         "author": plugin.author,
         "servers": [server_name(plugin.id, name) for name in plugin.servers],
         "skills": plugin.skills,
+        "skill_warnings": {name: warnings for name, warnings in skill_warnings(plugin).items() if warnings},
         "prompts": plugin.prompts,
         "agents": agents,
         "hooks": _hook_states(paths, plugin.id) if enabled else [],

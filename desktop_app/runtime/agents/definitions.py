@@ -32,7 +32,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from desktop_app.runtime.errors import ConfigError
-from desktop_app.runtime.host.jsonfiles import parse_yaml
 from desktop_app.runtime.messages import Message, SystemMessage
 from desktop_app.runtime.settings import AgentSettings, Settings
 
@@ -44,9 +43,12 @@ class AgentFileError(ValueError):
     """An agent file that cannot be read: the message names the file and the field at fault."""
 
 
-def parse_agent_file(path: Path) -> AgentSettings:
-    """One ``agents/<name>.md`` file as a definition; ``AgentFileError`` says what is wrong with it."""
+def parse_agent_file(path: Path, warnings: list[str] | None = None) -> AgentSettings:
+    """One ``agents/<name>.md`` file as a definition; ``AgentFileError`` says what is wrong with it. A
+    frontmatter that is not strict YAML but that Claude Code reads (``description: Use it when: …``) is read
+    as Claude Code reads it, with a warning appended to ``warnings``."""
     from desktop_app.runtime.files import read_config_text
+    from desktop_app.runtime.skills.frontmatter import parse_block
 
     try:  # a regular file only (never a FIFO or /dev/zero: opened without blocking), size-capped, UTF-8
         text = read_config_text(path, limit=MAX_FILE_BYTES)
@@ -55,6 +57,7 @@ def parse_agent_file(path: Path) -> AgentSettings:
     except OSError as exc:
         raise AgentFileError(f"{path}: cannot read it ({exc})") from exc
     meta: Any = {}
+    warning = ""
     body = text
     lines = text.splitlines(keepends=True)
     end: int | None = None
@@ -62,10 +65,11 @@ def parse_agent_file(path: Path) -> AgentSettings:
         end = next((i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---"), None)
         if end is None:
             raise AgentFileError(f"{path}: the frontmatter starts with '---' but has no closing '---' line")
-        try:
-            meta = parse_yaml("\n" + "".join(lines[1:end]), path) or {}  # a leading line: lines count from the file's
+        try:  # a leading line: lines count from the file's
+            meta, warning = parse_block("\n" + "".join(lines[1:end]), path, line_offset=0)
         except ConfigError as exc:
             raise AgentFileError(f"the frontmatter is not valid YAML: {exc}") from exc
+        meta = meta or {}
         body = "".join(lines[end + 1 :])
     if not isinstance(meta, dict):
         raise AgentFileError(f"{path}: the frontmatter must be a mapping of fields (name, description, …)")
@@ -74,13 +78,18 @@ def parse_agent_file(path: Path) -> AgentSettings:
         raise AgentFileError(f"{path}: 'instructions' is the body of the file, not a frontmatter field")
     data["instructions"] = body.strip()
     try:
-        return AgentSettings.model_validate(data)
+        agent = AgentSettings.model_validate(data)
     except ValidationError as exc:
         front = lines[1:end] if end is not None else []
         found = [_key_line(front, str(e["loc"][0])) for e in exc.errors() if e["loc"]]
         where = f"{path}:{found[0]}" if found and found[0] is not None else str(path)  # the first problem's line
         problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
+        if warning:  # read line by line and still wrong: the YAML error is what to fix first
+            problems = f"the frontmatter is not valid YAML, and read line by line: {problems}"
         raise AgentFileError(f"{where}: {problems}") from exc
+    if warning and warnings is not None:
+        warnings.append(warning)
+    return agent
 
 
 def _key_line(front: list[str], key: str) -> int | None:
@@ -98,10 +107,12 @@ def load_agent_files(folder: Path) -> tuple[list[AgentSettings], list[str]]:
     if not folder.is_dir():
         return agents, problems
     for path in sorted(folder.glob("*.md")):
+        warnings: list[str] = []
         try:
-            agents.append(parse_agent_file(path))
+            agents.append(parse_agent_file(path, warnings))
         except AgentFileError as exc:
             problems.append(f"An agent file was skipped: {exc}")
+        problems += [f"An agent file was loaded with a warning: {warning}" for warning in warnings]
     return agents, problems
 
 

@@ -2,7 +2,8 @@
 model sees as ``chat-with-<plugin>_<agent>``: see :func:`desktop_app.runtime.host.names.model_safe_name`).
 
 Where they come from: ``agents/*.md`` in both layouts — Claude Code's frontmatter ``name`` (default: the file
-name), ``description``, ``tools`` (a comma list, or a YAML list) and ``model``; the body is the instructions —
+name), ``description``, ``tools`` (a comma list split outside parentheses, or a YAML list) and ``model``; the body
+is the instructions; a frontmatter that is not strict YAML is read as Claude Code reads it, with a note —
 and Whale's ``whale-plugin.toml`` ``[[agents]]`` tables (``name``, ``description``, ``tools``, ``model``, and
 ``instructions`` or a ``file`` inside the plugin), like its ``[[prompts]]``. Each is named
 ``<plugin>.<agent>``, as the plugin's servers are ``<plugin>.<server>`` (a ``:`` as the prompts use is not
@@ -12,7 +13,9 @@ What does not carry over is said, never dropped silently: a ``tools`` entry nami
 (``Read``, ``Grep``, ``Bash`` …), which no MCP server here provides, is "not available here" and left out of
 the allowlist; ``mcp__<server>__<tool>`` becomes ``<server>/<tool>`` (the plugin's own servers by their
 installed name); a Claude model alias (``sonnet``, ``opus``, ``haiku``, ``inherit``, ``claude-…``) runs on the
-conversation's model. Only enabled plugins' agents are served (:func:`enabled_agents`).
+conversation's model; ``Agent(a, b)`` (Claude Code's rule for the subagents it may start) becomes the agents it
+may call (``<plugin>.a``, ``<plugin>.b`` for the plugin's own). Only enabled plugins' agents are served
+(:func:`enabled_agents`).
 """
 
 from __future__ import annotations
@@ -84,14 +87,47 @@ class PluginAgent:
         return agent_name(self.plugin, self.source)
 
 
+def split_tools(text: str) -> list[str]:
+    """A comma list of tools, split only at the commas outside parentheses: ``Agent(a, b), Read`` is two
+    entries, ``Agent(a, b)`` and ``Read``, as Claude Code reads it (a ``[…]`` flow list's brackets dropped)."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    parts: list[str] = []
+    depth, start = 0, 0
+    for index, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(depth - 1, 0)
+        elif ch == "," and depth == 0:
+            parts.append(text[start:index])
+            start = index + 1
+    parts.append(text[start:])
+    return [part.strip().strip("'\"").strip() for part in parts if part.strip()]
+
+
 def _tools(value: Any) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return split_tools(value)
     if isinstance(value, list):
         return [str(part).strip() for part in value if str(part).strip()]
     return [str(value)]
+
+
+_AGENT_RULE = re.compile(r"^(?:Agent|Task)\((?P<names>.*)\)$", re.S)
+
+
+def agent_rule(plugin: Plugin, entry: str) -> list[str] | None:
+    """The agents an ``Agent(a, b)`` entry lets it call (the plugin's own by their served names), or ``None``
+    when ``entry`` is no such rule."""
+    match = _AGENT_RULE.match(entry.strip())
+    if match is None:
+        return None
+    names = [n.strip() for n in match["names"].split(",") if n.strip()]
+    return [agent_name(plugin.id, n) if n in plugin.agents else n for n in names]
 
 
 def map_tools(plugin: Plugin, declared: list[str] | None) -> tuple[list[str] | None, list[str]]:
@@ -135,7 +171,15 @@ def build_agent(plugin: Plugin, meta: dict[str, Any], source: str, body: str) ->
     """A definition from an agent's fields (frontmatter or a ``[[agents]]`` table)."""
     description = str(meta.get("description") or "")
     found = PluginAgent(plugin.id, source, description)
-    tools, found.unavailable = map_tools(plugin, _tools(meta.get("tools")))
+    declared = _tools(meta.get("tools"))
+    callable_agents: list[str] = []
+    for entry in declared or []:
+        names = agent_rule(plugin, entry)
+        if names is not None:
+            callable_agents += names
+            found.notes.append(f"{entry}: translated: it may call the agents {', '.join(names)}")
+    rules = [e for e in declared or [] if agent_rule(plugin, e) is not None]
+    tools, found.unavailable = map_tools(plugin, None if declared is None else [e for e in declared if e not in rules])
     if found.unavailable:
         found.notes.append(
             f"{', '.join(found.unavailable)}: not available here (Claude Code's own tools); left out of its tools"
@@ -145,7 +189,12 @@ def build_agent(plugin: Plugin, meta: dict[str, Any], source: str, body: str) ->
         found.notes.append(note)
     try:
         found.definition = AgentSettings(
-            name=found.name, description=description, instructions=body.strip(), model=model, tools=tools
+            name=found.name,
+            description=description,
+            instructions=body.strip(),
+            model=model,
+            tools=tools,
+            agents=callable_agents,
         )
     except ValidationError as exc:
         found.problem = f"cannot be served as '{found.name}': " + "; ".join(
@@ -156,15 +205,18 @@ def build_agent(plugin: Plugin, meta: dict[str, Any], source: str, body: str) ->
 
 def _agent_file(plugin: Plugin, path: Path) -> PluginAgent | None:
     from desktop_app.runtime.errors import ConfigError
-    from desktop_app.runtime.skills.discovery import split_frontmatter
+    from desktop_app.runtime.skills.frontmatter import split_lenient
 
-    try:  # inside the plugin (symlinks resolved), a regular file, size-capped
-        meta, body = split_frontmatter(read_inside(plugin.folder, path, limit=MAX_AGENT_BYTES), path)
+    try:  # inside the plugin (symlinks resolved), a regular file, size-capped; frontmatter as Claude Code reads it
+        meta, body, warning = split_lenient(read_inside(plugin.folder, path, limit=MAX_AGENT_BYTES), path)
     except (OSError, ConfigError, PluginError) as exc:
         plugin.problems.append(f"{path}: cannot be read as an agent ({exc})")
         return None
     meta = meta if isinstance(meta, dict) else {}
-    return build_agent(plugin, meta, str(meta.get("name") or path.stem).strip(), body)
+    agent = build_agent(plugin, meta, str(meta.get("name") or path.stem).strip(), body)
+    if warning:
+        agent.notes.insert(0, warning)
+    return agent
 
 
 def _whale_agents(plugin: Plugin) -> list[PluginAgent]:
@@ -213,8 +265,10 @@ __all__ = [
     "CLAUDE_CODE_TOOLS",
     "PluginAgent",
     "agent_name",
+    "agent_rule",
     "build_agent",
     "enabled_agents",
     "map_tools",
     "read_agents",
+    "split_tools",
 ]

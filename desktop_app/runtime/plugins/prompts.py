@@ -55,13 +55,15 @@ def _first_line(text: str) -> str:
 
 def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
     from desktop_app.runtime.errors import ConfigError
-    from desktop_app.runtime.skills.discovery import split_frontmatter
+    from desktop_app.runtime.skills.frontmatter import split_lenient
 
-    try:  # inside the plugin (symlinks resolved), a regular file, size-capped
-        meta, body = split_frontmatter(read_inside(plugin.folder, path, limit=MAX_PROMPT_BYTES), path)
+    try:  # inside the plugin (symlinks resolved), a regular file, size-capped; frontmatter as Claude Code reads it
+        meta, body, warning = split_lenient(read_inside(plugin.folder, path, limit=MAX_PROMPT_BYTES), path)
     except (OSError, ConfigError, PluginError) as exc:
         plugin.problems.append(f"{path}: cannot be read as a prompt ({exc})")
         return None
+    if warning:
+        plugin.problems.append(f"{warning}; the prompt is served")
     meta = meta or {}
     description = str(meta.get("description") or _first_line(body))
     return PluginPrompt(plugin.id, path.stem, description, body, str(meta.get("argument-hint") or ""))

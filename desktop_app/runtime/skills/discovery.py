@@ -2,8 +2,11 @@
 
 Frontmatter (seed-behaviours §1.8): ``name`` (required, at most 64 characters, ``^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$``,
 equal to the folder's name ignoring case), ``description`` (required, at most 1024 characters), ``when``
-(optional), ``requires`` (optional: ``commands``, ``env``, ``mcp``, each a list). A skill that breaks a rule is
-skipped with a problem naming its file and the field. Roots are read in order: the user's skills folder,
+(optional), ``requires`` (optional: ``commands``, ``env``, ``mcp``, each a list). A skill without a name or a
+description, or with a broken ``when``/``requires``, is skipped with a problem naming its file and the field;
+one that breaks only the name or length rules loads with a warning (issue 22: official plugins ship such
+skills, and Claude Code loads them), as does a frontmatter Claude Code reads that is not strict YAML.
+Roots are read in order: the user's skills folder,
 the folders the user added, then, with ``skills_read_external`` on, ``~/.claude/skills`` and
 ``~/.agents/skills`` (only read, never written). The first occurrence of a name wins; later ones are noted.
 """
@@ -64,6 +67,9 @@ class Skill:
     source: str
     requires: Requires = field(default_factory=Requires)
     read_only: bool = False
+    warnings: tuple[str, ...] = ()
+    """Rules of the spec it breaks but that do not stop it loading (as in the official plugins that ship such
+    skills): a name unlike its folder or outside the name rule, a long name or description, loose YAML."""
 
     @property
     def file(self) -> Path:
@@ -75,6 +81,8 @@ class SkillSet:
     skills: dict[str, Skill] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     shadowed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """The loaded skills' warnings (:attr:`Skill.warnings`), for the Skills page."""
 
     def sorted(self) -> list[Skill]:
         return [self.skills[name] for name in sorted(self.skills, key=str.lower)]
@@ -111,29 +119,46 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
 
 
 def parse_skill(folder: Path, source: str, *, read_only: bool = False) -> Skill:
-    """Read and validate ``folder/SKILL.md``; ``ValueError`` names the file and the field at fault."""
+    """Read and validate ``folder/SKILL.md``; ``ValueError`` names the file and the field at fault.
+
+    Without a name or a description a skill is refused. A name or description that breaks the spec's rules
+    (the name's pattern and 64 characters, equal to the folder's name; a description of at most 1024) loads
+    with a warning, as skills in official plugins break them and load in Claude Code; so does a frontmatter
+    that is not strict YAML but that Claude Code reads."""
+    from desktop_app.runtime.skills.frontmatter import split_lenient
+
     path = folder / SKILL_FILE
     text = read_skill_text(path)
     try:
-        meta, _body = split_frontmatter(text, path)
+        meta, _body, loose = split_lenient(text, path)
     except ConfigError as exc:
         raise ValueError(f"the frontmatter is not valid YAML: {exc}") from None
     if meta is None:
         raise ValueError(f"{path}: no frontmatter: start the file with '---', name: and description:, then '---'")
+    warnings = [loose] if loose else []
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{path}: name: required")
+    name = name.strip()
     if len(name) > MAX_NAME:
-        raise ValueError(f"{path}: name: longer than {MAX_NAME} characters")
+        warnings.append(f"{path}: name: longer than {MAX_NAME} characters (the spec's limit); loaded anyway")
     if not _NAME.match(name):
-        raise ValueError(f"{path}: name: {name!r} must be letters and digits in words joined by '-'")
+        warnings.append(
+            f"{path}: name: {name!r} is not letters and digits in words joined by '-' (the spec's rule); loaded anyway"
+        )
     if name.lower() != folder.name.lower():
-        raise ValueError(f"{path}: name: {name!r} must match the folder name {folder.name!r}")
+        warnings.append(
+            f"{path}: name: {name!r} differs from the folder name {folder.name!r} (the spec wants them equal); "
+            f"loaded as {name!r}"
+        )
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
         raise ValueError(f"{path}: description: required")
     if len(description) > MAX_DESCRIPTION:
-        raise ValueError(f"{path}: description: longer than {MAX_DESCRIPTION} characters")
+        warnings.append(
+            f"{path}: description: {len(description)} characters, longer than the spec's {MAX_DESCRIPTION}; "
+            "loaded anyway (the index shows its start)"
+        )
     when = meta.get("when") or ""
     if not isinstance(when, str):
         raise ValueError(f"{path}: when: must be text")
@@ -145,7 +170,8 @@ def parse_skill(folder: Path, source: str, *, read_only: bool = False) -> Skill:
         _strings(requires_raw.get("env"), f"{path}: requires.env"),
         _strings(requires_raw.get("mcp"), f"{path}: requires.mcp"),
     )
-    return Skill(name, " ".join(description.split()), " ".join(when.split()), folder, source, requires, read_only)
+    when_text, text_description = " ".join(when.split()), " ".join(description.split())
+    return Skill(name, text_description, when_text, folder, source, requires, read_only, tuple(warnings))
 
 
 def skill_roots(user_folder: Path, added: Iterable[str], *, read_external: bool) -> list[tuple[Path, str, bool]]:
@@ -176,6 +202,7 @@ def discover(roots: Iterable[tuple[Path, str, bool]]) -> SkillSet:
                 found.shadowed.append(f"{skill.file}: the skill {skill.name!r} is already defined earlier; skipped")
                 continue
             found.skills[skill.name] = skill
+            found.warnings.extend(skill.warnings)
     return found
 
 

@@ -1,6 +1,7 @@
 """Settings → Skills: the skills found (name, source, description) with their "requires" status — the
 commands, environment variables and MCP servers each needs, and what is missing — and the setting that also
-reads ``~/.claude/skills`` and ``~/.agents/skills``."""
+reads ``~/.claude/skills`` and ``~/.agents/skills``. A skill loaded although it breaks a rule of the spec is
+marked ⚠, with the rule in its tooltip and in the lines below the list."""
 
 from __future__ import annotations
 
@@ -52,10 +53,13 @@ class SkillsList(PageExtra):
             source = skill.source + (" (read only)" if skill.read_only else "")
             item = QTreeWidgetItem([skill.name, source, status, skill.description])
             item.setToolTip(1, str(skill.folder))
+            if skill.warnings:  # loaded although it breaks a rule of the spec: say which
+                item.setText(0, f"⚠ {skill.name}")
+                item.setToolTip(0, "\n".join(skill.warnings))
             self.tree.addTopLevelItem(item)
         if not found.skills:
             self.tree.addTopLevelItem(QTreeWidgetItem([f"No skills yet: add folders to {paths.config_dir / 'skills'}"]))
-        self.problems.setText("\n".join([*found.problems, *found.shadowed]))
+        self.problems.setText("\n".join([*found.problems, *found.warnings, *found.shadowed]))
         for column in range(len(COLUMNS) - 1):
             self.tree.resizeColumnToContents(column)
 

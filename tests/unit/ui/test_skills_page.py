@@ -42,3 +42,22 @@ def test_skills_page_shows_source_and_what_is_missing(qtbot, qloop, monkeypatch)
     from PySide6.QtWidgets import QLabel
 
     assert "broken/SKILL.md: no frontmatter" in page.findChild(QLabel, "skillProblems").text()
+
+
+def test_a_skill_that_breaks_the_specs_rules_is_listed_with_its_warning(qtbot, qloop) -> None:
+    from PySide6.QtWidgets import QLabel
+
+    skills = app_paths().ensure().config_dir / "skills"
+    (skills / "frontend-design").mkdir(parents=True)
+    (skills / "frontend-design" / "SKILL.md").write_text(
+        "---\nname: Frontend Design\ndescription: " + "Builds interfaces. " * 60 + "\n---\nGo.\n"
+    )
+    window = SettingsWindow(Runtime(settings=Settings(), host=Host()))
+    qtbot.addWidget(window)
+    page = window.show_page("skills")
+    tree = page.findChild(QTreeWidget, "skillsList")
+    [row] = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    assert row.text(0) == "⚠ Frontend Design"  # loaded, marked
+    assert "differs from the folder name 'frontend-design'" in row.toolTip(0)
+    shown = page.findChild(QLabel, "skillProblems").text()
+    assert "longer than the spec's 1024; loaded anyway" in shown and "differs from the folder name" in shown
