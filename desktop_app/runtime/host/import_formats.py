@@ -4,16 +4,27 @@ each of its fields (:mod:`.import_compat`).
 :func:`convert_entry` applies the source format's own fields (VS Code's ``dev``, Cursor's ``auth``, Whale's
 ``disabled_tools``, nanobot's container fields), its variable syntax and ``envFile`` (:mod:`.import_variables`),
 normalises ``type``/``transport``, and then reports every remaining field: a field Switchboard reads "works", any
-other is dropped with a line saying so. :func:`secret_part` names what a keyring entry the importer filled holds.
+other is dropped with a line saying so. :func:`move_all_secrets` moves every literal secret of an entry to the
+keyring, :func:`secret_lines` reports them (and those it could not move), :func:`secret_part` names what a keyring
+entry the importer filled holds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from desktop_app.runtime.host.config import ServerConfig, normalize_transport
-from desktop_app.runtime.host.import_compat import CompatLog
+from desktop_app.runtime.host.import_compat import CompatLine, CompatLog
 from desktop_app.runtime.host.import_variables import VariableContext, read_env_file, translate_variables
+from desktop_app.runtime.host.secrets import (
+    keyring_reference,
+    move_secret_args,
+    move_secrets,
+    move_url_secrets,
+    secret_looking_args,
+    url_secrets,
+)
 
 NANOBOT_UNSUPPORTED = ("image", "dockerfile", "source", "sandboxed", "unsandboxed", "ports", "reversePorts")
 KNOWN_FIELDS = frozenset(
@@ -126,6 +137,48 @@ def convert_entry(ctx: VariableContext, name: str, entry: dict[str, Any], log: C
     return entry
 
 
+def move_all_secrets(name: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
+    """Every literal secret of ``entry`` to the keyring (in place): env, headers, args, url, oauth.clientSecret."""
+    moved = (
+        move_secrets(name, entry, store) + move_secret_args(name, entry, store) + move_url_secrets(name, entry, store)
+    )
+    oauth = entry.get("oauth")
+    if isinstance(oauth, dict) and isinstance(oauth.get("clientSecret"), str) and "${" not in oauth["clientSecret"]:
+        secret = f"mcp:{name}:oauth:clientSecret"
+        store(secret, oauth["clientSecret"])
+        oauth["clientSecret"] = keyring_reference(secret)
+        moved.append(secret)
+    return moved
+
+
+def secret_lines(name: str, entry: dict[str, Any], moved: list[str]) -> list[CompatLine]:
+    """A line for each secret moved to the keyring, and one for each that could not be moved."""
+    found = [
+        CompatLine(name, secret_part(name, secret), "translated", f"the literal secret moved to keyring entry {secret}")
+        for secret in moved
+    ]
+    for index in secret_looking_args(entry):
+        found.append(
+            CompatLine(
+                name,
+                f"argument {index + 1}",
+                "not available",
+                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
+            )
+        )
+    url = entry.get("url")
+    if isinstance(url, str) and url_secrets(url):
+        found.append(
+            CompatLine(
+                name,
+                "url",
+                "not available",
+                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
+            )
+        )
+    return found
+
+
 def secret_part(server: str, secret: str) -> str:
     """What keyring entry ``secret`` (``mcp:<server>:…``) holds, in words: ``env X``, ``header X``,
     ``argument N``, ``url``."""
@@ -142,4 +195,4 @@ def secret_part(server: str, secret: str) -> str:
     return f"env {rest}"
 
 
-__all__ = ["KNOWN_FIELDS", "convert_entry", "secret_part"]
+__all__ = ["KNOWN_FIELDS", "convert_entry", "move_all_secrets", "secret_lines", "secret_part"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,18 +41,10 @@ from desktop_app.runtime.files import read_config_text
 from desktop_app.runtime.host.config import ServerConfig, check_references, load_mcp_config
 from desktop_app.runtime.host.config_edit import put_server, remove_server
 from desktop_app.runtime.host.import_compat import CompatLine, CompatLog
-from desktop_app.runtime.host.import_formats import convert_entry, secret_part
+from desktop_app.runtime.host.import_formats import convert_entry, move_all_secrets, secret_lines
 from desktop_app.runtime.host.import_goose import GOOSE, convert_extension, is_goose
 from desktop_app.runtime.host.import_variables import VariableContext, VariableProblem, inputs_of
 from desktop_app.runtime.host.jsonfiles import parse_json, parse_yaml, write_json_atomically
-from desktop_app.runtime.host.secrets import (
-    keyring_reference,
-    move_secret_args,
-    move_secrets,
-    move_url_secrets,
-    secret_looking_args,
-    url_secrets,
-)
 
 CLAUDE, CURSOR, VSCODE, NANOBOT, WHALE = "Claude Desktop", "Cursor", "VS Code", "nanobot", "Whale"
 CLAUDE_CODE = "Claude Code"
@@ -260,48 +252,6 @@ def _problem(name: str, entry: dict[str, Any]) -> str | None:
     except ValueError as exc:
         return f"{name}: skipped, {exc}"
     return None
-
-
-def move_all_secrets(name: str, entry: dict[str, Any], store: Callable[[str, str], None]) -> list[str]:
-    """Every literal secret of ``entry`` to the keyring (in place): env, headers, args, url, oauth.clientSecret."""
-    moved = (
-        move_secrets(name, entry, store) + move_secret_args(name, entry, store) + move_url_secrets(name, entry, store)
-    )
-    oauth = entry.get("oauth")
-    if isinstance(oauth, dict) and isinstance(oauth.get("clientSecret"), str) and "${" not in oauth["clientSecret"]:
-        secret = f"mcp:{name}:oauth:clientSecret"
-        store(secret, oauth["clientSecret"])
-        oauth["clientSecret"] = keyring_reference(secret)
-        moved.append(secret)
-    return moved
-
-
-def secret_lines(name: str, entry: dict[str, Any], moved: list[str]) -> list[CompatLine]:
-    """A line for each secret moved to the keyring, and one for each that could not be moved."""
-    found = [
-        CompatLine(name, secret_part(name, secret), "translated", f"the literal secret moved to keyring entry {secret}")
-        for secret in moved
-    ]
-    for index in secret_looking_args(entry):
-        found.append(
-            CompatLine(
-                name,
-                f"argument {index + 1}",
-                "not available",
-                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
-            )
-        )
-    url = entry.get("url")
-    if isinstance(url, str) and url_secrets(url):
-        found.append(
-            CompatLine(
-                name,
-                "url",
-                "not available",
-                "seems to hold a secret that could not be moved; it stays in mcp.json as written",
-            )
-        )
-    return found
 
 
 # -- merging and writing ------------------------------------------------------------------------
