@@ -72,6 +72,9 @@ class TextPrinter:
         elif isinstance(event, ev.ToolResult):
             mark = "error" if event.is_error else "result"
             self._err.write(f"[{mark}] {terminal_safe(event.text[:2000])}\n")
+            for notice in event.hooks:  # what a hook asked to show the user (systemMessage), or warned
+                if notice.kind == "warning":
+                    self._err.write(f"[hook] {terminal_safe(notice.message)}\n")
         elif isinstance(event, ev.HookNoticeEvent):
             self._err.write(f"[hook] {terminal_safe(event.notice.message)}\n")
         elif isinstance(event, ev.RetryScheduled):

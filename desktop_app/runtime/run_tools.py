@@ -144,11 +144,18 @@ class RunTools:
             if grant is not None:
                 decision = Decision(True, f"granted earlier ({grant.scope})", "grant", grant.scope)
         if decision is None and self._hooks is not None:
-            blocked = await self._hooks.permission_request(
-                self._conv.id, call_id, self._host_name(target, call_id), arguments, self._emit_notice(call_id)
+            answer = await self._hooks.permission_request(
+                self._conv.id,
+                call_id,
+                self._host_name(target, call_id),
+                arguments,
+                self._emit_notice(call_id),
+                tool=tool,
             )
-            if blocked is not None:
-                decision = Decision(False, blocked, "policy")
+            if answer.blocked is not None:
+                decision = Decision(False, answer.blocked, "policy")
+            elif answer.allowed is not None:  # a Claude Code hook's decision.behavior "allow"
+                decision = Decision(True, answer.allowed, "policy", arguments=answer.arguments)
         if decision is None:
             future = self._broker.open(call_id, self._conv.id)
             self._emit(

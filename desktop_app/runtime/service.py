@@ -264,7 +264,16 @@ class Runtime(RuntimeCompaction, RuntimeServerFeatures):
     def _lifecycle_hooks(self) -> LifecycleHooks | None:
         """The host's hook runner as the run loop uses it (``None``: no hooks configured)."""
         runner = getattr(self._host, "hooks", None)
-        return LifecycleHooks(runner) if runner is not None else None
+        if runner is None:
+            return None
+        transcripts = getattr(runner, "transcripts", None)
+        if transcripts is not None and transcripts.messages_of is None:  # Claude Code hooks read the conversation
+            transcripts.messages_of = self._transcript_messages
+        return LifecycleHooks(runner)
+
+    def _transcript_messages(self, conversation_id: str) -> tuple[Any, ...]:
+        conv = self._conversations.get(conversation_id)
+        return tuple(conv.messages) if conv is not None else ()
 
     def answer(
         self,

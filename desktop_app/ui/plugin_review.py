@@ -119,6 +119,8 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
         _section("Agents (chat-with-<name>, callable by the default agent)", agents),
         _section("Permissions", permissions(plugin), "none declared"),
     ]
+    if getattr(plugin, "notes", None):  # how its parts were translated (Claude Code tool matchers)
+        parts.append(_section("Translated", [escape(n) for n in plugin.notes]))
     if plugin.problems:
         parts.append(_section("Problems", [escape(p) for p in plugin.problems]))
     return "".join(parts)

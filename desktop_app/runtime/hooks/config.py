@@ -15,6 +15,7 @@ as text naming the file and the field; a broken entry is skipped, never guessed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,7 +88,7 @@ def _lifecycle(event: str, value: Any, source: HookSource, where: str, problems:
         problems.append(f"{where}: must be a list of hook objects")
         return []
     hooks: list[LifecycleHook] = []
-    for index, item in enumerate(value):
+    for index, item in _claude_groups(value, where, problems):
         try:
             definition = HookDef.model_validate(item)
         except ValidationError as exc:
@@ -98,8 +99,58 @@ def _lifecycle(event: str, value: Any, source: HookSource, where: str, problems:
             needs = {"command": "'command'", "http": "'url'", "mcp": "a 'target' of the form server/tool"}
             problems.append(f"{where}[{index}]: a {definition.type} hook needs {needs[definition.type]}")
             continue
+        if source.folder is not None and definition.command:
+            definition = definition.model_copy(update={"command": substitute_folder(definition.command, source)})
         hooks.append(LifecycleHook(event, definition, source, index))
     return hooks
+
+
+CLAUDE_HOOK_FIELDS = frozenset({"type", "command", "url", "timeout", "headers", "allowedEnvVars"})
+CLAUDE_DEFAULT_TIMEOUT_S = 60.0
+"""Claude Code's default for a command hook without a ``timeout`` (Whale's is 600 s)."""
+
+
+def _claude_groups(value: list[Any], where: str, problems: list[str]) -> list[tuple[int, Any]]:
+    """The event's entries with Claude Code's ``{"matcher": …, "hooks": [{…}]}`` groups read as Claude Code
+    reads them: each inner hook becomes one hook in Claude Code's format (``match`` = the group's matcher).
+    Whale's flat entries are passed through. Positions count every hook, so they stay stable."""
+    out: list[tuple[int, Any]] = []
+    for gi, item in enumerate(value):
+        if not (isinstance(item, Mapping) and isinstance(item.get("hooks"), list) and "command" not in item):
+            out.append((len(out), item))
+            continue
+        matcher = item.get("matcher")
+        for hi, inner in enumerate(item["hooks"]):
+            at = f"{where}[{gi}].hooks[{hi}]"
+            if not isinstance(inner, Mapping):
+                problems.append(f"{at}: must be an object")
+                continue
+            kind = inner.get("type", "command")
+            if kind not in ("command", "http"):
+                problems.append(
+                    f"{at}: a '{kind}' hook is not available in Switchboard (command and http are); skipped"
+                )
+                continue
+            ignored = sorted(str(k) for k in inner if k not in CLAUDE_HOOK_FIELDS)
+            if ignored:
+                problems.append(f"{at}: {', '.join(ignored)} not supported here; the hook runs without it")
+            entry = {k: v for k, v in inner.items() if k in CLAUDE_HOOK_FIELDS}
+            entry.setdefault("timeout", CLAUDE_DEFAULT_TIMEOUT_S)
+            if isinstance(matcher, str) and matcher.strip() not in ("", "*"):
+                entry["match"] = matcher
+            out.append((len(out), {**entry, "format": "claude"}))
+    return out
+
+
+def substitute_folder(command: str, source: HookSource) -> str:
+    """``${CLAUDE_PLUGIN_ROOT}``/``${WHALE_PLUGIN_ROOT}`` (a plugin's hooks) or ``${CLAUDE_PROJECT_DIR}`` (a
+    project's) replaced by that folder, so the command, its review and its trust name the real files."""
+    folder = str(source.folder)
+    names = ("CLAUDE_PLUGIN_ROOT", "WHALE_PLUGIN_ROOT") if source.kind == "plugin" else ("CLAUDE_PROJECT_DIR",)
+    for name in names:
+        command = command.replace("${" + name + "}", folder)
+        command = re.sub(r"\$" + name + r"(?![A-Za-z0-9_])", lambda _m: folder, command)
+    return command
 
 
 def read_hooks_file(path: Path, source: HookSource) -> HookSet:

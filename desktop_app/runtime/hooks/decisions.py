@@ -47,6 +47,13 @@ class HookAnswer:
     additional_context: str = ""
     updated_input: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    system_message: str = ""
+    """Claude Code's ``systemMessage``: shown to the user (a notice), never to the model."""
+    suppress_output: bool = False
+    allow: bool = False
+    """A PermissionRequest hook approved the call (Claude Code's ``decision.behavior: "allow"``)."""
+    unsupported: str = ""
+    """Something the hook asked for that Switchboard cannot do here (shown in a notice)."""
 
 
 def _first_text(data: dict[str, Any], *keys: str) -> str:

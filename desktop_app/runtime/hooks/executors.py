@@ -27,7 +27,7 @@ from desktop_app.runtime.hooks.decisions import (
     parse_answer,
 )
 from desktop_app.runtime.hooks.decisions import process_decision as decide
-from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout
+from desktop_app.runtime.hooks.model import HookPayload, LifecycleHook, effective_timeout, hook_variables
 from desktop_app.runtime.secret_scope import holds_reserved_value, reserved_name
 
 
@@ -78,7 +78,10 @@ async def run_command(hook: LifecycleHook, payload: HookPayload, *, cwd: Path | 
     workdir = cwd
     if definition.cwd:
         workdir = (cwd or Path.cwd()) / definition.cwd
-    env = minimal_environment(os.environ, {**declared_env(hook, os.environ), "SWITCHBOARD_HOOK_EVENT": hook.event})
+    env = minimal_environment(
+        os.environ,
+        {**declared_env(hook, os.environ), **hook_variables(hook.source, cwd), "SWITCHBOARD_HOOK_EVENT": hook.event},
+    )
     try:
         process = await asyncio.create_subprocess_exec(
             *shell_argv(definition.command or "", definition.shell),
@@ -207,9 +210,7 @@ async def run_http(
 
     try:
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
-            response = await client.post(
-                definition.url or "", json={"payload": payload.to_dict(), "env": env}, headers=headers
-            )
+            response = await client.post(definition.url or "", json=payload.http_body(env), headers=headers)
     except httpx.TimeoutException:
         return HookOutcome(hook.label, "timeout", stderr=f"hook timed out after {_duration(timeout)}")
     except (httpx.HTTPError, ValueError) as exc:

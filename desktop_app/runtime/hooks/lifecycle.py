@@ -7,6 +7,8 @@ report into what the loop needs and hands every notice to ``notify`` (the loop e
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,16 @@ class PromptResult:
     context: str = ""
     blocked: str | None = None
     """The block message (which hook, and why) when a hook stopped the prompt."""
+
+
+@dataclass(frozen=True)
+class PermissionAnswer:
+    """What PermissionRequest hooks decided: ``blocked`` (why), ``allowed`` (by whom), or neither (ask)."""
+
+    blocked: str | None = None
+    allowed: str | None = None
+    arguments: dict[str, Any] | None = None
+    """The arguments an allowing hook changed (``updatedInput``)."""
 
 
 class LifecycleHooks:
@@ -76,9 +88,10 @@ class LifecycleHooks:
         return PromptResult(prompt, "\n".join(context))
 
     async def permission_request(
-        self, session: str, call_id: str, tool_name: str, arguments: dict[str, Any], notify: Notify
-    ) -> str | None:
-        """PermissionRequest, before the user is asked: the block message, or ``None`` to ask."""
+        self, session: str, call_id: str, tool_name: str, arguments: dict[str, Any], notify: Notify, *, tool: str = ""
+    ) -> PermissionAnswer:
+        """PermissionRequest, before the user is asked: blocked (the message), allowed by a Claude Code hook
+        (``decision.behavior: "allow"``, with its ``updatedInput``), or neither: ask the user."""
         report = await self.runner.run(
             "PermissionRequest",
             HookPayload(
@@ -90,15 +103,25 @@ class LifecycleHooks:
                 tool_call_id=call_id,
                 approval_reason="the tool needs the user's approval",
                 approval_code="ask",
+                mcp_tool=tool,
             ),
         )
         for notice in failure_notices(report):
             notify(notice)
-        if not report.blocked:
-            return None
-        notice = blocked_notice(report, target="approval", before=arguments)
-        notify(notice)
-        return notice.message
+        if report.blocked:
+            notice = blocked_notice(report, target="approval", before=arguments)
+            notify(notice)
+            return PermissionAnswer(blocked=notice.message)
+        allowed = [o for o in report.outcomes if o.answer is not None and o.answer.allow]
+        if not allowed:
+            return PermissionAnswer()
+        updated: dict[str, Any] | None = None
+        if report.updated_input:
+            with contextlib.suppress(ValueError):
+                parsed = json.loads(report.updated_input)
+                updated = parsed if isinstance(parsed, dict) and parsed != arguments else None
+        who = ", ".join(o.hook for o in allowed)
+        return PermissionAnswer(allowed=f"allowed by PermissionRequest hook {who}", arguments=updated)
 
     async def stopped(self, session: str, last_text: str, turn: int, notify: Notify) -> None:
         """Stop: the model finished its answer (non-blocking; failures are shown)."""

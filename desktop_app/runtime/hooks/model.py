@@ -36,6 +36,7 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse"})
 """The only events ``match`` applies to."""
 
 HookType = Literal["command", "http", "mcp"]
+HookFormat = Literal["whale", "claude"]
 SourceKind = Literal["user", "mcp-config", "project", "plugin", "imported"]
 TRUSTED_SOURCES = frozenset({"user", "mcp-config"})
 """Sources trusted by default: the user's own settings and mcp.json (including a ``--mcp-config`` file)."""
@@ -67,6 +68,9 @@ class HookDef(BaseModel):
     cwd: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     allowed_env_vars: list[str] = Field(default_factory=list, alias="allowedEnvVars")
+    format: HookFormat = Field(
+        default="whale", description="claude: Claude Code's input, output and exit codes (see hooks/claude.py)"
+    )
 
     @field_validator("type", mode="before")
     @classmethod
@@ -98,6 +102,9 @@ class HookSource:
 
     kind: SourceKind
     path: Path | None = None
+    folder: Path | None = None
+    """The plugin's own folder (``plugin``: ``CLAUDE_PLUGIN_ROOT``) or the project folder (``project``:
+    ``CLAUDE_PROJECT_DIR``)."""
 
     @property
     def trusted_by_default(self) -> bool:
@@ -138,11 +145,19 @@ class LifecycleHook:
         short = body if len(body) <= 60 else body[:57] + "..."
         return f"{self.definition.type} hook '{short}'"
 
-    def matches(self, tool_name: str) -> bool:
+    def matches(self, tool_name: str, *, claude_name: str = "", subject: str = "") -> bool:
         """``match`` is an anchored full match on the tool name, for PreToolUse/PostToolUse only.
 
-        Empty or ``*`` matches everything; an invalid pattern never matches.
+        Empty or ``*`` matches everything; an invalid pattern never matches. A Claude Code hook's matcher also
+        matches Claude Code's name of an equivalent tool (``claude_name``), applies to PermissionRequest too,
+        and on SessionStart/PreCompact/Subagent events to their ``subject`` (hooks/claude.py).
         """
+        if self.definition.format == "claude":
+            from desktop_app.runtime.hooks.claude import matches
+
+            if self.event in (*TOOL_EVENTS, "PermissionRequest"):
+                return matches(self.definition.match, (tool_name, claude_name))
+            return not subject or matches(self.definition.match, (subject,))
         if self.event not in TOOL_EVENTS:
             return True
         pattern = (self.definition.match or "").strip()
@@ -185,6 +200,8 @@ class HookPayload:
     subagent_model: str = ""
     subagent_summary: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    mcp_tool: str = ""
+    """The tool's own name on its server (not sent: Claude Code hooks see an equivalent tool by Claude's name)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The payload as an ordered dict, in Whale's key order."""
@@ -222,6 +239,26 @@ class HookPayload:
     def to_line(self) -> bytes:
         """The stdin line: compact JSON and a trailing newline."""
         return (json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+    def http_body(self, env: dict[str, str]) -> dict[str, Any]:
+        """What an http hook is POSTed: Whale's ``{"payload": …, "env": {…}}``."""
+        return {"payload": self.to_dict(), "env": env}
+
+
+PLUGIN_ROOT_VARIABLES = ("CLAUDE_PLUGIN_ROOT", "WHALE_PLUGIN_ROOT")
+
+
+def hook_variables(source: HookSource, cwd: Path | None) -> dict[str, str]:
+    """The variables a hook's process gets besides the minimal environment: ``CLAUDE_PLUGIN_ROOT`` and
+    ``WHALE_PLUGIN_ROOT`` (a plugin's hooks: the installed plugin's folder) and ``CLAUDE_PROJECT_DIR`` (the
+    project a project hook came from, else the folder hooks run in)."""
+    found: dict[str, str] = {}
+    if source.kind == "plugin" and source.folder is not None:
+        found = dict.fromkeys(PLUGIN_ROOT_VARIABLES, str(source.folder))
+    project = source.folder if source.kind == "project" and source.folder is not None else cwd
+    if project is not None:
+        found["CLAUDE_PROJECT_DIR"] = str(project)
+    return found
 
 
 # Typed constructors for the events later features fire (compaction, sub-agents): they only call the runner.

@@ -15,12 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from desktop_app.runtime.hooks.claude import as_claude, claude_outcome, claude_tool, matcher_subject
 from desktop_app.runtime.hooks.config import HookSet, read_hooks_file
 from desktop_app.runtime.hooks.decisions import HookOutcome, HookReport
 from desktop_app.runtime.hooks.executors import ToolCaller, run_command, run_http, run_mcp
 from desktop_app.runtime.hooks.message import HookMapping
 from desktop_app.runtime.hooks.model import HookPayload, HookSource, LifecycleHook
 from desktop_app.runtime.hooks.notices import HookNotice
+from desktop_app.runtime.hooks.transcript import Transcripts
 from desktop_app.runtime.hooks.trust import HookEntry, TrustState, TrustStore, lifecycle_entry, message_entry
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,9 @@ class HookRunner:
         self._listeners: list[Callable[[], None]] = []
         self.executions: dict[str, int] = {}
         """How often each hook (by key) has run in this process."""
+        folder = self.trust.path.parent / "transcripts" if self.trust.path is not None else None
+        self.transcripts = Transcripts(folder)
+        """The transcripts Claude Code hooks read (the runtime sets where the messages come from)."""
 
     # -- sources ----------------------------------------------------------------------------------
 
@@ -153,12 +158,17 @@ class HookRunner:
 
     # -- lifecycle hooks ----------------------------------------------------------------------------
 
-    def active_hooks(self, event: str, tool_name: str = "") -> list[LifecycleHook]:
-        """The hooks that run for ``event`` (trusted, enabled, and matching ``tool_name``), in order."""
+    def active_hooks(self, event: str, tool_name: str = "", payload: HookPayload | None = None) -> list[LifecycleHook]:
+        """The hooks that run for ``event`` (trusted, enabled, and matching ``tool_name``), in order; with the
+        ``payload``, Claude Code hooks also match an equivalent tool by Claude Code's name (hooks/claude.py)."""
+        claude_name = claude_tool(payload.mcp_tool) if payload is not None else ""
+        subject = matcher_subject(payload) if payload is not None else ""
         return [
             hook
             for hook in self.hooks().lifecycle
-            if hook.event == event and hook.matches(tool_name) and self.trust.active(lifecycle_entry(hook, self.cwd))
+            if hook.event == event
+            and hook.matches(tool_name, claude_name=claude_name, subject=subject)
+            and self.trust.active(lifecycle_entry(hook, self.cwd))
         ]
 
     async def run(self, event: str, payload: HookPayload) -> HookReport:
@@ -166,7 +176,7 @@ class HookRunner:
         report = HookReport(event)
         if not payload.cwd and self.cwd is not None:
             payload = replace(payload, cwd=str(self.cwd))
-        for hook in self.active_hooks(event, payload.tool_name):
+        for hook in self.active_hooks(event, payload.tool_name, payload):
             key = lifecycle_entry(hook).key
             self.executions[key] = self.executions.get(key, 0) + 1
             report.ran += 1
@@ -181,6 +191,17 @@ class HookRunner:
         return report
 
     async def _run_one(self, hook: LifecycleHook, payload: HookPayload) -> HookOutcome:
+        if hook.definition.format == "claude":  # Claude Code's input, output and exit codes
+            transcript = self.transcripts.path_for(payload.session_id, payload.cwd)
+            sent = as_claude(payload, transcript_path=transcript)
+            try:
+                outcome = await self._execute(hook, sent)
+            finally:
+                self.transcripts.discard(transcript)
+            return claude_outcome(hook.event, outcome, tool_name=sent.claude_name, arguments=payload.tool_args)
+        return await self._execute(hook, payload)
+
+    async def _execute(self, hook: LifecycleHook, payload: HookPayload) -> HookOutcome:
         kind = hook.definition.type
         if kind == "command":
             return await run_command(hook, payload, cwd=self.cwd)
@@ -222,8 +243,9 @@ def apply_updated_input(payload: HookPayload, updated: str) -> HookPayload:
 
 
 def failure_notices(report: HookReport) -> list[HookNotice]:
-    """Notices for hooks that failed or warned without blocking (the run goes on; the user sees it)."""
-    notices: list[HookNotice] = []
+    """Notices for hooks that failed or warned without blocking (the run goes on; the user sees it), and every
+    hook's ``systemMessage`` (Claude Code: shown to the user, blocked or not)."""
+    notices = said_notices(report)
     if report.blocked:
         return notices
     for outcome in report.outcomes:
@@ -248,6 +270,36 @@ def failure_notices(report: HookReport) -> list[HookNotice]:
                     hooks=[outcome.hook],
                     reasons=[why] if why else [],
                     message=f"{report.event} hook {outcome.hook} warned" + (f": {why}" if why else "."),
+                )
+            )
+    return notices
+
+
+def said_notices(report: HookReport) -> list[HookNotice]:
+    """What hooks asked to show the user (``systemMessage``) or asked for that cannot be done here."""
+    notices: list[HookNotice] = []
+    for outcome in report.outcomes:
+        answer = outcome.answer
+        if answer is None:
+            continue
+        if answer.system_message:
+            notices.append(
+                HookNotice(
+                    kind="warning",
+                    event=report.event,
+                    hooks=[outcome.hook],
+                    reasons=[answer.system_message],
+                    message=f"{report.event} hook {outcome.hook}: {answer.system_message}",
+                )
+            )
+        if answer.unsupported:
+            notices.append(
+                HookNotice(
+                    kind="warning",
+                    event=report.event,
+                    hooks=[outcome.hook],
+                    reasons=[answer.unsupported],
+                    message=f"{report.event} hook {outcome.hook}: {answer.unsupported}.",
                 )
             )
     return notices

@@ -2,7 +2,8 @@
 
 * trusted: ``settings.json`` ``hooks`` (source ``user``) and the ``hooks`` of ``mcp.json`` — the app's own,
   or the file passed with ``--mcp-config`` (source ``mcp-config``), top level and per server;
-* untrusted until the user trusts them: ``<project>/.switchboard/hooks.json`` (``project``; the project
+* untrusted until the user trusts them: ``<project>/.switchboard/hooks.json`` and Claude Code's
+  ``<project>/.claude/settings.json`` / ``settings.local.json`` (``project``; the project
   folders are the working directory and the roots granted to servers), ``<data>/plugins/*/hooks/hooks.json``
   (``plugin``) and ``<config>/imported-hooks/*.json`` (``imported``).
 
@@ -21,8 +22,19 @@ from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.hooks.trust import TrustStore
 
 TRUST_FILE = Path("hooks") / "trust.json"
+CLAUDE_PROJECT_FILES = (Path(".claude") / "settings.json", Path(".claude") / "settings.local.json")
+"""A project's Claude Code settings: their ``hooks`` run as Claude Code runs them (hooks/claude.py)."""
 IMPORTED_DIR = "imported-hooks"
 PLUGINS_DIR = "plugins"
+
+
+def plugin_source(data_dir: Path, plugin_id: str) -> HookSource:
+    """The source of an installed plugin's hooks file; its folder is the plugin's own (``CLAUDE_PLUGIN_ROOT``)."""
+    from desktop_app.runtime.plugins.manage import FILES_DIR
+
+    return HookSource(
+        "plugin", data_dir / PLUGINS_DIR / plugin_id / PLUGIN_HOOKS_FILE, folder=data_dir / FILES_DIR / plugin_id
+    )
 
 
 def build_runner(
@@ -43,14 +55,14 @@ def build_runner(
         runner.add_file(mcp_config, HookSource("mcp-config", mcp_config))
     seen: set[Path] = set()
     for folder in project_dirs:
-        path = (folder / PROJECT_HOOKS_FILE).resolve()
-        if path not in seen:
-            seen.add(path)
-            runner.add_file(path, HookSource("project", path))
+        for name in (PROJECT_HOOKS_FILE, *CLAUDE_PROJECT_FILES):
+            path = (folder / name).resolve()
+            if path not in seen:
+                seen.add(path)
+                runner.add_file(path, HookSource("project", path, folder=folder.resolve()))
     if data_dir is not None:
         for plugin in sorted((data_dir / PLUGINS_DIR).glob("*")):
-            path = plugin / PLUGIN_HOOKS_FILE
-            runner.add_file(path, HookSource("plugin", path))
+            runner.add_file(plugin / PLUGIN_HOOKS_FILE, plugin_source(data_dir, plugin.name))
     if config_dir is not None:
         for path in sorted((config_dir / IMPORTED_DIR).glob("*.json")):
             runner.add_file(path, HookSource("imported", path))

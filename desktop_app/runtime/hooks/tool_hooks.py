@@ -69,7 +69,13 @@ async def hooked_call(
     pre = await runner.run(
         "PreToolUse",
         HookPayload(
-            "PreToolUse", cwd=cwd, session_id=session, tool_name=tool_name, tool_args=arguments, tool_call_id=call_id
+            "PreToolUse",
+            cwd=cwd,
+            session_id=session,
+            tool_name=tool_name,
+            tool_args=arguments,
+            tool_call_id=call_id,
+            mcp_tool=tool,
         ),
     )
     notices += failure_notices(pre)
@@ -186,6 +192,7 @@ async def hooked_call(
             tool_result=outcome.text,
             tool_outcome="failure" if outcome.is_error else "success" if outcome.text else "no_result",
             tool_error_code="tool_error" if outcome.is_error else "",
+            mcp_tool=tool,
         ),
     )
     notices += failure_notices(post)

@@ -151,7 +151,12 @@ def lifecycle_entry(hook: LifecycleHook, cwd: Path | None = None) -> HookEntry:
         workdir = (cwd or Path.cwd()) / definition.cwd if definition.cwd else cwd
         files = executed_files(definition.command, workdir)
     content = json.dumps(
-        {"event": hook.event, "source": [source.kind, path], "hook": definition.model_dump(mode="json")}
+        {
+            "event": hook.event,
+            "source": [source.kind, path],
+            # Whale's hooks hash as before the format field existed (their trust stays)
+            "hook": definition.model_dump(mode="json", exclude={"format"} if definition.format == "whale" else None),
+        }
         | ({"files": files} if files else {}),
         sort_keys=True,
     )

@@ -17,15 +17,14 @@ from desktop_app.runtime.plugins.manage import Places
 
 def follow_hooks(host: Any, places: Places) -> None:
     """Have the host's hook runner follow every installed plugin's hooks file (a missing file has no hooks)."""
-    from desktop_app.runtime.hooks.model import HookSource
+    from desktop_app.runtime.hooks.sources import plugin_source
     from desktop_app.runtime.plugins.manage import installed
 
     runner = getattr(host, "hooks", None)
     if runner is None:
         return
     for plugin_id in installed(places):
-        path = places.hooks_file(plugin_id)
-        runner.add_file(path, HookSource("plugin", path))
+        runner.add_file(places.hooks_file(plugin_id), plugin_source(places.data_dir, plugin_id))
 
 
 async def apply_live(host: Any, places: Places, *, reload_servers: Any = None) -> list[str]:

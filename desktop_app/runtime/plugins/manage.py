@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.runtime.hooks.model import PLUGIN_ROOT_VARIABLES
 from desktop_app.runtime.host import config_edit
 from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, substitute_root
 from desktop_app.runtime.settings import load_settings, save_settings
@@ -126,7 +127,9 @@ def _apply(plugin: Plugin, places: Places) -> None:
     root = places.files(plugin.id)
     current = config_edit.read_servers(places.mcp_file)
     wanted = {
-        server_name(plugin.id, n): {k: v for k, v in substitute_root(entry, root).items() if k != "hooks"}
+        server_name(plugin.id, n): with_root_env(
+            {k: v for k, v in substitute_root(entry, root).items() if k != "hooks"}, root
+        )
         for n, entry in plugin.servers.items()
     }  # a server's own message hooks go to the plugin's hooks file below: untrusted until reviewed
     for name in wanted:  # checked before anything is written
@@ -150,6 +153,16 @@ def _apply(plugin: Plugin, places: Places) -> None:
             write_text_atomically(hooks_file, text)
     elif hooks_file.parent.parent.exists():
         shutil.rmtree(hooks_file.parent.parent)
+
+
+def with_root_env(entry: dict[str, Any], root: Path) -> dict[str, Any]:
+    """A stdio server of the plugin gets ``CLAUDE_PLUGIN_ROOT`` and ``WHALE_PLUGIN_ROOT`` (its folder) in its
+    ``env``, as Claude Code and Whale start a plugin's servers; a value the plugin sets itself wins."""
+    if not entry.get("command"):
+        return entry
+    declared = entry.get("env")
+    env: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    return {**entry, "env": {**dict.fromkeys(PLUGIN_ROOT_VARIABLES, str(root)), **env}}
 
 
 def hooks_document(plugin: Plugin, root: Path) -> dict[str, Any]:

@@ -51,6 +51,8 @@ class Plugin:
     prompts: list[str] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """How a part was translated (a Claude Code matcher naming Claude Code's tools, and what it matches here)."""
     permissions: list[str] = field(default_factory=list)
     """What the manifest says the plugin needs (Whale's ``permissions``), shown before it is enabled."""
 
@@ -119,7 +121,7 @@ def _matcher_problem(matcher: Any) -> str:
     return ""
 
 
-def claude_hooks(document: Any, where: str, problems: list[str]) -> dict[str, Any]:
+def claude_hooks(document: Any, where: str, problems: list[str], notes: list[str] | None = None) -> dict[str, Any]:
     """Claude Code's nested hooks (``matcher`` groups) in the flat form the hook runner reads.
 
     What cannot be used is reported on ``problems`` (the plugin's page and ``switchboard plugins show``) and
@@ -131,6 +133,10 @@ def claude_hooks(document: Any, where: str, problems: list[str]) -> dict[str, An
     if not isinstance(hooks, dict):
         problems.append(f"{where}: 'hooks' must be an object of events")
         return {}
+    from desktop_app.runtime.hooks.claude import matcher_note
+    from desktop_app.runtime.hooks.config import CLAUDE_DEFAULT_TIMEOUT_S
+
+    notes = [] if notes is None else notes
     events = _known_events()
     flat: dict[str, list[dict[str, Any]]] = {}
     for event, groups in hooks.items():
@@ -171,6 +177,11 @@ def claude_hooks(document: Any, where: str, problems: list[str]) -> dict[str, An
                 item = {k: v for k, v in hook.items() if k in HOOK_FIELDS}
                 if isinstance(matcher, str) and matcher.strip() not in ("", "*"):
                     item["match"] = matcher
+                    note = matcher_note(matcher) if event in ("PreToolUse", "PostToolUse", "PermissionRequest") else ""
+                    if note and f"{event}: {note}" not in notes:
+                        notes.append(f"{event}: {note}")
+                item["format"] = "claude"  # Claude Code's input, output and exit codes (hooks/claude.py)
+                item.setdefault("timeout", CLAUDE_DEFAULT_TIMEOUT_S)
                 flat.setdefault(str(event), []).append(item)
     return flat
 
@@ -271,7 +282,7 @@ def read_plugin(folder: Path) -> Plugin:
     document = hooks_decl if isinstance(hooks_decl, dict) else _json(hooks_file, folder)
     if document is not None:
         if fmt == "claude":
-            plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems)
+            plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems, plugin.notes)
         else:
             plugin.hooks = whale_hooks(document, str(hooks_file), plugin.problems)
     plugin.skills = _names(folder / "skills", "*/SKILL.md")
@@ -290,9 +301,10 @@ def read_plugin(folder: Path) -> Plugin:
 
 
 def substitute_root(value: Any, root: Path) -> Any:
-    """``value`` with ``${CLAUDE_PLUGIN_ROOT}`` replaced by ``root`` (strings, lists and dicts)."""
+    """``value`` with ``${CLAUDE_PLUGIN_ROOT}`` (and Whale's ``${WHALE_PLUGIN_ROOT}``) replaced by ``root``
+    (strings, lists and dicts)."""
     if isinstance(value, str):
-        return value.replace(ROOT_VARIABLE, str(root))
+        return value.replace(ROOT_VARIABLE, str(root)).replace("${WHALE_PLUGIN_ROOT}", str(root))
     if isinstance(value, list):
         return [substitute_root(v, root) for v in value]
     if isinstance(value, dict):

@@ -20,7 +20,11 @@ def test_claude_hooks_are_flattened_with_their_matcher(tmp_path: Path) -> None:
     (tmp_path / "agents").mkdir()
     (tmp_path / "agents" / "reviewer.md").write_text("# r")
     plugin = read_plugin(tmp_path)
-    assert plugin.hooks == {"PostToolUse": [{"type": "command", "command": "x", "match": "Write|Edit"}]}
+    flat = {"type": "command", "command": "x", "match": "Write|Edit", "format": "claude", "timeout": 60.0}
+    assert plugin.hooks == {"PostToolUse": [flat]}  # Claude Code's dialect and default timeout (60 s)
+    assert plugin.notes == [
+        "PostToolUse: matcher 'Write|Edit': matches Switchboard's equivalents: Write → write_file; Edit → edit_file"
+    ]
     assert plugin.agents == ["reviewer"] and plugin.servers == {}
 
 
