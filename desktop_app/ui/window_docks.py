@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle
 
 CONVERSATIONS_MIN = 200
@@ -87,6 +88,22 @@ class DockRoom(QObject):
         for dock in self.docks:
             dock.setMinimumWidth(max(MIN_SCROLL, min(DOCK_MIN, room)))
 
+    def _keep_width(self, old: QSize) -> None:
+        """The chat column's minimum grew while a right dock was open (the runtime's composer buttons came
+        in after a restored layout): the dock gives way, down to ``MIN_SCROLL``, so that the window keeps the
+        width it had instead of growing past it (and past the screen)."""
+        window = self.window
+        separator = window.style().pixelMetric(QStyle.PixelMetric.PM_DockWidgetSeparatorExtent, None, window)
+        central = window.centralWidget()
+        central_min = central.minimumSizeHint().width() if central is not None else 0
+        room = old.width() - central_min - 2 * separator
+        room -= 0 if self.conversations.isHidden() else CONVERSATIONS_MIN
+        if room < MIN_SCROLL:
+            return  # too narrow for a dock at all: the window grows (the MIN_SCROLL rule)
+        for dock in self.docks:
+            dock.setMinimumWidth(min(DOCK_MIN, room))
+        QTimer.singleShot(0, lambda: window.resize(old.width(), window.height()))  # once the minimum is new
+
     def _right_open(self) -> bool:
         """A right dock is open or opening (``isHidden`` turns false before the layout makes room for it)."""
         return any(not d.isHidden() and not d.isFloating() for d in self.docks)
@@ -99,6 +116,8 @@ class DockRoom(QObject):
                 self._last = (self.window.size(), self._list_width())
             elif watched is self.window and self.window.width() == self.window.minimumWidth():
                 self._fitted = self.window.size()  # pushed wider by the dock's minimum: not the user's size
+                if isinstance(event, QResizeEvent) and event.oldSize().width() < self.window.width():
+                    self._keep_width(event.oldSize())
         elif isinstance(watched, QDockWidget) and watched in self.docks and not self._quiet:
             if event.type() == QEvent.Type.ShowToParent and self.window.isVisible():
                 self._opening(watched)
