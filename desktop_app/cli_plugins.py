@@ -101,6 +101,8 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
             out.write("  Plugin hooks run only once trusted: review them, then `switchboard hooks trust KEY`.\n")
     elif plugin.hook_count:
         out.write(f"  Hooks: {plugin.hook_count} (untrusted until you trust them)\n")
+    for note in plugin.notes:  # how a part was translated (Claude Code tool matchers)
+        out.write(f"  Translated: {terminal_safe(note)}\n")
     for problem in plugin.problems:
         out.write(f"  Problem: {terminal_safe(problem)}\n")
 
@@ -129,6 +131,7 @@ def as_json(plugin: object, paths: object, *, enabled: bool) -> dict[str, Any]:
         "prompts": plugin.prompts,
         "agents": agents,
         "hooks": _hook_states(paths, plugin.id) if enabled else [],
+        "notes": plugin.notes,
         "problems": plugin.problems,
     }
 
