@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scripts._shots import DEMO, OUT, App, each_theme, home_with
+from scripts._shots import DEMO, OUT, SCREEN, App, each_theme, home_with, xdotool
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 PROMPT = "The settings test failed again on CI. Open an issue for it, then tell me how to make the save safe."
@@ -103,6 +103,11 @@ def shoot(theme: str) -> None:
             app.wait_text("statusText", "Ready", timeout_s=30)
             app.settle(1.5)
             app.shot(OUT / f"main-window-{theme}.png")
+            xdotool("mousemove", "700", "400")  # the answer fills the view: scroll back up to the card
+            for _ in range(8):
+                xdotool("click", "4")
+            xdotool("mousemove", str(SCREEN[0] - 2), str(SCREEN[1] - 2))
+            app.settle()
             app.shot(OUT / f"{theme}-tool-card-collapsed.png")  # finished: folded to its summary line
             app.click("toolCardTitle")  # a click on the summary line unfolds it
             app.settle()
