@@ -20,7 +20,7 @@ from desktop_app.runtime.hooks.config import HookSet, read_hooks_file
 from desktop_app.runtime.hooks.decisions import HookOutcome, HookReport
 from desktop_app.runtime.hooks.executors import ToolCaller, run_command, run_http, run_mcp
 from desktop_app.runtime.hooks.message import HookMapping
-from desktop_app.runtime.hooks.model import HookPayload, HookSource, LifecycleHook
+from desktop_app.runtime.hooks.model import BLOCKING_EVENTS, HookPayload, HookSource, LifecycleHook
 from desktop_app.runtime.hooks.notices import HookNotice
 from desktop_app.runtime.hooks.transcript import Transcripts
 from desktop_app.runtime.hooks.trust import HookEntry, TrustState, TrustStore, lifecycle_entry, message_entry
@@ -246,9 +246,11 @@ def failure_notices(report: HookReport) -> list[HookNotice]:
     """Notices for hooks that failed or warned without blocking (the run goes on; the user sees it), and every
     hook's ``systemMessage`` (Claude Code: shown to the user, blocked or not)."""
     notices = said_notices(report)
-    if report.blocked:
-        return notices
+    if report.blocked and report.event in BLOCKING_EVENTS:
+        return notices  # the caller shows the block
     for outcome in report.outcomes:
+        if outcome.decision == "halt":  # continue: false on an event that cannot block: shown below
+            continue
         if outcome.failed or outcome.decision in ("error", "timeout"):
             why = outcome.explanation() or outcome.decision
             notices.append(
@@ -272,6 +274,8 @@ def failure_notices(report: HookReport) -> list[HookNotice]:
                     message=f"{report.event} hook {outcome.hook} warned" + (f": {why}" if why else "."),
                 )
             )
+    if report.blocked:
+        notices.append(blocked_notice(report))
     return notices
 
 

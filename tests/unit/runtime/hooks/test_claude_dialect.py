@@ -314,3 +314,24 @@ def read_json(path: Path) -> Any:
 
 def is_file(path: str) -> bool:
     return Path(path).is_file()
+
+
+def test_whale_hooks_keep_their_trust_hash_and_a_claude_hook_hashes_its_format() -> None:
+    import hashlib
+
+    from desktop_app.runtime.hooks.trust import lifecycle_entry
+
+    [whale] = parse_hooks({"Stop": [{"command": "echo hi"}]}, HookSource("project", Path("/p/h.json"))).lifecycle
+    before = json.dumps(  # the content as hashed before hooks had a format: trust given then still holds
+        {
+            "event": "Stop",
+            "source": ["project", "/p/h.json"],
+            "hook": whale.definition.model_dump(mode="json", exclude={"format"}),
+        },
+        sort_keys=True,
+    )
+    assert lifecycle_entry(whale).content_hash == hashlib.sha256(before.encode()).hexdigest()
+    [claude] = parse_hooks(
+        {"Stop": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}, HookSource("project", Path("/p/h.json"))
+    ).lifecycle
+    assert lifecycle_entry(claude).content_hash != lifecycle_entry(whale).content_hash
