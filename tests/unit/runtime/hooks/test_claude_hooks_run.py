@@ -134,3 +134,13 @@ async def test_post_tool_use_block_reason_goes_to_the_model_and_a_halt_is_shown(
         ("warning", ["the file now holds a secret"]),
         ("blocked", ["stop editing: build broken"]),
     ]
+
+
+@pytest.mark.asyncio
+async def test_a_lifecycle_hooks_system_message_is_a_notice_of_the_turn() -> None:
+    hooks = {"UserPromptSubmit": [group(says({"systemMessage": "Prompt checked by the policy hook"}))]}
+    seen, provider = await run(hooks, policy="always")
+    [notice] = [e.notice for e in seen if isinstance(e, ev.HookNoticeEvent) and not e.tool_call_id]
+    assert notice.kind == "warning" and notice.event == "UserPromptSubmit"
+    assert notice.message.endswith(": Prompt checked by the policy hook")
+    assert "Prompt checked" not in provider.requests[0].messages[-1].context  # for the user, not the model
