@@ -8,6 +8,18 @@ starts, :func:`resolve_launch` replaces ``${__dirname}`` (the bundle's folder), 
 An argument that is exactly ``${user_config.KEY}`` of a ``multiple`` value expands into one argument per
 item, as ``mcpb``'s ``replaceVariables`` does. A ``python`` command falls back to ``python3`` where only
 that exists. :func:`configure` (called when the app is assembled) says where bundles and settings live.
+
+What the spec leaves to the host, done as Claude Desktop does (:func:`fit_to_bundle`):
+
+* an **unset optional** ``user_config`` value is left out, never passed as a literal ``${user_config.KEY}``:
+  the ``env`` entry that refers to it is dropped, and so is the argument (with the option name before it
+  when the argument is the bare reference: ``--database ${user_config.db}`` goes as a pair);
+* the server starts **in the bundle's folder**, and a relative ``command`` (``server/my-server``) is the
+  bundle's file, so relative entry points and arguments resolve against the bundle, not ``/``;
+* a loader variable (``PYTHONPATH``, ``PYTHONHOME``, ``LD_LIBRARY_PATH``, ``LD_PRELOAD``, ``DYLD_*``) whose
+  every path lies **inside the bundle** is allowed (the mcpb docs prescribe ``PYTHONPATH=${__dirname}/server/lib``
+  for bundled Python packages: it loads nothing the bundle does not already run); pointing one outside the
+  bundle, or ``NODE_OPTIONS``, is still refused unless the entry says ``allowUnsafeEnv``.
 """
 
 from __future__ import annotations
@@ -24,6 +36,9 @@ from desktop_app.runtime.errors import ServerStartError
 
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 _WHOLE_USER_CONFIG = re.compile(r"^\$\{(user_config\.[^}]+)\}$")
+_USER_CONFIG = re.compile(r"\$\{(user_config\.[^}]+)\}")
+PATH_LOADER_VARS = frozenset({"PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH", "LD_PRELOAD"})
+"""Loader variables that hold paths (with ``DYLD_*``); inside the bundle they are allowed (``NODE_OPTIONS`` is not)."""
 EXTENSIONS_FOLDER = "extensions"
 
 
@@ -150,16 +165,98 @@ def resolve_launch(name: str, config: Any, secret: Callable[[str], str | None]) 
     except Exception as exc:  # a broken settings file: say so, never start half-configured
         raise ServerStartError(f"MCP server '{name}': {exc}") from None
     variables = variables_for(bundle, folder, record, secret)
-    command = substitute(config.command or "", variables)
-    if command in ("python", "python3") and shutil.which(command) is None:
-        command = "python3" if command == "python" else "python"
+    command, args, env = fit_to_bundle(
+        name, folder, config.command or "", list(config.args), dict(config.env), variables
+    )
+    inside = all(_inside_bundle(folder, key, value) for key, value in env.items() if _is_loader_var(key))
     return config.model_copy(
         update={
             "command": command,
-            "args": substitute(list(config.args), variables),
-            "env": substitute(dict(config.env), variables),
+            "args": args,
+            "env": env,
+            "allow_unsafe_env": config.allow_unsafe_env or inside,
         }
     )
 
 
-__all__ = ["configure", "extensions_dir", "resolve_launch", "substitute", "system_variables", "variables_for"]
+def bundle_folder(bundle: str) -> Path | None:
+    """Where installed bundle ``bundle`` lives (its server starts there), or ``None`` outside the app."""
+    return None if _WHERE.data_dir is None else extensions_dir(_WHERE.data_dir) / bundle
+
+
+def _unset(text: str, variables: Mapping[str, str | list[str]]) -> list[str]:
+    """The ``user_config`` keys ``text`` refers to that have no value."""
+    return [match.group(1) for match in _USER_CONFIG.finditer(text) if match.group(1) not in variables]
+
+
+def _is_option(text: str) -> bool:
+    return text.startswith("-") and "=" not in text and "${" not in text and len(text) > 1
+
+
+def fit_to_bundle(
+    name: str,
+    folder: Path,
+    command: str,
+    args: list[str],
+    env: dict[str, str],
+    variables: Mapping[str, str | list[str]],
+) -> tuple[str, list[str], dict[str, str]]:
+    """``(command, args, env)`` substituted, unset optional values left out, a relative command made the bundle's."""
+    missing = _unset(command, variables)
+    if missing:
+        raise ServerStartError(
+            f"MCP server '{name}': its command refers to {', '.join(missing)}, which is not set; "
+            "set it in the Servers panel (Reconfigure…) or with `switchboard install --set`"
+        )
+    kept: list[str] = []
+    for item in args:
+        if _unset(item, variables):
+            if _WHOLE_USER_CONFIG.match(item) and kept and _is_option(kept[-1]):
+                kept.pop()  # "--database", "${user_config.db}": the option goes with its value
+            continue
+        kept.append(item)
+    written = {key: value for key, value in env.items() if not _unset(value, variables)}
+    resolved = str(substitute(command, variables))
+    if resolved in ("python", "python3") and shutil.which(resolved) is None:
+        resolved = "python3" if resolved == "python" else "python"
+    if ("/" in resolved or "\\" in resolved) and not Path(resolved).is_absolute():
+        resolved = str(folder / resolved)  # server/my-server is the bundle's file, not one under the app's folder
+    windows_binary = os.name == "nt" and Path(resolved).is_absolute() and not Path(resolved).suffix
+    if windows_binary and Path(resolved + ".exe").is_file():  # "apps will automatically append .exe on Windows"
+        resolved += ".exe"
+    return resolved, substitute(kept, variables), substitute(written, variables)
+
+
+def _is_loader_var(key: str) -> bool:
+    upper = key.strip().upper()
+    return upper in PATH_LOADER_VARS or upper.startswith("DYLD_") or upper == "NODE_OPTIONS"
+
+
+def _inside_bundle(folder: Path, key: str, value: str) -> bool:
+    """Whether loader variable ``key`` only names paths in ``folder`` (relative ones from it); never
+    ``NODE_OPTIONS``, which holds options (``--inspect=…``), not paths."""
+    upper = key.strip().upper()
+    if upper == "NODE_OPTIONS":
+        return False
+    root = folder.resolve()
+    parts = value.replace(":", " ").split() if upper == "LD_PRELOAD" else value.split(os.pathsep)
+    for part in parts:
+        if "${" in part:
+            return False
+        path = Path(part.strip() or ".")
+        resolved = (path if path.is_absolute() else folder / path).resolve()
+        if not resolved.is_relative_to(root):
+            return False
+    return True
+
+
+__all__ = [
+    "bundle_folder",
+    "configure",
+    "extensions_dir",
+    "fit_to_bundle",
+    "resolve_launch",
+    "substitute",
+    "system_variables",
+    "variables_for",
+]

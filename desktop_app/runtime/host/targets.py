@@ -44,10 +44,12 @@ def stdio_parameters(
     Raises :class:`~desktop_app.runtime.errors.ServerStartError` with a message for the user.
     """
     label = name or (config.command or "").strip() or "stdio"
+    cwd = None
     if config.extension:  # an installed MCP Bundle: ${__dirname}, ${user_config.*} … substituted now
-        from desktop_app.runtime.extensions.launch import resolve_launch
+        from desktop_app.runtime.extensions.launch import bundle_folder, resolve_launch
 
         config = resolve_launch(label, config, (credentials or Credentials()).get)
+        cwd = bundle_folder(config.extension or "")  # relative entry points resolve against the bundle, not /
     base = dict(os.environ if environ is None else environ)
     check_env_safety(label, config)
     env = expand_env(label, config, environ=base, credentials=credentials)
@@ -58,7 +60,8 @@ def stdio_parameters(
         os.path.expanduser(arg) if arg.startswith("~") else arg
         for arg in expand_args(label, config, environ=base, credentials=credentials)
     ]
-    return StdioServerParameters(command=command, args=args, env=minimal_environment(base, {"PATH": path, **env}))
+    environment = minimal_environment(base, {"PATH": path, **env})
+    return StdioServerParameters(command=command, args=args, env=environment, cwd=cwd)
 
 
 def http_target(name: str, config: ServerConfig, *, credentials: Credentials | None = None) -> HttpTarget:
