@@ -102,6 +102,8 @@ class RunLoop(RunTools):
         self._partial_content: list[str] = []
         self._partial_reasoning: list[str] = []
         self._hooks = hooks
+        self._halted: str | None = None
+        """Why a hook halted the turn (``continue: false``), once one did."""
         self._calls_seen = 0  # tool calls this run has taken in: the position part of their internal ids
 
     # -- helpers ---------------------------------------------------------------------------------------
@@ -166,6 +168,8 @@ class RunLoop(RunTools):
                 for call in pending:
                     await self._run_tool_call(call)
                 rounds += 1
+                if self._halted is not None:
+                    return self._halt()
             while True:
                 completion = await self._stream_once()
                 last_content = completion.content
@@ -188,6 +192,8 @@ class RunLoop(RunTools):
                 for index, call in enumerate(tool_calls):
                     await self._run_tool_call(call, first_in_response=index == 0)
                 rounds += 1
+                if self._halted is not None:
+                    return self._halt()
                 if rounds >= self._options.max_tool_rounds:
                     self._emit(ev.RunFinished(**self._ids, reason="tool_round_limit", content=last_content))
                     return RunOutcome(self._run_id, "finished", last_content)
@@ -314,8 +320,16 @@ class RunLoop(RunTools):
     def _emit_notice(self, tool_call_id: str = "") -> Callable[[HookNotice], None]:
         def emit(notice: HookNotice) -> None:
             self._emit(ev.HookNoticeEvent(**self._ids, tool_call_id=tool_call_id, notice=notice))
+            if notice.halted and tool_call_id:  # PermissionRequest's interrupt: the turn ends after this round
+                self._halted = notice.message
 
         return emit
+
+    def _halt(self) -> RunOutcome:
+        """A hook halted the turn (``continue: false``): the run ends here, with the hook's reason."""
+        message = self._halted or "A hook halted the turn."
+        self._emit(ev.Error(**self._ids, code="hook_halted", message=message))
+        return RunOutcome(self._run_id, "failed", "", message)
 
     async def _prompt_hooks(self, prompt: str) -> tuple[str, str] | None:
         """SessionStart (first prompt) and UserPromptSubmit: the prompt to send and the hooks' context,

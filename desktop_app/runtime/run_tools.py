@@ -44,6 +44,7 @@ class RunTools:
     _grants: GrantStore
     _options: RunOptions
     _hooks: LifecycleHooks | None
+    _halted: str | None
 
     if TYPE_CHECKING:
 
@@ -102,6 +103,8 @@ class RunTools:
         notices = list(getattr(outcome, "hooks", None) or [])
         for notice in notices:
             self._emit(ev.HookNoticeEvent(**self._ids, tool_call_id=call.id, notice=notice))
+            if notice.halted:  # a hook halted the turn: it ends once this round's calls are recorded
+                self._halted = notice.message
         self._finish_tool(
             call,
             server,

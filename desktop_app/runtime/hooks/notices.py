@@ -31,6 +31,8 @@ class HookNotice(BaseModel):
     target: NoticeTarget = "none"
     before: Any = None
     after: Any = None
+    halted: bool = False
+    """A hook halted the turn (``halt``; Claude Code's ``continue: false``): the run ends after this step."""
 
     def summary(self) -> str:
         """A short line for a chip: ``Changed by pii/redact`` / ``Blocked by …``."""

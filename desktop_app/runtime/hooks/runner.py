@@ -322,6 +322,7 @@ def blocked_notice(report: HookReport, *, target: str = "none", before: object =
         message=report.block_message(),
         target=target,
         before=before,
+        halted=report.halted,
     )
 
 

@@ -120,7 +120,18 @@ async def test_additional_context_reaches_the_model() -> None:
 
 
 @pytest.mark.asyncio
-async def test_post_tool_use_block_reason_goes_to_the_model_and_a_halt_is_shown() -> None:
+async def test_post_tool_use_block_reason_goes_to_the_model() -> None:
+    hooks = {"PostToolUse": [group(says({"decision": "block", "reason": "the file now holds a secret"}))]}
+    seen, provider = await run(hooks, policy="always")
+    assert "the file now holds a secret" in provider.requests[1].messages[-1].content
+    [result] = [e for e in seen if isinstance(e, ev.ToolResult)]
+    assert [(n.kind, n.reasons) for n in result.hooks if n.kind != "context"] == [
+        ("warning", ["the file now holds a secret"])
+    ]
+
+
+@pytest.mark.asyncio
+async def test_a_post_tool_use_halt_is_shown_beside_the_other_hooks_warnings_and_ends_the_turn() -> None:
     hooks = {
         "PostToolUse": [
             group(says({"decision": "block", "reason": "the file now holds a secret"})),
@@ -128,12 +139,14 @@ async def test_post_tool_use_block_reason_goes_to_the_model_and_a_halt_is_shown(
         ]
     }
     seen, provider = await run(hooks, policy="always")
-    assert "the file now holds a secret" in provider.requests[1].messages[-1].content
+    assert ran == ["/tmp/a.txt"] and len(provider.requests) == 1  # it ran; then the turn ended
     [result] = [e for e in seen if isinstance(e, ev.ToolResult)]
     assert [(n.kind, n.reasons) for n in result.hooks if n.kind != "context"] == [
         ("warning", ["the file now holds a secret"]),
         ("blocked", ["stop editing: build broken"]),
     ]
+    [error] = [e for e in seen if isinstance(e, ev.Error)]
+    assert error.code == "hook_halted" and error.message.endswith(": stop editing: build broken")
 
 
 @pytest.mark.asyncio
@@ -144,3 +157,14 @@ async def test_a_lifecycle_hooks_system_message_is_a_notice_of_the_turn() -> Non
     assert notice.kind == "warning" and notice.event == "UserPromptSubmit"
     assert notice.message.endswith(": Prompt checked by the policy hook")
     assert "Prompt checked" not in provider.requests[0].messages[-1].context  # for the user, not the model
+
+
+@pytest.mark.asyncio
+async def test_continue_false_ends_the_turn_with_the_stop_reason() -> None:
+    hooks = {"PreToolUse": [group(says({"continue": False, "stopReason": "CI is red: stop and tell the user"}))]}
+    seen, provider = await run(hooks, policy="always")
+    assert ran == [] and len(provider.requests) == 1  # the tool did not run and the model was not asked again
+    [error] = [e for e in seen if isinstance(e, ev.Error)]
+    assert error.code == "hook_halted" and error.message.endswith(": CI is red: stop and tell the user")
+    [result] = [e for e in seen if isinstance(e, ev.ToolResult)]
+    assert result.is_error and result.hooks[-1].halted
