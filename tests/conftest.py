@@ -78,4 +78,5 @@ def packed_bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from tests.support.bundles import HERE, pack
 
     out = tmp_path_factory.mktemp("bundles")
-    return {name: pack(HERE / name, out) for name in ("python-probe", "node-probe")}
+    names = ("python-probe", "node-probe", "hello-node", "python-lib", "binary-probe")
+    return {name: pack(HERE / name, out) for name in names}

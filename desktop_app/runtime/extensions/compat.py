@@ -2,7 +2,7 @@
 
 Each refusal is a sentence saying what the bundle needs, what this machine has, and what to do.
 Version ranges use the npm semver syntax the manifests use (``>=3.10``, ``^18.0.0``, ``>=16 <23``,
-``~1.2``, ``a || b``).
+``~1.2``, ``a || b``), and the comma-separated form of MANIFEST.md's Python example (``>=3.8,<4.0``).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def _satisfies_one(version: Version, comparator: str) -> bool:
 def satisfies(version: Version, spec: str) -> bool:
     """Whether ``version`` is in the npm-style range ``spec``."""
     for alternative in spec.split("||"):
-        text = re.sub(r"(>=|<=|>|<|=|\^|~)\s+", r"\1", alternative.strip())
+        text = re.sub(r"(>=|<=|>|<|=|\^|~)\s+", r"\1", alternative.strip().replace(",", " "))
         if not text:
             return True
         hyphen = re.match(r"^(\S+)\s+-\s+(\S+)$", text)

@@ -1,7 +1,9 @@
 """Test bundles, packed (and signed) by the official ``mcpb`` CLI that scripts/install-test-servers.sh installs.
 
 ``python-probe`` and ``node-probe`` are dependency-free MCP servers that report the values they were started
-with (the sensitive one as its SHA-256). :func:`pack` runs ``mcpb pack`` once per folder and test session.
+with (the sensitive one as its SHA-256). ``hello-node``, ``python-lib`` and ``binary-probe`` are shaped like the mcpb
+reference examples (hello-world-node's optional settings, packages in ``server/lib`` on ``PYTHONPATH``, a
+binary run by its relative ``server/…`` command). :func:`pack` runs ``mcpb pack`` once per folder and test session.
 """
 
 from __future__ import annotations

@@ -245,3 +245,11 @@ def test_platform_overrides_replace_each_field_they_give() -> None:
     assert config.for_platform("win32") == ("server/my-server.exe", ["--config", "server/config.json"], {"A": "1"})
     assert config.for_platform("darwin") == ("server/my-server", ["--config", "server/config.json"], {"B": "2"})
     assert config.for_platform("linux") == ("server/my-server", ["--config", "server/config.json"], {"A": "1"})
+
+
+@pytest.mark.parametrize(
+    ("version", "fits"), [((3, 11, 0), True), ((3, 7, 9), False), ((4, 0, 0), False), ((3, 8, 0), True)]
+)
+def test_the_manifest_docs_comma_range_is_read(version: compat.Version, fits: bool) -> None:
+    """MANIFEST.md's Python example writes ``"python": ">=3.8,<4.0"``."""
+    assert compat.satisfies(version, ">=3.8,<4.0") is fits
