@@ -99,7 +99,7 @@ class RunTools:
             arguments = decision.arguments
             self._replace_call_arguments(call, arguments)
             note = edited_note(arguments)
-        outcome = await self._call_tool(call, server, tool, arguments)
+        outcome = await self._call_tool(call, server, tool, arguments, user_approved=decision.source == "user")
         notices = list(getattr(outcome, "hooks", None) or [])
         for notice in notices:
             self._emit(ev.HookNoticeEvent(**self._ids, tool_call_id=call.id, notice=notice))
@@ -118,7 +118,9 @@ class RunTools:
             media=_media_blocks(getattr(outcome, "content", None) or []),
         )
 
-    async def _call_tool(self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any]) -> ToolOutcome:
+    async def _call_tool(
+        self, call: ToolCallRequest, server: str, tool: str, arguments: dict[str, Any], *, user_approved: bool = False
+    ) -> ToolOutcome:
         """The host call, with the tool's progress emitted as ``ToolProgress`` (when the host reports it).
 
         Stopping the run while the tool runs cancels the MCP request (the server gets
@@ -129,7 +131,7 @@ class RunTools:
                 ev.ToolProgress(**self._ids, tool_call_id=call.id, progress=progress, total=total, message=message)
             )
 
-        token = current_tool_call.set(ToolCallContext(self._conv.id, call.id, call.name))
+        token = current_tool_call.set(ToolCallContext(self._conv.id, call.id, call.name, user_approved))
         try:
             return await self._host.call(server, tool, arguments, progress=progress)
         except asyncio.CancelledError:

@@ -255,6 +255,8 @@ class ClaudeAnswer:
     """Text for the model where the event cannot be blocked (PostToolUse's ``decision: "block"``)."""
     allow: bool = False
     """PermissionRequest ``decision.behavior: "allow"``: approved without asking."""
+    ask: bool = False
+    """PreToolUse ``permissionDecision: "ask"``: the user must have approved this call."""
     unsupported: str = ""
     """A field Switchboard cannot honour here (said in a notice)."""
 
@@ -292,11 +294,12 @@ def read_answer(event: str, data: Mapping[str, Any]) -> ClaudeAnswer:
         why = _text(specific.get("permissionDecisionReason"))
         if permission == "deny":
             answer.decision, answer.reason = "block", why or reason
-        elif permission == "ask":
+        elif permission == "ask":  # met when the user approved this very call; else refused, saying why
+            answer.ask = True
             answer.decision = "block"
             answer.reason = (why + " — " if why else "") + (
-                "the hook asked for your confirmation, which Switchboard cannot ask for once the call was approved; "
-                "approve the tool in Switchboard's own prompt (policy 'ask') or change the hook"
+                "the hook asked for your confirmation, and this call was approved without asking you; "
+                "set the tool to ask in Switchboard's approvals (or revoke its grant), or change the hook"
             )
         elif permission == "allow":
             answer.decision, answer.reason = "pass", why
@@ -336,7 +339,9 @@ PLAIN_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart"})
 """Events whose plain stdout (exit 0, not JSON) Claude Code adds to the model's context."""
 
 
-def claude_outcome(event: str, outcome: HookOutcome, *, tool_name: str = "", arguments: Any = None) -> HookOutcome:
+def claude_outcome(
+    event: str, outcome: HookOutcome, *, tool_name: str = "", arguments: Any = None, user_approved: bool = False
+) -> HookOutcome:
     """``outcome`` (as a command or HTTP hook ran) read by Claude Code's rules (see the module docstring)."""
     if outcome.decision == "timeout" or (outcome.exit_code is None and outcome.decision == "error"):
         return outcome  # timed out or could not start: Switchboard's rule (fails closed on a blocking event)
@@ -368,6 +373,9 @@ def claude_outcome(event: str, outcome: HookOutcome, *, tool_name: str = "", arg
         unsupported=read.unsupported,
     )
     decision = normalise(event, read.decision or "pass")
+    if read.ask and user_approved and not read.halt:  # the user was asked, and approved this very call
+        decision = "pass"
+        answer.message = ""
     if read.feedback and decision == "pass":
         decision = "warn"  # shown to the user too: the hook flagged the result
         answer.message = read.feedback

@@ -16,6 +16,8 @@ class ToolCallContext:
     tool_call_id: str = ""
     tool_name: str = ""
     """The model-facing tool name (``mcp__server__tool``)."""
+    user_approved: bool = False
+    """The user approved this very call when asked (a Claude Code hook's ``permissionDecision: "ask"`` is met)."""
 
 
 current_tool_call: contextvars.ContextVar[ToolCallContext | None] = contextvars.ContextVar(

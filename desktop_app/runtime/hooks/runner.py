@@ -17,6 +17,7 @@ from pathlib import Path
 
 from desktop_app.runtime.hooks.claude import as_claude, claude_outcome, claude_tool, matcher_subject
 from desktop_app.runtime.hooks.config import HookSet, read_hooks_file
+from desktop_app.runtime.hooks.context import current_tool_call
 from desktop_app.runtime.hooks.decisions import HookOutcome, HookReport
 from desktop_app.runtime.hooks.executors import ToolCaller, run_command, run_http, run_mcp
 from desktop_app.runtime.hooks.message import HookMapping
@@ -198,7 +199,14 @@ class HookRunner:
                 outcome = await self._execute(hook, sent)
             finally:
                 self.transcripts.discard(transcript)
-            return claude_outcome(hook.event, outcome, tool_name=sent.claude_name, arguments=payload.tool_args)
+            context = current_tool_call.get()
+            return claude_outcome(
+                hook.event,
+                outcome,
+                tool_name=sent.claude_name,
+                arguments=payload.tool_args,
+                user_approved=context is not None and context.user_approved,
+            )
         return await self._execute(hook, payload)
 
     async def _execute(self, hook: LifecycleHook, payload: HookPayload) -> HookOutcome:

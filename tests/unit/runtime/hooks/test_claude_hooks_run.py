@@ -168,3 +168,14 @@ async def test_continue_false_ends_the_turn_with_the_stop_reason() -> None:
     assert error.code == "hook_halted" and error.message.endswith(": CI is red: stop and tell the user")
     [result] = [e for e in seen if isinstance(e, ev.ToolResult)]
     assert result.is_error and result.hooks[-1].halted
+
+
+@pytest.mark.asyncio
+async def test_permission_decision_ask_is_met_by_the_users_approval_of_this_call_only() -> None:
+    hooks = {"PreToolUse": [group(says(specific("PreToolUse", permissionDecision="ask")), "Write")]}
+    await run(hooks, policy="ask")  # the user was asked and approved this call
+    assert ran == ["/tmp/a.txt"]
+    seen, _ = await run(hooks, policy="always")  # approved by the policy: nobody confirmed it
+    assert ran == []
+    [result] = [e for e in seen if isinstance(e, ev.ToolResult)]
+    assert result.is_error and "the hook asked for your confirmation" in result.text
