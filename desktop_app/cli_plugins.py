@@ -8,8 +8,9 @@
 ``enable`` prints what the plugin contributes: its MCP servers (as started), skills, hooks with their trust
 state (plugin hooks stay untrusted until trusted with ``switchboard hooks trust KEY``), prompts, and agents
 (as ``chat-with-<plugin>.<agent>``, with what of them is not available here); ``show`` prints the same, and
-every part that is skipped with why (a hook event Switchboard does not have …). Exit codes: 0 done, 2 no such
-plugin, a folder that is no plugin, or a bad config file.
+every part that is skipped with why (a hook event Switchboard does not have …); both print the compatibility
+report (one works/translated/not available line per part; ``compatibility`` in ``--json``).
+Exit codes: 0 done, 2 no such plugin, a folder that is no plugin, or a bad config file.
 """
 
 from __future__ import annotations
@@ -101,6 +102,11 @@ def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> No
             out.write("  Plugin hooks run only once trusted: review them, then `switchboard hooks trust KEY`.\n")
     elif plugin.hook_count:
         out.write(f"  Hooks: {plugin.hook_count} (untrusted until you trust them)\n")
+    from desktop_app.runtime.plugins.report import plugin_report
+
+    out.write("  Compatibility (one line per part):\n")
+    for compat in plugin_report(plugin):
+        out.write(f"    {terminal_safe(compat.text())}\n")
     for note in plugin.notes:  # how a part was translated (Claude Code tool matchers)
         out.write(f"  Translated: {terminal_safe(note)}\n")
     for problem in plugin.problems:
@@ -114,6 +120,9 @@ def as_json(plugin: object, paths: object, *, enabled: bool) -> dict[str, Any]:
     from desktop_app.runtime.plugins.model import Plugin
 
     assert isinstance(plugin, Plugin)
+    from desktop_app.runtime.plugins.report import plugin_report
+
+    compatibility = [line.as_dict() for line in plugin_report(plugin)]
     agents = [
         {"name": a.name, "source": a.source, "description": a.description, "notes": a.notes, "problem": a.problem}
         for a in read_agents(plugin)
@@ -133,6 +142,7 @@ def as_json(plugin: object, paths: object, *, enabled: bool) -> dict[str, Any]:
         "hooks": _hook_states(paths, plugin.id) if enabled else [],
         "notes": plugin.notes,
         "problems": plugin.problems,
+        "compatibility": compatibility,
     }
 
 

@@ -11,30 +11,7 @@ result dialog show these lines; nothing is dropped without one.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Literal
-
-Status = Literal["works", "translated", "not available"]
-WORKS: Status = "works"
-TRANSLATED: Status = "translated"
-UNAVAILABLE: Status = "not available"
-
-
-@dataclass(frozen=True)
-class CompatLine:
-    """One part of the source and what becomes of it here. ``server`` is empty for a file-level part."""
-
-    server: str
-    part: str
-    status: Status
-    detail: str
-
-    def text(self) -> str:
-        where = f"{self.server}: " if self.server else ""
-        return f"[{self.status}] {where}{self.part} — {self.detail}"
-
-    def as_dict(self) -> dict[str, str]:
-        return asdict(self)
+from desktop_app.runtime.compat import TRANSLATED, UNAVAILABLE, WORKS, CompatLine, Status, support_rows
 
 
 class CompatLog:
@@ -127,11 +104,7 @@ FORMAT_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
 
 def support_markdown() -> str:
     """The README's table of what each source format supports, from :data:`FORMAT_SUPPORT`."""
-    rows = ["| Source | Part | Here |", "|---|---|---|"]
-    for source, parts in FORMAT_SUPPORT.items():
-        for part, status, detail in parts:
-            rows.append(f"| {source} | {part.replace('|', '/')} | {status}: {detail} |")
-    return "\n".join(rows) + "\n"
+    return support_rows(FORMAT_SUPPORT)
 
 
 __all__ = [

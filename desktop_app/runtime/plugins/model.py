@@ -7,8 +7,9 @@ objects), ``skills/*/SKILL.md``,
 ``hooks/hooks.json`` (``{"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", …}]}]}}``),
 ``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
 ``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
-required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` (Whale's own hook
-format), ``.mcp.json`` or ``mcp.json``, ``agents/``, ``[[prompts]]`` and ``[[agents]]`` tables and ``permissions``.
+required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` or ``hooks.toml``
+(Whale's own hook format, ``[[hooks.SessionStart]]``), ``.mcp.json`` or ``mcp.json``, ``rules/*.md`` (reported: not
+injected here), ``agents/``, ``[[prompts]]`` and ``[[agents]]`` tables and ``permissions``.
 Prompts (``commands/*.md`` and ``[[prompts]]``) are served by :mod:`.prompts`; agents (``agents/*.md`` and
 ``[[agents]]``) become agent definitions in :mod:`.agents`.
 """
@@ -26,6 +27,7 @@ from desktop_app.runtime.errors import SwitchboardError
 
 CLAUDE_MANIFEST = Path(".claude-plugin") / "plugin.json"
 WHALE_MANIFEST = Path("whale-plugin.toml")
+WHALE_HOOKS = Path("hooks.toml")
 ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
 STANDARD_LAYOUT = ("commands", "agents", "skills", "hooks/hooks.json", ".mcp.json")
 """Where Claude Code finds a plugin's parts without a manifest (its plugins reference: "standard layout")."""
@@ -280,6 +282,12 @@ def read_plugin(folder: Path) -> Plugin:
     hooks_decl = manifest.get("hooks")
     hooks_file = folder / hooks_decl if isinstance(hooks_decl, str) else folder / "hooks" / "hooks.json"
     document = hooks_decl if isinstance(hooks_decl, dict) else _json(hooks_file, folder)
+    if document is None and fmt == "whale" and (folder / WHALE_HOOKS).is_file():
+        hooks_file = folder / WHALE_HOOKS  # Whale's hooks.toml: [[hooks.SessionStart]] command = … timeout = …
+        try:
+            document = tomllib.loads(read_inside(folder, hooks_file))
+        except (OSError, ValueError, RecursionError, PluginError) as exc:
+            plugin.problems.append(f"{hooks_file}: cannot be read as TOML ({exc}); its hooks are skipped")
     if document is not None:
         if fmt == "claude":
             plugin.hooks = claude_hooks(document, str(hooks_file), plugin.problems, plugin.notes)

@@ -1,11 +1,17 @@
 """Plugin prompts, served as MCP prompts by the built-in ``switchboard.plugins`` server.
 
 Where they come from: Claude Code's ``commands/*.md`` (both layouts; the optional frontmatter's
-``description`` and ``argument-hint``, else the first line of the text), and Whale's ``whale-plugin.toml``
-``[[prompts]]`` tables (``name``, ``description``, and ``text`` or a ``file`` inside the plugin). Each is named
-``<plugin>:<command>`` (Claude Code's ``/plugin:command``) and takes one optional argument, ``arguments``:
-``$ARGUMENTS`` in the text is replaced by it, ``$1`` … ``$9`` by its words; a text without placeholders gets
-the arguments appended. Only enabled plugins' prompts are served; the composer's ``/`` picker lists them like
+``description`` and ``argument-hint``, else the first line of the text; ``allowed-tools``), Whale's
+``commands/**/*.md`` (``commands/review/code.md`` is ``review:code``; ``argument_hint``, ``name``),
+Whale's ``commands/commands.toml`` shell commands (``[[commands]]`` ``name``, ``description``, ``command``,
+``timeout_ms``: a prompt whose text is the command as a ``!`…` `` context line, run through the approval
+like any), and Whale's ``whale-plugin.toml`` ``[[prompts]]`` tables (``name``, ``description``, and ``text``
+or a ``file`` inside the plugin). Each is named ``<plugin>:<command>`` (Claude Code's ``/plugin:command``)
+and takes one optional argument, ``arguments``: ``$ARGUMENTS`` and Whale's ``{{args}}`` in the text are
+replaced by it, ``$1`` … ``$N`` by its words, ``${CLAUDE_PLUGIN_ROOT}`` (``${WHALE_PLUGIN_ROOT}``) by the
+plugin's folder; a text without placeholders gets the arguments appended. ``!`…` `` lines are left for the
+client to run after approval (:mod:`.context_commands`).
+Only enabled plugins' prompts are served; the composer's ``/`` picker lists them like
 any server's prompts. :func:`wire_prompts` registers the server once an enabled plugin has prompts (at
 start-up, and again after a plugin is enabled); :func:`refresh` restarts it so a change shows.
 """
@@ -22,7 +28,8 @@ from desktop_app.runtime.plugins.model import Plugin, PluginError, read_inside, 
 
 SERVER_NAME = "switchboard.plugins"
 MAX_PROMPT_BYTES = 256 * 1024
-_POSITIONAL = re.compile(r"\$([1-9])")
+_POSITIONAL = re.compile(r"\$([1-9][0-9]*)")
+_WHALE_ARGS = "{{args}}"
 log = logging.getLogger(__name__)
 
 
@@ -33,16 +40,26 @@ class PluginPrompt:
     description: str
     text: str
     argument_hint: str = ""
+    allowed_tools: tuple[str, ...] = ()
+    """Front matter ``allowed-tools`` (Claude Code): which ``!`…` `` commands may run."""
+    root: str = ""
+    """The plugin's folder, for ``${CLAUDE_PLUGIN_ROOT}`` and the context commands' environment."""
 
     @property
     def name(self) -> str:
         return f"{self.plugin}:{self.command}"
 
     def render(self, arguments: str = "") -> str:
-        """The text with ``$ARGUMENTS`` and ``$1`` … ``$9`` filled in (arguments appended when it has none)."""
+        """The text with ``$ARGUMENTS``, ``{{args}}``, ``$1`` … ``$N`` and the plugin root filled in (arguments
+        appended when it has no placeholder). ``!`…` `` context lines stay for the client to run."""
+        from desktop_app.runtime.plugins.model import substitute_root
+
         words = arguments.split()
-        has_placeholder = "$ARGUMENTS" in self.text or _POSITIONAL.search(self.text) is not None
-        text = self.text.replace("$ARGUMENTS", arguments)
+        has_placeholder = any(p in self.text for p in ("$ARGUMENTS", _WHALE_ARGS)) or bool(
+            _POSITIONAL.search(self.text)
+        )
+        text = substitute_root(self.text, Path(self.root)) if self.root else self.text
+        text = text.replace("$ARGUMENTS", arguments).replace(_WHALE_ARGS, arguments)
         text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
         if arguments and not has_placeholder:
             text = f"{text.rstrip()}\n\n{arguments}"
@@ -65,8 +82,46 @@ def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
     if warning:
         plugin.problems.append(f"{warning}; the prompt is served")
     meta = meta or {}
+    from desktop_app.runtime.plugins.context_commands import allowed_tools
+
     description = str(meta.get("description") or _first_line(body))
-    return PluginPrompt(plugin.id, path.stem, description, body, str(meta.get("argument-hint") or ""))
+    hint_value = meta.get("argument-hint") or meta.get("argument_hint") or ""
+    if isinstance(hint_value, list):  # YAML reads Claude Code's `argument-hint: [message] [n]` as lists
+        hint_value = " ".join(f"[{v}]" for v in hint_value)
+    hint = str(hint_value)
+    command = ":".join(path.relative_to(plugin.folder / "commands").with_suffix("").parts)
+    if plugin.format == "whale" and isinstance(meta.get("name"), str) and meta["name"].strip():
+        command = meta["name"].strip()  # Whale: "set name: xxx in the frontmatter to override"
+    tools = tuple(allowed_tools(meta.get("allowed-tools")))
+    return PluginPrompt(plugin.id, command, description, body, hint, tools, str(plugin.folder))
+
+
+def _whale_shell_commands(plugin: Plugin) -> list[PluginPrompt]:
+    """Whale's ``commands/commands.toml`` ``[[commands]]``: each a prompt that runs its command (approved)."""
+    import tomllib
+
+    path = plugin.folder / "commands" / "commands.toml"
+    try:
+        document = tomllib.loads(read_inside(plugin.folder, path))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError, RecursionError, PluginError) as exc:
+        plugin.problems.append(f"{path}: cannot be read as TOML ({exc}); its commands are skipped")
+        return []
+    found = []
+    entries = document.get("commands", [])
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        name, command = (entry.get("name"), entry.get("command")) if isinstance(entry, dict) else (None, None)
+        if not isinstance(name, str) or not name.strip() or not isinstance(command, str) or not command.strip():
+            plugin.problems.append(f"{path}: commands[{index}]: needs a name and a command; skipped")
+            continue
+        if "`" in command or "\n" in command:
+            plugin.problems.append(f"{path}: commands[{index}]: a command with a backtick or a newline; skipped")
+            continue
+        description = str(entry.get("description") or f"Runs `{command}`")
+        text = f"Output of `{command}`:\n\n!`{command}`"
+        found.append(PluginPrompt(plugin.id, name.strip(), description, text, root=str(plugin.folder)))
+    return found
 
 
 def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
@@ -76,19 +131,21 @@ def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
             plugin.problems.append(f"{where}: needs a text or a file")
             continue
         description = str(entry.get("description") or _first_line(text))
-        found.append(PluginPrompt(plugin.id, entry["name"].strip(), description, text))
+        found.append(PluginPrompt(plugin.id, entry["name"].strip(), description, text, root=str(plugin.folder)))
     return found
 
 
 def read_prompts(plugin: Plugin) -> list[PluginPrompt]:
-    """The plugin's prompts: ``commands/*.md``, then Whale's ``[[prompts]]`` (the first of a name wins)."""
+    """The plugin's prompts: ``commands/*.md`` (Whale: ``commands/**/*.md``), then Whale's
+    ``commands/commands.toml`` and ``[[prompts]]`` (the first of a name wins)."""
     found: dict[str, PluginPrompt] = {}
-    for path in sorted((plugin.folder / "commands").glob("*.md")):
+    pattern = "**/*.md" if plugin.format == "whale" else "*.md"
+    for path in sorted((plugin.folder / "commands").glob(pattern)):
         prompt = _command_file(plugin, path)
         if prompt is not None:
             found.setdefault(prompt.command, prompt)
     if plugin.format == "whale":
-        for prompt in _whale_prompts(plugin):
+        for prompt in [*_whale_shell_commands(plugin), *_whale_prompts(plugin)]:
             found.setdefault(prompt.command, prompt)
     return list(found.values())
 

@@ -133,9 +133,16 @@ def parse_skill(folder: Path, source: str, *, read_only: bool = False) -> Skill:
         meta, _body, loose = split_lenient(text, path)
     except ConfigError as exc:
         raise ValueError(f"the frontmatter is not valid YAML: {exc}") from None
-    if meta is None:
-        raise ValueError(f"{path}: no frontmatter: start the file with '---', name: and description:, then '---'")
     warnings = [loose] if loose else []
+    if meta is None:  # Whale reads a SKILL.md without frontmatter: named after its folder, its first line says what
+        first = next((ln.strip().lstrip("#").strip() for ln in _body.splitlines() if ln.strip()), "")
+        if not first:
+            raise ValueError(f"{path}: empty: write what the skill is for (frontmatter name: and description:)")
+        meta = {"name": folder.name, "description": first}
+        warnings.append(
+            f"{path}: no frontmatter (Whale's form): named after its folder {folder.name!r}, described by its first "
+            "line; loaded anyway"
+        )
     name = meta.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"{path}: name: required")
