@@ -55,6 +55,7 @@ BENCHES = (
     Bench("open_conversation.py", (), ("--messages", "100", "--trials", "1")),
     Bench("fts_search.py", (), ("--messages", "1000", "--repeat", "1")),
     Bench("forward_launch.py", (), ("--runs", "2")),
+    Bench("ask_exit.py", (), ("--runs", "1")),
     Bench("prompt_prefix.py", ("--turns", "30"), ("--turns", "3")),
 )
 

@@ -246,11 +246,17 @@ class HostServers:
         await self.start()
 
     async def aclose(self) -> None:
-        """Stop every connection; stdio children are closed and reaped. The host cannot be restarted."""
+        """Stop every connection, in parallel; stdio children get a short grace after their stdin closes,
+        then SIGTERM (:func:`~.transports.quitting`), and are reaped. The host cannot be restarted."""
         self._closed = True
         await self._supervisor.aclose()
         connections = list(self._connections.values())
-        await asyncio.gather(*(connection.close() for connection in connections))
+        if not connections:  # nothing connected: the SDK may not even be loaded
+            return
+        from desktop_app.runtime.host.transports import quitting
+
+        with quitting():
+            await asyncio.gather(*(connection.close() for connection in connections))
 
     def _require_known(self, server: str) -> None:
         if server not in self._builtins and server not in self._configs:

@@ -12,6 +12,8 @@
   a small JSON file when given a path) so the next connection tries that one first.
 * :func:`watch_eof` wraps a transport so the connection hears when the server's stream ends
   (a stdio child that exited) even while no call is in flight.
+* :func:`quitting` shortens the SDK's wait between closing a stdio child's stdin and SIGTERM while
+  the host quits, so closing the app does not wait out each server's own exit.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ import contextlib
 import logging
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
 import anyio
 import httpx2
+import mcp.client.stdio as sdk_stdio
 from mcp import StdioServerParameters, stdio_client
 from mcp.client._transport import TransportStreams
 from mcp.client.sse import sse_client
@@ -109,6 +112,38 @@ async def stdio_with_captured_stderr(
         writer.close()
         with anyio.CancelScope(shield=True), anyio.move_on_after(_STDERR_DRAIN_TIMEOUT):
             await drained.wait()
+
+
+QUIT_GRACE = 0.05
+"""Seconds a stdio server gets to exit by itself once its stdin closes while the host quits, before
+SIGTERM to its process group (then SIGKILL after the SDK's ``FORCE_KILL_TIMEOUT``, as on any close)."""
+
+_quitting = 0
+_sdk_grace = sdk_stdio.PROCESS_TERMINATION_TIMEOUT
+
+
+@contextlib.contextmanager
+def quitting(grace: float = QUIT_GRACE) -> Iterator[None]:
+    """While the host quits: stdio servers closed in this block get ``grace`` s after their stdin closes.
+
+    The SDK's stdio client closes stdin, then waits up to ``PROCESS_TERMINATION_TIMEOUT`` (2 s) for the
+    child to exit before SIGTERM to its group. A Python server exits on stdin's end only after its own
+    interpreter shutdown (~0.15 s for the SDK's stack): every quit paid that, in series after the run.
+    SIGTERM is what the spec's shutdown sequence escalates to, and a server that needs to clean up
+    handles it. The wait is the SDK's module setting, read at each close: it is shortened while any
+    host is quitting (nested and overlapping blocks count) and restored after the last one. A close
+    that is not a quit (restart, pause, a removed server) keeps the SDK's full grace."""
+    global _quitting, _sdk_grace
+    if _quitting == 0:
+        _sdk_grace = sdk_stdio.PROCESS_TERMINATION_TIMEOUT
+    _quitting += 1
+    sdk_stdio.PROCESS_TERMINATION_TIMEOUT = min(grace, _sdk_grace)
+    try:
+        yield
+    finally:
+        _quitting -= 1
+        if _quitting == 0:
+            sdk_stdio.PROCESS_TERMINATION_TIMEOUT = _sdk_grace
 
 
 # -- HTTP ---------------------------------------------------------------------------------------
@@ -241,12 +276,14 @@ async def watch_eof(
 
 
 __all__ = [
+    "QUIT_GRACE",
     "STDERR_LIMIT",
     "HttpKind",
     "HttpProbe",
     "HttpTarget",
     "StderrBuffer",
     "TransportMemory",
+    "quitting",
     "sse_streams",
     "stdio_with_captured_stderr",
     "streamable_http_streams",
