@@ -152,7 +152,7 @@ async def test_progress_logging_and_cancellation(client: Client) -> None:
 
     # Progress through a run: the model calls the long-running tool; ToolProgress precedes the ToolResult.
     client.provider.responses += [
-        list(calls(("c1", "mcp__everything__trigger_long_running_operation", '{"duration": 0.3, "steps": 3}'))),
+        list(calls(("c1", "mcp__everything__trigger-long-running-operation", '{"duration": 0.3, "steps": 3}'))),
         list(answer("done")),
     ]
     run_events: list[ev.Event] = []
