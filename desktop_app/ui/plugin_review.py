@@ -89,6 +89,20 @@ def permissions(plugin: Any) -> list[str]:
     return found
 
 
+STATUS_COLOURS = {"works": "#2e9d5b", "translated": MUTED, "not available": WARN}
+
+
+def compatibility_lines(plugin: Any) -> list[str]:
+    """The plugin's compatibility report (works / translated / not available, one per part) as HTML lines."""
+    from desktop_app.runtime.plugins.report import plugin_report
+
+    return [
+        f"<span style='color:{STATUS_COLOURS[line.status]}'>[{escape(line.status)}]</span> "
+        f"{escape(line.server + ': ' if line.server else '')}<b>{escape(line.part)}</b> — {escape(line.detail)}"
+        for line in plugin_report(plugin)
+    ]
+
+
 def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> str:
     """The plugin's declared contributions and permissions; ``hook_states`` (reviewed hooks) once enabled."""
 
@@ -119,6 +133,7 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
         _section("Agents (chat-with-<name>, callable by the default agent)", agents),
         _section("Permissions", permissions(plugin), "none declared"),
     ]
+    parts.append(_section("Compatibility (one line per part)", compatibility_lines(plugin)))
     if getattr(plugin, "notes", None):  # how its parts were translated (Claude Code tool matchers)
         parts.append(_section("Translated", [escape(n) for n in plugin.notes]))
     if plugin.problems:
@@ -159,4 +174,11 @@ class EnablePluginDialog(QDialog):
         layout.addWidget(buttons)
 
 
-__all__ = ["EnablePluginDialog", "agent_lines", "contributions_html", "hook_lines", "permissions"]
+__all__ = [
+    "EnablePluginDialog",
+    "agent_lines",
+    "compatibility_lines",
+    "contributions_html",
+    "hook_lines",
+    "permissions",
+]

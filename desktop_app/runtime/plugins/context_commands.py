@@ -88,6 +88,16 @@ def covered(command: str, tools: Sequence[str]) -> bool:
     return False
 
 
+def refusal(command: str, tools: Sequence[str]) -> str:
+    return f"[`{command}` was not run: allowed-tools ({', '.join(tools)}) does not cover it]"
+
+
+def refuse_uncovered(text: str, tools: Sequence[str]) -> str:
+    """``text`` with each ``!`…` `` that ``allowed-tools`` does not cover replaced by why it does not run (done
+    when the command is rendered, so every client refuses it, never asking)."""
+    return BANG.sub(lambda m: m.group(0) if covered(m.group(1).strip(), tools) else refusal(m.group(1), tools), text)
+
+
 async def run_command(command: str, cwd: Path, root: Path | None) -> str:
     """Run ``command`` and give what replaces it: its output, or what went wrong."""
     from desktop_app.runtime.child_env import minimal_environment
@@ -136,7 +146,7 @@ async def expand(
     for command in dict.fromkeys(commands_in(text)):
         if not covered(command, tools):
             why = f"allowed-tools ({', '.join(tools)}) does not cover it"
-            results[command] = f"[`{command}` was not run: {why}]"
+            results[command] = refusal(command, tools)
             report.append(f"refused `{command}`: {why}")
             continue
         verdict = await decide(command)
@@ -149,4 +159,4 @@ async def expand(
     return BANG.sub(lambda m: results.get(m.group(1).strip(), m.group(0)), text), report
 
 
-__all__ = ["BANG", "Verdict", "allowed_tools", "commands_in", "covered", "expand", "run_command"]
+__all__ = ["BANG", "Verdict", "allowed_tools", "commands_in", "covered", "expand", "refuse_uncovered", "run_command"]

@@ -52,6 +52,7 @@ class PluginPrompt:
     def render(self, arguments: str = "") -> str:
         """The text with ``$ARGUMENTS``, ``{{args}}``, ``$1`` … ``$N`` and the plugin root filled in (arguments
         appended when it has no placeholder). ``!`…` `` context lines stay for the client to run."""
+        from desktop_app.runtime.plugins.context_commands import refuse_uncovered
         from desktop_app.runtime.plugins.model import substitute_root
 
         words = arguments.split()
@@ -63,7 +64,7 @@ class PluginPrompt:
         text = _POSITIONAL.sub(lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", text)
         if arguments and not has_placeholder:
             text = f"{text.rstrip()}\n\n{arguments}"
-        return text.strip()
+        return refuse_uncovered(text.strip(), self.allowed_tools)
 
 
 def _first_line(text: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from dataclasses import replace
 from typing import Any
 
 from desktop_app.runtime.compat import TRANSLATED, UNAVAILABLE, WORKS, CompatLine, Status, support_rows
@@ -93,13 +94,14 @@ def _manifest(plugin: Plugin) -> dict[str, Any]:
 
 
 def plugin_report(plugin: Plugin) -> list[CompatLine]:
-    """Every part of ``plugin`` and what becomes of it here (reads its prompts and agents, whose problems
-    join ``plugin.problems``)."""
+    """Every part of ``plugin`` and what becomes of it here (its prompts and agents are read, their problems
+    reported too; ``plugin`` itself is left as it is)."""
     from desktop_app.runtime.plugins.agents import read_agents
     from desktop_app.runtime.plugins.context_commands import commands_in
     from desktop_app.runtime.plugins.prompts import read_prompts
     from desktop_app.runtime.skills.discovery import parse_skill
 
+    plugin = replace(plugin, problems=list(plugin.problems))  # reading prompts and agents adds to a copy
     lines: list[CompatLine] = []
 
     def add(owner: str, part: str, status: Status, detail: str) -> None:

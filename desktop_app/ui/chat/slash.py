@@ -5,7 +5,9 @@ fetched again when a server becomes ready or says its tools changed; a server th
 :class:`SlashCommands` watches the composer: a ``/`` at the start (with no space yet) opens a completion list
 over the transcript (``server/name`` and description, filtered as the user types; Up/Down, Enter or Tab
 chooses, Esc closes). A prompt with arguments asks for them in a small inline form above the prompt box;
-then ``Host.get_prompt`` renders it and its text replaces the composer's, to edit before sending.
+then ``Host.get_prompt`` renders it and its text replaces the composer's, to edit before sending. A plugin
+command's ``!`…` `` context lines are shown for approval first (the exact commands) and run only if approved,
+their output in their place (:mod:`desktop_app.runtime.plugins.context_commands`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.runtime.plugins.context_commands import commands_in
+from desktop_app.runtime.plugins.prompts import SERVER_NAME as PLUGINS_SERVER
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR, escape
 from desktop_app.ui.servers_panel import HostBridge
@@ -213,6 +217,8 @@ class SlashCommands(QObject):
         self.catalog = catalog
         self.tasks = tasks
         self.form: ArgumentsForm | None = None
+        self.approval: Any = None
+        """The open approval of a plugin command's context commands (tests answer it)."""
         self._filling = False
         self.popup = QListWidget(composer.window())
         self.popup.setObjectName("slashPopup")
@@ -343,12 +349,49 @@ class SlashCommands(QObject):
                 self.error.emit(message)
             return
         text = prompt.as_text()
+        if entry.server == PLUGINS_SERVER and commands_in(text):
+            text = await self._run_context_commands(entry, text)
         self.close_form()
         self._set_text(text)
         edit = self.composer.edit
         edit.moveCursor(QTextCursor.MoveOperation.End)
         edit.setFocus()
         self.filled.emit(text)
+
+    async def _run_context_commands(self, entry: PromptEntry, text: str) -> str:
+        """A plugin command's ``!`…` `` lines: the exact commands shown for approval, run only if approved."""
+        import asyncio
+        from html import escape
+        from pathlib import Path
+
+        from PySide6.QtWidgets import QMessageBox
+
+        from desktop_app.runtime.plugins.context_commands import Verdict, expand
+
+        commands = commands_in(text)
+        box = QMessageBox(self.composer.window())
+        box.setObjectName("contextCommandsApproval")
+        box.setWindowTitle("Run the command's context commands?")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        listed = "".join(f"<li><code>{escape(c)}</code></li>" for c in commands)
+        box.setText(
+            f"<p>/{escape(entry.command)} runs these commands in {escape(str(Path.cwd()))} before it is sent, "
+            f"and gives their output to the model:</p><ul>{listed}</ul>"
+        )
+        run = box.addButton("Run", QMessageBox.ButtonRole.AcceptRole)
+        run.setObjectName("runContextCommands")
+        box.addButton("Don't run", QMessageBox.ButtonRole.RejectRole).setObjectName("skipContextCommands")
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        box.finished.connect(lambda _r: answer.done() or answer.set_result(box.clickedButton() is run))
+        self.approval = box
+        box.open()
+        approved = await answer
+
+        async def decide(_command: str) -> Verdict:
+            return Verdict(approved, "denied in the window")
+
+        expanded, _report = await expand(text, tools=(), decide=decide, cwd=Path.cwd())
+        return expanded
 
     def _set_text(self, text: str) -> None:
         self._filling = True

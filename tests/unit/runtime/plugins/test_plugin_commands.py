@@ -89,6 +89,7 @@ def test_a_claude_code_command_fills_every_placeholder_and_keeps_context_lines(t
     assert "Review PR #123 with priority high and assign to alice" in text
     assert f"tools in {plugin.folder}/bin" in text and "${CLAUDE_PLUGIN_ROOT}" not in text
     assert "!`echo hello-from-context`" in text  # run by the client, once approved
+    assert "[`rm -rf build` was not run: allowed-tools (" in text  # refused when rendered, in every client
 
 
 def test_positional_arguments_past_nine(tmp_path: Path) -> None:
@@ -128,10 +129,14 @@ def test_context_lines_run_only_once_approved_and_the_refused_never_ask(tmp_path
     assert "- Greeting: hello-from-context\n" in text
     assert "[`git status` was not run: denied in the test]" in text
     assert "[`rm -rf build` was not run: allowed-tools (" in text  # not covered: refused without asking
+    assert report == ["ran `echo hello-from-context`", "denied `git status`: denied in the test"]
+
+    text, report = asyncio.run(  # expand refuses an uncovered command by itself too
+        expand("!`rm -rf build`", tools=prompt.allowed_tools, decide=approve_echo_only, cwd=tmp_path)
+    )
+    assert asked == ["echo hello-from-context", "git status"]
     assert report == [
-        "ran `echo hello-from-context`",
-        "denied `git status`: denied in the test",
-        "refused `rm -rf build`: allowed-tools (Bash(git add:*), Bash(git status:*), Bash(echo:*)) does not cover it",
+        "refused `rm -rf build`: allowed-tools (Bash(git add:*), Bash(git status:*), Bash(echo:*)) does not cover it"
     ]
 
 
