@@ -1,6 +1,6 @@
 """``switchboard install FILE.mcpb`` and ``switchboard uninstall NAME``: MCP Bundles from the terminal.
 
-    switchboard install FILE.mcpb [--set KEY=VALUE …] [--yes] [--home DIR]
+    switchboard install FILE.mcpb [--set KEY=VALUE …] [--yes] [--dry-run [--json]] [--home DIR]
     switchboard uninstall NAME [--home DIR]
     switchboard extensions [--home DIR]
 
@@ -8,8 +8,11 @@
 confirm and for each missing required value (sensitive ones without echo). ``--yes`` asks nothing: a
 missing required value is then an error. ``--set`` repeats; a ``multiple`` directory or file takes
 comma-separated paths. Installing a bundle already installed updates it and keeps the user's values.
-Exit codes: 0 installed (or removed), 1 not confirmed or no usable keyring, 2 a bundle that is refused
-(malformed, unsafe, incompatible, a missing value under ``--yes``) or bad usage.
+The description ends with the compatibility report: one line per manifest part, works as in Claude Desktop /
+translated (how) / not available here (why) (:mod:`desktop_app.runtime.extensions.report`). ``--dry-run``
+prints it all and writes nothing (``--json``: one JSON object); it exits 0 when the bundle would install, 2
+when it is refused. Exit codes: 0 installed (or removed), 1 not confirmed or no usable keyring, 2 a bundle
+that is refused (malformed, unsafe, incompatible, a missing value under ``--yes``) or bad usage.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ def add_extension_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParse
         "--set", action="append", default=[], metavar="KEY=VALUE", help="a user_config value; repeatable"
     )
     install.add_argument("--yes", action="store_true", help="ask nothing; a missing required value is an error")
+    install.add_argument(
+        "--dry-run", action="store_true", help="show what the bundle is and how each part carries over; write nothing"
+    )
+    install.add_argument("--json", action="store_true", help="with --dry-run: print one JSON object")
     install.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
     uninstall = sub.add_parser("uninstall", help="Remove an installed MCP Bundle: files, config and keyring entries.")
     uninstall.add_argument("name", metavar="NAME", help="the extension's name (see `switchboard extensions`)")
@@ -80,6 +87,57 @@ def _describe(out: TextIO, bundle: object, places: object) -> None:
         if option.sensitive:
             flags.append("sensitive: kept in the keyring")
         out.write(f"  Setting {key}: {terminal_safe(option.title)} [{', '.join(flags)}]\n")
+    from desktop_app.runtime.extensions.report import bundle_report
+
+    out.write("  Compatibility (works as in Claude Desktop / translated / not available here):\n")
+    for line in bundle_report(m, places.folder(m.name)):
+        out.write(f"    {terminal_safe(line.text())}\n")
+
+
+def _dry_run(ns: argparse.Namespace, out: TextIO, err: TextIO, places: object) -> int:
+    """``install --dry-run [--json]``: the description and report, nothing written; 0 installable, 2 refused."""
+    import json
+
+    from desktop_app.runtime.extensions import compat
+    from desktop_app.runtime.extensions.archive import BundleError, read_bundle
+    from desktop_app.runtime.extensions.install import Places
+    from desktop_app.runtime.extensions.report import bundle_report
+    from desktop_app.runtime.extensions.review import launch_entry
+    from desktop_app.runtime.extensions.signature import verify
+
+    assert isinstance(places, Places)
+    try:
+        bundle = read_bundle(ns.file)
+    except BundleError as exc:
+        err.write(f"switchboard: {exc}\n")
+        return EXIT_REFUSED
+    m = bundle.manifest
+    refusals = compat.refusals(m)
+    signature = verify(bundle)
+    if signature.state == "invalid":
+        refusals.append(f"the signature is {signature.summary}")
+    if ns.json:
+        entry = launch_entry(m, places.folder(m.name))
+        document = {
+            "name": m.name,
+            "title": m.title,
+            "version": m.version,
+            "author": m.author.name,
+            "manifest_version": m.version_of_manifest,
+            "server_type": m.server.type,
+            "runs": {"command": entry["command"], "args": entry["args"], "env": entry["env"]},
+            "signature": {"state": signature.state, "summary": signature.summary, "mcpb": signature.mcpb_verdict},
+            "installable": not refusals,
+            "refusals": refusals,
+            "compatibility": [line.as_dict() for line in bundle_report(m, places.folder(m.name))],
+        }
+        out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        _describe(out, bundle, places)
+        for problem in refusals:
+            out.write(f"  Refused: {problem}\n")
+        out.write("Dry run: nothing was installed.\n")
+    return EXIT_REFUSED if refusals else EXIT_OK
 
 
 def _ask_missing(bundle: object, places: object, credentials: object, given: dict[str, str]) -> None:
@@ -115,8 +173,13 @@ def install_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             err.write(f"switchboard: --set {item!r}: write it as KEY=VALUE\n")
             return EXIT_REFUSED
         given[key.strip()] = value
+    if ns.json and not ns.dry_run:
+        err.write("switchboard: --json goes with --dry-run\n")
+        return EXIT_REFUSED
     places = _places(ns.home)
     assert isinstance(places, Places)
+    if ns.dry_run:
+        return _dry_run(ns, out, err, places)
     credentials = Credentials()
     try:
         bundle = read_bundle(ns.file)

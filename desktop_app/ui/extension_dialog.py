@@ -1,8 +1,10 @@
 """The install screen of an MCP Bundle (.mcpb): what it is, what it declares, whether it fits, its signature,
 and a form generated from its ``user_config``. Nothing runs before the user presses Install.
 
-Fields: string (a password field when sensitive), number (a spin box with the manifest's min and max),
-boolean (a check box), directory and file (a path with Choose…; ``multiple`` takes several, one per line).
+The compatibility report lists each part of the manifest (works as in Claude Desktop / translated / not
+available here; :mod:`desktop_app.runtime.extensions.report`). Fields: string (a password field when
+sensitive), number (a spin box with the manifest's min and max), boolean (a check box), directory and file
+(a path with Choose…; ``multiple`` takes several, one per line).
 Defaults are filled in with ``${HOME}`` … substituted; Install stays disabled while a required value is
 missing or the bundle cannot run here, and says why. The same screen updates an installed bundle
 (``mode="update"``: the user's current values filled in) and reconfigures one (``mode="reconfigure"``, from
@@ -187,6 +189,17 @@ class InstallExtensionDialog(QDialog):
         self.launch_label.setWordWrap(True)
         self.launch_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         facts.addRow("Runs:", self.launch_label)
+        from desktop_app.runtime.extensions.report import bundle_report
+
+        self.report = QPlainTextEdit(self)  # one line per manifest part: works / translated / not available
+        self.report.setObjectName("compatibilityReport")
+        self.report.setReadOnly(True)
+        self.report.setFixedHeight(110)
+        self.report.setPlainText(
+            "\n".join(line.text() for line in bundle_report(m, folder or Path("<extensions folder>") / m.name))
+        )
+        self.report.setToolTip("How each part of the bundle carries over from Claude Desktop")
+        facts.addRow("Carries over:", self.report)
         self.warning_label = QLabel(_e(warning or ""))
         self.warning_label.setObjectName("publisherWarning")
         self.warning_label.setWordWrap(True)
@@ -194,7 +207,7 @@ class InstallExtensionDialog(QDialog):
         facts.addRow("Publisher:", self.warning_label)
         facts.setRowVisible(self.warning_label, bool(warning))
         if mode == "reconfigure":  # installed already: what it needs and how it was signed were shown then
-            for label in (self.compat_label, self.signature_label):
+            for label in (self.compat_label, self.signature_label, self.report):
                 facts.setRowVisible(label, False)
         outer.addLayout(facts)
         self.fields: dict[str, QWidget] = {}

@@ -168,7 +168,7 @@ def resolve_launch(name: str, config: Any, secret: Callable[[str], str | None]) 
     command, args, env = fit_to_bundle(
         name, folder, config.command or "", list(config.args), dict(config.env), variables
     )
-    inside = all(_inside_bundle(folder, key, value) for key, value in env.items() if _is_loader_var(key))
+    inside = all(inside_bundle(folder, key, value) for key, value in env.items() if is_loader_var(key))
     return config.model_copy(
         update={
             "command": command,
@@ -219,20 +219,26 @@ def fit_to_bundle(
     resolved = str(substitute(command, variables))
     if resolved in ("python", "python3") and shutil.which(resolved) is None:
         resolved = "python3" if resolved == "python" else "python"
-    if ("/" in resolved or "\\" in resolved) and not Path(resolved).is_absolute():
-        resolved = str(folder / resolved)  # server/my-server is the bundle's file, not one under the app's folder
-    windows_binary = os.name == "nt" and Path(resolved).is_absolute() and not Path(resolved).suffix
-    if windows_binary and Path(resolved + ".exe").is_file():  # "apps will automatically append .exe on Windows"
-        resolved += ".exe"
-    return resolved, substitute(kept, variables), substitute(written, variables)
+    return bundle_command(folder, resolved), substitute(kept, variables), substitute(written, variables)
 
 
-def _is_loader_var(key: str) -> bool:
+def bundle_command(folder: Path, command: str) -> str:
+    """``command`` (substituted) as it starts: a relative path (``server/my-server``) is the bundle's file, not
+    one under the app's folder; on Windows ``.exe`` is added where only that file exists, as the spec says."""
+    if ("/" in command or "\\" in command) and not Path(command).is_absolute():
+        command = str(folder / command)
+    windows_binary = os.name == "nt" and Path(command).is_absolute() and not Path(command).suffix
+    if windows_binary and Path(command + ".exe").is_file():
+        command += ".exe"
+    return command
+
+
+def is_loader_var(key: str) -> bool:
     upper = key.strip().upper()
     return upper in PATH_LOADER_VARS or upper.startswith("DYLD_") or upper == "NODE_OPTIONS"
 
 
-def _inside_bundle(folder: Path, key: str, value: str) -> bool:
+def inside_bundle(folder: Path, key: str, value: str) -> bool:
     """Whether loader variable ``key`` only names paths in ``folder`` (relative ones from it); never
     ``NODE_OPTIONS``, which holds options (``--inspect=…``), not paths."""
     upper = key.strip().upper()
@@ -251,10 +257,13 @@ def _inside_bundle(folder: Path, key: str, value: str) -> bool:
 
 
 __all__ = [
+    "bundle_command",
     "bundle_folder",
     "configure",
     "extensions_dir",
     "fit_to_bundle",
+    "inside_bundle",
+    "is_loader_var",
     "resolve_launch",
     "substitute",
     "system_variables",

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.extensions import compat
-from desktop_app.runtime.extensions.launch import substitute, system_variables
+from desktop_app.runtime.extensions.launch import bundle_command, substitute, system_variables
 from desktop_app.runtime.extensions.manifest import Manifest
 from desktop_app.runtime.host.launch_view import command_line, environment_lines
 
@@ -28,6 +28,7 @@ def launch_entry(manifest: Manifest, folder: Path) -> dict[str, Any]:
     command = str(substitute(command, variables))
     if command in ("python", "python3") and shutil.which(command) is None:
         command = "python3" if command == "python" else "python"
+    command = bundle_command(folder, command)
     return {"command": command, "args": substitute(list(args), variables), "env": substitute(dict(env), variables)}
 
 
