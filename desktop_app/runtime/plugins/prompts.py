@@ -1,12 +1,13 @@
 """Plugin prompts, served as MCP prompts by the built-in ``switchboard.plugins`` server.
 
-Where they come from: Claude Code's ``commands/*.md`` (both layouts; the optional frontmatter's
-``description`` and ``argument-hint``, else the first line of the text; ``allowed-tools``), Whale's
-``commands/**/*.md`` (``commands/review/code.md`` is ``review:code``; ``argument_hint``, ``name``),
-Whale's ``commands/commands.toml`` shell commands (``[[commands]]`` ``name``, ``description``, ``command``,
-``timeout_ms``: a prompt whose text is the command as a ``!`…` `` context line, run through the approval
-like any), and Whale's ``whale-plugin.toml`` ``[[prompts]]`` tables (``name``, ``description``, and ``text``
-or a ``file`` inside the plugin). Each is named ``<plugin>:<command>`` (Claude Code's ``/plugin:command``)
+Where they come from: Claude Code's ``commands/**/*.md`` (both layouts; a subfolder only organises; the
+optional frontmatter's ``description`` and ``argument-hint``, else the first line of the text;
+``allowed-tools``), Whale's ``commands/**/*.md`` (``commands/review/code.md`` is ``review:code``;
+``argument_hint``, ``name``), Whale's ``commands/commands.toml`` shell commands (``[[commands]]`` ``name``,
+``description``, ``command``, ``timeout_ms``: a prompt whose text is the command as a ``!`…` `` context
+line, run through the approval like any), and Whale's ``whale-plugin.toml`` ``[[prompts]]`` tables
+(``name``, ``description``, and ``text`` or a ``file`` inside the plugin).
+Each is named ``<plugin>:<command>`` (Claude Code's ``/plugin:command``)
 and takes one optional argument, ``arguments``: ``$ARGUMENTS`` and Whale's ``{{args}}`` in the text are
 replaced by it, ``$1`` … ``$N`` by its words, ``${CLAUDE_PLUGIN_ROOT}`` (``${WHALE_PLUGIN_ROOT}``) by the
 plugin's folder; a text without placeholders gets the arguments appended. ``!`…` `` lines are left for the
@@ -44,6 +45,8 @@ class PluginPrompt:
     """Front matter ``allowed-tools`` (Claude Code): which ``!`…` `` commands may run."""
     root: str = ""
     """The plugin's folder, for ``${CLAUDE_PLUGIN_ROOT}`` and the context commands' environment."""
+    fields: tuple[str, ...] = ()
+    """The front matter's keys as written (the compatibility report says what each does here)."""
 
     @property
     def name(self) -> str:
@@ -91,10 +94,13 @@ def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
         hint_value = " ".join(f"[{v}]" for v in hint_value)
     hint = str(hint_value)
     command = ":".join(path.relative_to(plugin.folder / "commands").with_suffix("").parts)
+    if plugin.format == "claude":  # Claude Code: a subfolder organises, the name is the file's
+        command = path.stem
     if plugin.format == "whale" and isinstance(meta.get("name"), str) and meta["name"].strip():
         command = meta["name"].strip()  # Whale: "set name: xxx in the frontmatter to override"
     tools = tuple(allowed_tools(meta.get("allowed-tools")))
-    return PluginPrompt(plugin.id, command, description, body, hint, tools, str(plugin.folder))
+    fields = tuple(str(k) for k in meta)
+    return PluginPrompt(plugin.id, command, description, body, hint, tools, str(plugin.folder), fields)
 
 
 def _whale_shell_commands(plugin: Plugin) -> list[PluginPrompt]:
@@ -137,11 +143,10 @@ def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
 
 
 def read_prompts(plugin: Plugin) -> list[PluginPrompt]:
-    """The plugin's prompts: ``commands/*.md`` (Whale: ``commands/**/*.md``), then Whale's
+    """The plugin's prompts: ``commands/**/*.md`` (Claude Code names one by its file, Whale by its path), then Whale's
     ``commands/commands.toml`` and ``[[prompts]]`` (the first of a name wins)."""
     found: dict[str, PluginPrompt] = {}
-    pattern = "**/*.md" if plugin.format == "whale" else "*.md"
-    for path in sorted((plugin.folder / "commands").glob(pattern)):
+    for path in sorted((plugin.folder / "commands").glob("**/*.md")):
         prompt = _command_file(plugin, path)
         if prompt is not None:
             found.setdefault(prompt.command, prompt)

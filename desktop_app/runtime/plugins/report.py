@@ -10,6 +10,7 @@ summary the README's table is generated from (:func:`support_markdown`).
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import replace
 from typing import Any
@@ -46,6 +47,19 @@ _WHALE_FIELDS = {
     "components": (UNAVAILABLE, "only the standard folders are read"),
 }
 
+_COMMAND_FIELDS = {
+    "description": (WORKS, "shown in the / menu"),
+    "argument-hint": (WORKS, "shown in the / menu"),
+    "argument_hint": (WORKS, "shown in the / menu"),
+    "name": (WORKS, "the command's name (Whale)"),
+    "allowed-tools": (TRANSLATED, "see allowed-tools"),
+    "disable-model-invocation": (WORKS, "the model never starts a command here"),
+    "model": (UNAVAILABLE, "the command runs on the conversation's model"),
+    "read_only": (UNAVAILABLE, "not enforced: the model's tool calls ask for approval as usual"),
+}
+_FILE_REFERENCE = re.compile(r"(?<![\w`])@[\w./-]*[\w/]")
+"""Claude Code's ``@path`` file references in a command."""
+
 PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
     "Claude Code plugin": [
         (".claude-plugin/plugin.json (optional)", WORKS, "without it the folder's name is the plugin's"),
@@ -59,6 +73,7 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
             "a !`command` it does not cover is refused; it approves nothing by itself and does not narrow the "
             "model's tools",
         ),
+        ("commands/*.md: model; @file references", UNAVAILABLE, "the conversation's model; sent as written"),
         ("agents/*.md", TRANSLATED, "agents the model can call (chat-with-<plugin>_<agent>)"),
         ("hooks/hooks.json", TRANSLATED, "Claude Code's input and output; untrusted until you trust them"),
         ("prompt and agent hooks, unknown events", UNAVAILABLE, "reported and skipped"),
@@ -68,7 +83,11 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
         ("whale-plugin.toml (id, name, version, description, permissions)", WORKS, "as in Whale"),
         ("skills/*/SKILL.md, also without frontmatter", WORKS, "named after its folder, with a warning"),
         ("commands/**/*.md: {{args}}, ${WHALE_PLUGIN_ROOT}", WORKS, "filled in; review/code.md is review:code"),
-        ("commands/commands.toml shell commands", TRANSLATED, "run after approval, output given to the model"),
+        (
+            "commands/commands.toml shell commands",
+            TRANSLATED,
+            "run after approval, output given to the model (stopped after 30 s; timeout_ms not read)",
+        ),
         ("hooks.toml, hooks/hooks.json", WORKS, "Whale's hook format; untrusted until you trust them"),
         ("mcp.json, .mcp.json", WORKS, "servers started as <plugin>.<server> with WHALE_PLUGIN_ROOT set"),
         ("agents/*.md, [[agents]], [[prompts]]", WORKS, "agents and prompts"),
@@ -133,6 +152,13 @@ def plugin_report(plugin: Plugin) -> list[CompatLine]:
             add("", part, TRANSLATED, detail)
         else:
             add("", part, WORKS, "a prompt; arguments and the plugin's folder filled in")
+        for key in prompt.fields:
+            status, detail = _COMMAND_FIELDS.get(key, (UNAVAILABLE, "not read here"))
+            if key not in ("description", "allowed-tools"):
+                add("", f"{part} {key}", status, detail)
+        references = sorted(set(_FILE_REFERENCE.findall(prompt.text)))
+        if references:
+            add("", f"{part} {', '.join(references)}", UNAVAILABLE, "@file references are sent as written, not read")
         if prompt.allowed_tools:
             add(
                 "",
