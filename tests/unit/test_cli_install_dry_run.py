@@ -59,3 +59,13 @@ def test_a_refused_bundle_exits_2_with_its_report(packed_bundles: dict[str, Path
 def test_json_without_dry_run_is_a_usage_error(packed_bundles: dict[str, Path], tmp_path: Path) -> None:
     code, _, err = run("install", str(packed_bundles["hello-node"]), "--home", str(tmp_path), "--json")
     assert code == 2 and "--json goes with --dry-run" in err
+
+
+def test_the_command_shown_is_the_bundles_file(packed_bundles: dict[str, Path], tmp_path: Path) -> None:
+    """The spec's binary shape (``server/probe-server``): what the screen shows is what starts, from the bundle."""
+    home = tmp_path / "home"
+    code, out, _ = run("install", str(packed_bundles["binary-probe"]), "--home", str(home), "--dry-run", "--json")
+    runs = json.loads(out)["runs"]
+    folder = home / "data" / "extensions" / "binary-probe"
+    assert code == 0 and runs["command"] == str(folder / "server" / "probe-server")
+    assert runs["args"] == ["--config", "server/config.json"]

@@ -4,8 +4,10 @@
 * :mod:`.archive` — reading a bundle and extracting it safely (zip-slip refused, nothing extracted);
 * :mod:`.compat` — platform, runtime and ``uv`` checks, each refusal with its reason;
 * :mod:`.user_config` — the values a bundle asks for: defaults, coercion, required fields;
-* :mod:`.launch` — ``${__dirname}``, ``${user_config.*}``, ``${HOME}`` … substituted when the server starts;
+* :mod:`.launch` — ``${__dirname}``, ``${user_config.*}``, ``${HOME}`` … substituted when the server starts (unset
+  optional values left out, started in the bundle's folder);
 * :mod:`.install` — install, update (keeping the user's values) and uninstall.
+* :mod:`.report` — the compatibility report: one works/translated/not available line per manifest part.
 """
 
 from desktop_app.runtime.extensions.archive import BundleError
