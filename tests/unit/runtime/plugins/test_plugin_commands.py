@@ -205,3 +205,22 @@ def test_the_readme_table_comes_from_the_plugin_report_table() -> None:
     readme = (Path(__file__).resolve().parents[4] / "README.md").read_text(encoding="utf-8")
     assert support_markdown() in readme
     assert set(PLUGIN_SUPPORT) == {"Claude Code plugin", "Whale plugin"}
+
+
+def test_claude_code_command_subfolders_and_fields_are_read_or_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "front"
+    cp.manifest(folder, "front")
+    cp.write(
+        folder / "commands" / "frontend" / "component.md",
+        "---\ndescription: Make a component\nmodel: claude-3-5-haiku-20241022\ndisable-model-invocation: true\n---\n"
+        "Compare @src/old-version.js with @src/new-version.js and write $ARGUMENTS (mail me at a@b.c).\n",
+    )
+    plugin = read_plugin(folder)
+    [prompt] = read_prompts(plugin)
+    assert prompt.name == "front:component"  # Claude Code: a subfolder organises, the name is the file's
+    by_part = {line.part: line for line in plugin_report(plugin)}
+    assert by_part["command front:component model"].status == UNAVAILABLE
+    assert by_part["command front:component disable-model-invocation"].status == WORKS
+    refs = by_part["command front:component @src/new-version.js, @src/old-version.js"]
+    assert refs.status == UNAVAILABLE and "sent as written" in refs.detail
+    assert plugin.problems == []  # the report reads a copy
