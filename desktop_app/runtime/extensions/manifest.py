@@ -44,11 +44,12 @@ class McpConfig(_Strict):
     platform_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
     def for_platform(self, platform: str) -> tuple[str, list[str], dict[str, str]]:
-        """``(command, args, env)`` with the platform's override applied (each field replaces the base one)."""
+        """``(command, args, env)`` with the platform's override applied: each field it gives replaces the base one,
+        an empty ``args`` or ``env`` too (as mcpb's ``getMcpConfigForManifest`` does); an empty command does not."""
         override = self.platform_overrides.get(platform, {})
         command = override.get("command") or self.command
-        args = override.get("args") or self.args
-        env = override.get("env") or self.env
+        args = override["args"] if isinstance(override.get("args"), list) else self.args
+        env = override["env"] if isinstance(override.get("env"), dict) else self.env
         return str(command), [str(a) for a in args], {str(k): str(v) for k, v in dict(env).items()}
 
 

@@ -253,3 +253,11 @@ def test_platform_overrides_replace_each_field_they_give() -> None:
 def test_the_manifest_docs_comma_range_is_read(version: compat.Version, fits: bool) -> None:
     """MANIFEST.md's Python example writes ``"python": ">=3.8,<4.0"``."""
     assert compat.satisfies(version, ">=3.8,<4.0") is fits
+
+
+def test_an_empty_override_replaces_the_base_args_and_env() -> None:
+    """mcpb takes an override's ``args``/``env`` whenever it is given (``[]`` and ``{}`` are values in JS)."""
+    config = McpConfig(
+        command="server/s", args=["--a"], env={"A": "1"}, platform_overrides={"win32": {"args": [], "env": {}}}
+    )
+    assert config.for_platform("win32") == ("server/s", [], {})
