@@ -85,3 +85,43 @@ def test_a_context_command_is_shown_then_run_or_denied_by_the_policy(
     assert (work / "ran-marker").exists()
     sent = user_text(llm_server)
     assert "- Answer: ctx-42\n" in sent and "!`" not in sent and "Report on the build." in sent
+
+
+def test_a_whale_plugin_from_its_guide_through_the_cli(
+    tmp_path: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whale's plugins guide: ``commands/commands.toml`` (``ping`` → ``echo pong``), ``commands/explain.md`` with
+    ``{{args}}``, ``hooks.toml``, ``rules/convention.md`` and ``skills/greet/SKILL.md`` without frontmatter."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "src" / "my-plugin"
+    cp.write(folder / "whale-plugin.toml", 'id = "my-plugin"\nname = "My Plugin"\nversion = "0.1.0"\n')
+    cp.write(
+        folder / "commands" / "commands.toml",
+        '[[commands]]\nname = "ping"\ndescription = "Test if the plugin is online"\ncommand = "echo pong"\n',
+    )
+    cp.write(
+        folder / "commands" / "explain.md",
+        '---\ndescription: Explain a concept\nargument_hint: "<concept>"\n---\nExplain {{args}} from my view.\n',
+    )
+    cp.write(folder / "hooks.toml", '[[hooks.SessionStart]]\ndescription = "marker"\ncommand = "echo started"\n')
+    cp.write(folder / "rules" / "convention.md", "This session uses the my-plugin plugin.\n")
+    cp.write(folder / "skills" / "greet" / "SKILL.md", '# Greet\n\nWhen the user says "hello", greet them.\n')
+    home = str(tmp_path / "sb")
+    assert sb("plugins", "install", str(folder), "--home", home)[0] == 0
+    code, out, err = sb("plugins", "enable", "my-plugin", "--home", home)
+    assert code == 0, err
+    assert "[not available] rules/convention.md — Switchboard injects no plugin rules" in out
+    assert "Hook " in out and "SessionStart  untrusted  echo started" in out
+
+    ask = ("ask", "--home", home, "--base-url", llm_server.url, "--approve", "always")
+    llm_server.enqueue(text_reply("Pong seen."))
+    code, out, err = sb(*ask, "/my-plugin:ping")
+    assert code == 0, err
+    assert "runs `echo pong` before it is sent" in err
+    assert "Output of `echo pong`:\n\npong" in user_text(llm_server)
+    assert "- greet: Greet" in llm_server.requests[-1].json["messages"][0]["content"]
+
+    llm_server.enqueue(text_reply("Explained."))
+    code, out, err = sb(*ask, "/my-plugin:explain plugins")
+    assert code == 0, err
+    assert user_text(llm_server).endswith("Explain plugins from my view.")
