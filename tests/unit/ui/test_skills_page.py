@@ -25,7 +25,7 @@ def test_skills_page_shows_source_and_what_is_missing(qtbot, qloop, monkeypatch)
         "---\nname: deploy\ndescription: Deploy it.\nrequires:\n  env: [SB_DEPLOY_TOKEN]\n  mcp: [github]\n---\nGo.\n"
     )
     (skills / "broken").mkdir()
-    (skills / "broken" / "SKILL.md").write_text("no frontmatter")
+    (skills / "broken" / "SKILL.md").write_text("\n")  # empty (one without frontmatter loads, as in Whale)
     monkeypatch.delenv("SB_DEPLOY_TOKEN", raising=False)
     window = SettingsWindow(Runtime(settings=Settings(), host=Host()))
     qtbot.addWidget(window)
@@ -41,7 +41,7 @@ def test_skills_page_shows_source_and_what_is_missing(qtbot, qloop, monkeypatch)
     assert "broken" not in rows
     from PySide6.QtWidgets import QLabel
 
-    assert "broken/SKILL.md: no frontmatter" in page.findChild(QLabel, "skillProblems").text()
+    assert "broken/SKILL.md: empty" in page.findChild(QLabel, "skillProblems").text()
 
 
 def test_a_skill_that_breaks_the_specs_rules_is_listed_with_its_warning(qtbot, qloop) -> None:
