@@ -117,6 +117,8 @@ def refusals(
         needed = {k: v for k, v in (("python", compat.runtimes.python), ("node", compat.runtimes.node)) if v}
     if manifest.server.type == "node":
         needed.setdefault("node", "")
+    if manifest.server.type == "uv":  # uv finds or downloads a Python that fits ("no user Python installation")
+        needed.pop("python", None)
     for runtime, spec in sorted(needed.items()):
         found = probe(runtime)
         label = "Python" if runtime == "python" else "Node.js"

@@ -58,7 +58,11 @@ BUNDLE_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
     "MCP Bundle (.mcpb)": [
         ("manifest_version 0.1–0.4 (dxt_version)", WORKS, "read; unknown fields refused, as the official schema does"),
         ("server.type node, python, binary", WORKS, "run from the bundle's folder"),
-        ("server.type uv (0.4)", WORKS, "uv run --directory <bundle> ENTRY, when uv is installed"),
+        (
+            "server.type uv (0.4)",
+            WORKS,
+            "uv run --directory <bundle> ENTRY when uv is installed; uv provides the Python runtimes.python asks for",
+        ),
         ("server.mcp_config: command, args, env", WORKS, "as written; a relative command is the bundle's file"),
         ("server.mcp_config left out", TRANSLATED, "the host's way to run the entry point for its type"),
         ("platform_overrides", WORKS, "this platform's command, args and env replace the base ones"),
@@ -215,8 +219,11 @@ def _compatibility_lines(manifest: Manifest, probe: compat.RuntimeProbe) -> list
         for runtime, spec in (("python", found.runtimes.python), ("node", found.runtimes.node)):
             if not spec:
                 continue
-            version = probe(runtime)
             part = f"compatibility.runtimes.{runtime}"
+            if runtime == "python" and manifest.server.type == "uv":
+                lines.append(CompatLine("", part, TRANSLATED, f"{spec}: uv finds or downloads a Python that fits"))
+                continue
+            version = probe(runtime)
             if version is None:
                 lines.append(CompatLine("", part, UNAVAILABLE, f"{spec}: {runtime} is not installed"))
                 continue

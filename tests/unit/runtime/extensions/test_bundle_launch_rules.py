@@ -261,3 +261,23 @@ def test_an_empty_override_replaces_the_base_args_and_env() -> None:
         command="server/s", args=["--a"], env={"A": "1"}, platform_overrides={"win32": {"args": [], "env": {}}}
     )
     assert config.for_platform("win32") == ("server/s", [], {})
+
+
+def test_a_uv_bundle_needs_uv_not_a_local_python() -> None:
+    """The hello-world-uv shape: ``runtimes.python >=3.10`` is uv's to meet ("no user Python installation")."""
+    from desktop_app.runtime.extensions.manifest import Manifest
+
+    uv = Manifest.model_validate(
+        {
+            "manifest_version": "0.4",
+            "name": "hello-uv",
+            "version": "1.0.0",
+            "description": "d",
+            "author": {"name": "A"},
+            "server": {"type": "uv", "entry_point": "src/server.py"},
+            "compatibility": {"platforms": ["darwin", "linux", "win32"], "runtimes": {"python": ">=3.10"}},
+        }
+    )
+    assert compat.refusals(uv, probe=lambda runtime: None, which=lambda command: "/usr/bin/uv") == []
+    refused = compat.refusals(uv, probe=lambda runtime: None, which=lambda command: None)
+    assert len(refused) == 1 and "uv is not installed" in refused[0]
