@@ -1,11 +1,15 @@
 """The bundle install screen shows the compatibility report (issue 22): a real MainWindow opens a bundle packed
 by the official mcpb CLI, shaped like the hello-world-node reference example, and the screen lists each manifest
-part as works / translated / not available; its optional sensitive key left empty, Install goes through."""
+part as works / translated / not available; its optional sensitive key left empty, Install goes through even
+with no keyring."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import keyring
+import keyring.backends.fail
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPlainTextEdit
@@ -21,6 +25,7 @@ from tests.unit.ui.test_import_dialog import NoHost
 def test_the_install_screen_lists_how_each_part_carries_over(
     qtbot: QtBot, window: MainWindow, packed_bundles: dict[str, Path]
 ) -> None:
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # no keyring; the conftest puts its own back
     paths = app_paths().ensure()
     window.attach_host(NoHost(), credentials=Credentials(), mcp_config=paths.mcp_config_file)
     dialog = window.extensions.open_bundle(packed_bundles["hello-node"])
