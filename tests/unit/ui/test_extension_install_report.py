@@ -10,7 +10,6 @@ from pathlib import Path
 
 import keyring
 import keyring.backends.fail
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPlainTextEdit
 from pytestqt.qtbot import QtBot
