@@ -294,11 +294,13 @@ def read_plugin(folder: Path) -> Plugin:
         else:
             plugin.hooks = whale_hooks(document, str(hooks_file), plugin.problems)
     plugin.skills = _names(folder / "skills", "*/SKILL.md")
-    plugin.prompts = _names(folder / "commands", "*.md")
-    declared_prompts = manifest.get("prompts") if fmt == "whale" else None
-    for entry in declared_prompts if isinstance(declared_prompts, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"] not in plugin.prompts:
-            plugin.prompts.append(entry["name"])
+    from dataclasses import replace
+
+    from desktop_app.runtime.plugins.prompts import read_prompts
+
+    # its commands as the / menu names them (subfolders, Whale's commands.toml and [[prompts]]); their
+    # problems are the compatibility report's (plugins/report.py), read from a copy
+    plugin.prompts = [prompt.command for prompt in read_prompts(replace(plugin, problems=[]))]
     plugin.permissions = _permissions(manifest.get("permissions"))
     plugin.agents = _names(folder / "agents", "*.md")
     declared_agents = manifest.get("agents") if fmt == "whale" else None

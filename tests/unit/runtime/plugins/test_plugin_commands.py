@@ -164,6 +164,7 @@ def test_whale_plugin_parts_are_read_as_whale_reads_them(tmp_path: Path) -> None
     plugin = read_plugin(whale_plugin(tmp_path))
     prompts = {p.command: p for p in read_prompts(plugin)}
     assert set(prompts) == {"explain", "review:code", "ping"}
+    assert sorted(plugin.prompts) == ["explain", "ping", "review:code"]  # as show and the plugin page list them
     assert prompts["explain"].argument_hint == "<concept>"
     assert prompts["explain"].render("plugins") == "Explain plugins from my plugin's perspective."
     assert prompts["review:code"].render("main.py") == "Review main.py."
