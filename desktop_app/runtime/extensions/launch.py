@@ -37,8 +37,6 @@ from desktop_app.runtime.errors import ServerStartError
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 _WHOLE_USER_CONFIG = re.compile(r"^\$\{(user_config\.[^}]+)\}$")
 _USER_CONFIG = re.compile(r"\$\{(user_config\.[^}]+)\}")
-PATH_LOADER_VARS = frozenset({"PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH", "LD_PRELOAD"})
-"""Loader variables that hold paths (with ``DYLD_*``); inside the bundle they are allowed (``NODE_OPTIONS`` is not)."""
 EXTENSIONS_FOLDER = "extensions"
 
 
@@ -234,8 +232,10 @@ def bundle_command(folder: Path, command: str) -> str:
 
 
 def is_loader_var(key: str) -> bool:
-    upper = key.strip().upper()
-    return upper in PATH_LOADER_VARS or upper.startswith("DYLD_") or upper == "NODE_OPTIONS"
+    """The variables the host refuses in ``env`` (:func:`~desktop_app.runtime.host.environment.is_unsafe_env_var`)."""
+    from desktop_app.runtime.host.environment import is_unsafe_env_var
+
+    return is_unsafe_env_var(key)
 
 
 def inside_bundle(folder: Path, key: str, value: str) -> bool:
