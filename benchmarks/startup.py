@@ -134,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=7, help="timed cold runs of each (default 7)")
     parser.add_argument("--max-ratio", type=float, default=1.5, help="allowed first paint / baseline (1.5)")
-    parser.add_argument("--ready-s", type=float, default=1.0, help="allowed time until 'runtime: ready' (1.0 s)")
+    parser.add_argument(
+        "--ready-ratio", type=float, default=2.5, help="allowed 'runtime: ready' / baseline first paint (2.5)"
+    )
     parser.add_argument("--no-warmup", action="store_true", help="skip the untimed first run of each (tiny runs)")
     add_json_argument(parser)
     args = parser.parse_args(argv)
@@ -171,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     ok = ratio <= args.max_ratio
     print(f"budget: first paint <= {args.max_ratio:g}x the baseline -> {'OK' if ok else 'MISSED'}")
     ready = statistics.median(r.ready for r in app if r.ready is not None)
-    ready_ok = ready <= args.ready_s
-    print(f"budget: runtime ready {ready:.3f} s <= {args.ready_s:g} s -> {'OK' if ready_ok else 'MISSED'}")
+    ready_ok = ready <= args.ready_ratio * base
+    print(
+        f"budget: runtime ready {ready:.3f} s = {ready / base:.2f}x the baseline's first paint <= "
+        f"{args.ready_ratio:g}x -> {'OK' if ready_ok else 'MISSED'}"
+    )
     write_rows(
         args.json,
         [
@@ -187,8 +192,10 @@ def main(argv: list[str] | None = None) -> int:
             Row(
                 "time until a prompt can be sent ('runtime: ready')",
                 f"{ready:.3f} s",
-                budget=f"≤ {args.ready_s:g} s",
-                met=ready_ok,
+                f"{base:.3f} s (the bare window's first paint)",
+                f"{ready / base:.2f}×",
+                f"≤ {args.ready_ratio:g}×",
+                ready_ok,
             ),
         ],
     )

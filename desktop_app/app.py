@@ -152,6 +152,8 @@ class App:
         try:
             await self._start_runtime()
             print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
+            await asyncio.sleep(0)  # input that came during start-up is handled before the rest below
+            self._after_ready()
             self.qapp.setApplicationVersion(_version())  # importlib.metadata: not on the way to ready
             from desktop_app.ui.asyncqt import freeze_startup_objects
 
@@ -182,22 +184,31 @@ class App:
         from desktop_app.assembly import assemble
 
         self.assembly = assemble(self.paths, strict=False)
-        runtime, problems = self.assembly.runtime, self.assembly.problems
+        runtime = self.assembly.runtime
         self.runtime = runtime
         self.window.attach_runtime(runtime)
         store = self.assembly.store
+        if store is not None:
+            self.window.attach_store(store)
+        if self.shell is not None:
+            self.shell.attach(runtime, self.assembly.host, store, self.assembly.recorder)
+
+    def _after_ready(self) -> None:
+        """What a first prompt does not need, right after ready (issue 27): the purge of conversations deleted
+        in an earlier session, the Servers dock and the importers (``attach_host``, ~30–70 ms), then the MCP
+        servers' start and the HTTP host."""
+        if self.assembly is None or self.runtime is None or self._quit_requested:  # quit during start-up
+            return
+        runtime, store = self.runtime, self.assembly.store
         if store is not None:
             try:  # conversations deleted in an earlier session (their undo time is over) go for good now
                 store.purge_deleted()
             except Exception:
                 log.exception("could not purge deleted conversations")
-            self.window.attach_store(store)
-        if self.shell is not None:
-            self.shell.attach(runtime, self.assembly.host, store, self.assembly.recorder)
         self.window.attach_host(  # before host.start(): the Servers dock sees every state change
             self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
         )
-        for problem in problems:
+        for problem in self.assembly.problems:
             self.window.view.show_error(problem)
         if not self.smoke:
             self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")

@@ -1,0 +1,56 @@
+"""The real start-up says ``runtime: ready`` before the work a first prompt does not need (issue 27 item 1): the
+Servers dock and the importers (``attach_host``) and the purge of conversations deleted earlier come after it,
+and still come: the MCP servers start after the dock is attached (it sees every state change)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PROBE = """
+import sys
+from desktop_app import app as appmod
+from desktop_app.runtime.store import Store
+from desktop_app.ui.main_window import MainWindow
+
+def traced(cls, name):
+    original = getattr(cls, name)
+    def wrapper(*args, **kwargs):
+        print(f"step: {name}", flush=True)
+        return original(*args, **kwargs)
+    setattr(cls, name, wrapper)
+
+traced(MainWindow, "attach_runtime")
+traced(MainWindow, "attach_host")
+traced(Store, "purge_deleted")
+raise SystemExit(appmod.main(["--smoke-test", "--home", sys.argv[1]]))
+"""
+
+
+@pytest.mark.integration
+def test_ready_comes_before_the_servers_dock_and_the_purge(tmp_path: Path) -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    order = [
+        line.split(":", 1)[1].split()[0] if line.startswith("step:") else "ready"
+        for line in done.stdout.splitlines()
+        if line.startswith(("step:", "runtime: ready"))
+    ]
+    # without the split: attach_runtime, purge_deleted, attach_host, ready
+    assert order == ["attach_runtime", "ready", "purge_deleted", "attach_host"]
