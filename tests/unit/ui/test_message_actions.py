@@ -39,15 +39,18 @@ def _turn(win) -> list:
     return [b for b in win.view.blocks() if isinstance(b, UserMessageBlock | AnswerBlock | ToolCard)]
 
 
-def _check_turn(win) -> None:
+def _check_turn(qtbot, win) -> None:
     user, text, card, last = _turn(win)
+    QTest.mouseMove(win.composer, QPoint(5, 5))  # the pointer away from the messages (an earlier test left it)
+    win.composer.edit.setFocus(Qt.FocusReason.OtherFocusReason)
     assert isinstance(text, AnswerBlock) and isinstance(card, ToolCard) and isinstance(last, AnswerBlock)
     assert text.actions_row.isHidden()  # no Copy between "Let me look." and the card
     bottom = text.mapTo(win.view.column, QPoint(0, text.height())).y()
     assert bottom <= card.mapTo(win.view.column, QPoint(0, 0)).y()
     assert not last.actions_row.isHidden() and not user.actions_row.isHidden()  # there, but not shown yet
     for block in (user, last):
-        assert not block.actions_row.revealed and block.actions_row.opacity.opacity() == 0.0
+        qtbot.waitUntil(lambda block=block: not block.actions_row.revealed)
+        assert block.actions_row.opacity.opacity() == 0.0
 
 
 def _check_hover_and_focus(qtbot, win) -> None:
@@ -77,12 +80,14 @@ def test_actions_show_on_hover_and_focus_and_never_between_text_and_a_card(qtbot
     win1.composer.button.click()
     qtbot.waitUntil(lambda: not win1.controller.busy and len(_turn(win1)) == 4, timeout=5000)
     conversation = win1.controller.conversation_id
-    _check_turn(win1)
-    _check_hover_and_focus(qtbot, win1)
-    win1.close()
-    _wait(qtbot, qloop, runtime1.aclose())
-    recorder1.close()
-    store1.close()
+    try:
+        _check_turn(qtbot, win1)
+        _check_hover_and_focus(qtbot, win1)
+    finally:
+        win1.close()
+        _wait(qtbot, qloop, runtime1.aclose())
+        recorder1.close()
+        store1.close()
 
     store2 = Store.open(path)
     runtime2 = _runtime(FakeProvider([]))
@@ -93,7 +98,7 @@ def test_actions_show_on_hover_and_focus_and_never_between_text_and_a_card(qtbot
         assert item is not None
         win2.conversations.list.itemClicked.emit(item)
         qtbot.waitUntil(lambda: len(_turn(win2)) == 4)
-        _check_turn(win2)
+        _check_turn(qtbot, win2)
     finally:
         _wait(qtbot, qloop, runtime2.aclose())
         recorder2.close()
