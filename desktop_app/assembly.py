@@ -231,4 +231,7 @@ def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
     wiring = SkillsWiring(host, load)
     found = wiring.refresh()
     runtime.system_blocks.append(wiring.block)
+    from desktop_app.runtime.plugins.rules import rules_block  # Whale plugins' rules/*.md, as Whale injects them
+
+    runtime.system_blocks.append(lambda: rules_block(paths.data_dir, runtime.settings.plugins))
     return [*found.problems, *([wiring.problem] if wiring.problem else [])]

@@ -91,7 +91,8 @@ def test_a_whale_plugin_from_its_guide_through_the_cli(
     tmp_path: Path, llm_server: ScriptedLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Whale's plugins guide: ``commands/commands.toml`` (``ping`` → ``echo pong``), ``commands/explain.md`` with
-    ``{{args}}``, ``hooks.toml``, ``rules/convention.md`` and ``skills/greet/SKILL.md`` without frontmatter."""
+    ``{{args}}``, ``hooks.toml``, ``rules/convention.md`` (in the system prompt) and ``skills/greet/SKILL.md``
+    without frontmatter."""
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / "src" / "my-plugin"
     cp.write(folder / "whale-plugin.toml", 'id = "my-plugin"\nname = "My Plugin"\nversion = "0.1.0"\n')
@@ -110,7 +111,7 @@ def test_a_whale_plugin_from_its_guide_through_the_cli(
     assert sb("plugins", "install", str(folder), "--home", home)[0] == 0
     code, out, err = sb("plugins", "enable", "my-plugin", "--home", home)
     assert code == 0, err
-    assert "[not available] rules/convention.md — Switchboard injects no plugin rules" in out
+    assert "[translated] rules/convention.md — in each new conversation's system prompt, once enabled" in out
     assert "Hook " in out and "SessionStart  untrusted  echo started" in out
 
     ask = ("ask", "--home", home, "--base-url", llm_server.url, "--approve", "always")
@@ -119,7 +120,12 @@ def test_a_whale_plugin_from_its_guide_through_the_cli(
     assert code == 0, err
     assert "runs `echo pong` before it is sent" in err
     assert "Output of `echo pong`:\n\npong" in user_text(llm_server)
-    assert "- greet: Greet" in llm_server.requests[-1].json["messages"][0]["content"]
+    system = llm_server.requests[-1].json["messages"][0]["content"]
+    assert "- greet: Greet" in system
+    assert (
+        '<plugin-rules plugin="my-plugin" file="rules/convention.md">\nThis session uses the my-plugin plugin.'
+        in system
+    )
 
     llm_server.enqueue(text_reply("Explained."))
     code, out, err = sb(*ask, "/my-plugin:explain plugins")

@@ -8,8 +8,8 @@ objects), ``skills/*/SKILL.md``,
 ``.mcp.json`` (``{"mcpServers": {…}}`` or the bare map), ``commands/*.md`` (prompts) and ``agents/*.md``.
 ``${CLAUDE_PLUGIN_ROOT}`` is the installed plugin's folder. Whale's layout: ``whale-plugin.toml`` (``id``
 required; ``name``, ``version``, ``description``), with ``skills/``, ``hooks/hooks.json`` or ``hooks.toml``
-(Whale's own hook format, ``[[hooks.SessionStart]]``), ``.mcp.json`` or ``mcp.json``, ``rules/*.md`` (reported: not
-injected here), ``agents/``, ``[[prompts]]`` and ``[[agents]]`` tables and ``permissions``.
+(Whale's own hook format, ``[[hooks.SessionStart]]``), ``.mcp.json`` or ``mcp.json``, ``rules/*.md``
+(in the system prompt, :mod:`.rules`), ``agents/``, ``[[prompts]]`` and ``[[agents]]`` tables and ``permissions``.
 Prompts (``commands/*.md`` and ``[[prompts]]``) are served by :mod:`.prompts`; agents (``agents/*.md`` and
 ``[[agents]]``) become agent definitions in :mod:`.agents`.
 """

@@ -91,7 +91,7 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
         ("hooks.toml, hooks/hooks.json", WORKS, "Whale's hook format; untrusted until you trust them"),
         ("mcp.json, .mcp.json", WORKS, "servers started as <plugin>.<server> with WHALE_PLUGIN_ROOT set"),
         ("agents/*.md, [[agents]], [[prompts]]", WORKS, "agents and prompts"),
-        ("rules/*.md", UNAVAILABLE, "Switchboard injects no plugin rules into a session; reported"),
+        ("rules/*.md", TRANSLATED, "in each new conversation's system prompt (Whale: the session's startup context)"),
         ("capabilities, WHALE_PLUGIN_DATA_DIR", UNAVAILABLE, "not enforced / not set"),
     ],
 }
@@ -118,6 +118,7 @@ def plugin_report(plugin: Plugin) -> list[CompatLine]:
     from desktop_app.runtime.plugins.agents import read_agents
     from desktop_app.runtime.plugins.context_commands import commands_in
     from desktop_app.runtime.plugins.prompts import read_prompts
+    from desktop_app.runtime.plugins.rules import rule_files
     from desktop_app.runtime.skills.discovery import parse_skill
 
     plugin = replace(plugin, problems=list(plugin.problems))  # reading prompts and agents adds to a copy
@@ -178,9 +179,8 @@ def plugin_report(plugin: Plugin) -> list[CompatLine]:
         add("", f"hooks {event}", WORKS, f"{count} hook(s), {style}; untrusted until you trust them")
     for note in plugin.notes:
         add("", "hook matcher", TRANSLATED, note)
-    rules = sorted((plugin.folder / "rules").glob("*.md")) if plugin.format == "whale" else []
-    for rule in rules:
-        add("", f"rules/{rule.name}", UNAVAILABLE, "Switchboard injects no plugin rules into a session's start")
+    for rule in rule_files(plugin.folder):
+        add("", f"rules/{rule.name}", TRANSLATED, "in each new conversation's system prompt, once enabled")
     for problem in dict.fromkeys(plugin.problems):
         add("", "problem", UNAVAILABLE, problem)
     return lines

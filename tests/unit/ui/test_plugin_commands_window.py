@@ -107,7 +107,7 @@ def test_the_plugin_page_shows_the_compatibility_report(qtbot: Any, qloop: Any, 
         assert isinstance(details, QLabel)
         html = details.text()
         assert "Compatibility (one line per part)" in html
-        assert "[not available]</span> <b>rules/convention.md</b> — Switchboard injects no plugin rules" in html
+        assert "[translated]</span> <b>rules/convention.md</b> — in each new conversation&#x27;s system prompt" in html
         assert "[translated]</span> <b>command my-plugin:ping</b> — `echo pong` shown for approval" in html
         assert "[works]</span> <b>hooks SessionStart</b>" in html
     finally:

@@ -186,7 +186,7 @@ def test_an_empty_skill_file_is_still_refused(tmp_path: Path) -> None:
 def test_the_report_has_a_line_for_every_part(tmp_path: Path) -> None:
     whale = read_plugin(whale_plugin(tmp_path))
     lines = {(line.part, line.status) for line in plugin_report(whale)}
-    assert ("rules/convention.md", UNAVAILABLE) in lines
+    assert ("rules/convention.md", TRANSLATED) in lines
     assert ("command my-plugin:ping", TRANSLATED) in lines
     assert ("command my-plugin:explain", WORKS) in lines and ("command my-plugin:review:code", WORKS) in lines
     assert ("skill greet", TRANSLATED) in lines and ("hooks SessionStart", WORKS) in lines
