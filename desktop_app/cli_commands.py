@@ -57,7 +57,12 @@ async def expand_command(
 
     root = Path(command.root) if command.root else None
     text, report = await expand(
-        command.render(arguments), tools=command.allowed_tools, decide=decide, cwd=Path.cwd(), root=root
+        command.render(arguments),
+        tools=command.allowed_tools,
+        decide=decide,
+        cwd=Path.cwd(),
+        root=root,
+        limit_s=command.timeout_s,
     )
     for line in report:
         err.write(terminal_safe(f"[command] {line}\n"))

@@ -10,7 +10,7 @@ cover is refused without asking, and the model's tools are not narrowed to ``all
 
 A command runs with ``/bin/sh -c`` in the current folder, with the minimal child environment plus
 ``CLAUDE_PLUGIN_ROOT``/``WHALE_PLUGIN_ROOT``; its output (stdout then stderr, at most :data:`MAX_OUTPUT`
-bytes) replaces it; after :data:`TIMEOUT_S` it is stopped and the text says so.
+bytes) replaces it; after :data:`TIMEOUT_S` (a Whale command's ``timeout_ms``) it is stopped and the text says so.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def refuse_uncovered(text: str, tools: Sequence[str]) -> str:
     return BANG.sub(lambda m: m.group(0) if covered(m.group(1).strip(), tools) else refusal(m.group(1), tools), text)
 
 
-async def run_command(command: str, cwd: Path, root: Path | None) -> str:
+async def run_command(command: str, cwd: Path, root: Path | None, limit_s: float = TIMEOUT_S) -> str:
     """Run ``command`` and give what replaces it: its output, or what went wrong."""
     from desktop_app.runtime.child_env import minimal_environment
     from desktop_app.runtime.hooks.model import PLUGIN_ROOT_VARIABLES
@@ -119,25 +119,60 @@ async def run_command(command: str, cwd: Path, root: Path | None) -> str:
     except OSError as exc:
         return f"[`{command}` could not be started: {exc}]"
     assert process.stdout is not None
+    cut = False
     try:
-        output = await asyncio.wait_for(process.stdout.read(MAX_OUTPUT), TIMEOUT_S)
-        await asyncio.wait_for(process.wait(), TIMEOUT_S)
+        output = await asyncio.wait_for(_read_capped(process.stdout), limit_s)
+        cut = len(output) >= MAX_OUTPUT
+        if cut:  # enough: the rest is not read, and a writer blocked on it would never end
+            _kill_group(process)
+        await asyncio.wait_for(process.wait(), limit_s)
     except TimeoutError:
-        process.kill()
+        _kill_group(process)
         await process.wait()
-        return f"[`{command}` was stopped after {TIMEOUT_S:.0f} s]"
+        return f"[`{command}` was stopped after {limit_s:g} s]"
     finally:
         if process.returncode is None:
-            process.kill()
+            _kill_group(process)
             await process.wait()
     text = output.decode("utf-8", errors="replace").rstrip()
-    if process.returncode:
+    if cut:
+        text += f"\n[`{command}`: output cut at {MAX_OUTPUT // 1024} KB]"
+    elif process.returncode:
         text += f"\n[`{command}` exited with {process.returncode}]"
     return text
 
 
+async def _read_capped(stream: asyncio.StreamReader) -> bytes:
+    """Everything ``stream`` gives until its end, at most :data:`MAX_OUTPUT` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_OUTPUT:
+        chunk = await stream.read(MAX_OUTPUT - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """Stop the command and whatever it started (its own session, so its process group)."""
+    import signal
+
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 async def expand(
-    text: str, *, tools: Sequence[str], decide: Decide, cwd: Path, root: Path | None = None
+    text: str,
+    *,
+    tools: Sequence[str],
+    decide: Decide,
+    cwd: Path,
+    root: Path | None = None,
+    limit_s: float = TIMEOUT_S,
 ) -> tuple[str, list[str]]:
     """``text`` with each ``!`…` `` replaced by its output once approved, or by why it did not run; and one
     line per command saying what happened (for the terminal or the window)."""
@@ -154,7 +189,7 @@ async def expand(
             results[command] = f"[`{command}` was not run: {verdict.reason or 'denied'}]"
             report.append(f"denied `{command}`: {verdict.reason or 'denied'}")
             continue
-        results[command] = await run_command(command, cwd, root)
+        results[command] = await run_command(command, cwd, root, limit_s)
         report.append(f"ran `{command}`")
     return BANG.sub(lambda m: results.get(m.group(1).strip(), m.group(0)), text), report
 

@@ -47,6 +47,8 @@ class PluginPrompt:
     """The plugin's folder, for ``${CLAUDE_PLUGIN_ROOT}`` and the context commands' environment."""
     fields: tuple[str, ...] = ()
     """The front matter's keys as written (the compatibility report says what each does here)."""
+    timeout_s: float = 30.0
+    """How long a context command may run (Whale's ``timeout_ms``; else Claude Code's bash default)."""
 
     @property
     def name(self) -> str:
@@ -127,7 +129,11 @@ def _whale_shell_commands(plugin: Plugin) -> list[PluginPrompt]:
             continue
         description = str(entry.get("description") or f"Runs `{command}`")
         text = f"Output of `{command}`:\n\n!`{command}`"
-        found.append(PluginPrompt(plugin.id, name.strip(), description, text, root=str(plugin.folder)))
+        timeout_ms = entry.get("timeout_ms")
+        timeout = timeout_ms / 1000 if isinstance(timeout_ms, int) and timeout_ms > 0 else 30.0
+        found.append(
+            PluginPrompt(plugin.id, name.strip(), description, text, root=str(plugin.folder), timeout_s=timeout)
+        )
     return found
 
 

@@ -86,7 +86,7 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
         (
             "commands/commands.toml shell commands",
             TRANSLATED,
-            "run after approval, output given to the model (stopped after 30 s; timeout_ms not read)",
+            "run after approval, output given to the model, stopped after timeout_ms (30 s without)",
         ),
         ("hooks.toml, hooks/hooks.json", WORKS, "Whale's hook format; untrusted until you trust them"),
         ("mcp.json, .mcp.json", WORKS, "servers started as <plugin>.<server> with WHALE_PLUGIN_ROOT set"),

@@ -225,3 +225,36 @@ def test_claude_code_command_subfolders_and_fields_are_read_or_reported(tmp_path
     refs = by_part["command front:component @src/new-version.js, @src/old-version.js"]
     assert refs.status == UNAVAILABLE and "sent as written" in refs.detail
     assert plugin.problems == []  # the report reads a copy
+
+
+async def _approve(_command: str) -> Verdict:
+    return Verdict(True)
+
+
+def test_a_context_command_output_is_read_to_its_end_and_capped(tmp_path: Path) -> None:
+    from desktop_app.runtime.plugins.context_commands import MAX_OUTPUT
+
+    text, _ = asyncio.run(
+        expand("!`for i in 1 2 3; do echo line$i; sleep 0.05; done`", tools=[], decide=_approve, cwd=tmp_path)
+    )
+    assert text == "line1\nline2\nline3"  # written in three pieces: all of them, not the first read's
+    text, _ = asyncio.run(expand("!`yes | head -c 300000`", tools=[], decide=_approve, cwd=tmp_path))
+    assert text.endswith(f"[`yes | head -c 300000`: output cut at {MAX_OUTPUT // 1024} KB]")
+    assert len(text) < MAX_OUTPUT + 100
+
+
+def test_a_whale_command_stops_after_its_timeout_ms(tmp_path: Path) -> None:
+    import time
+
+    folder = tmp_path / "slow"
+    cp.write(folder / "whale-plugin.toml", 'id = "slow"\n')
+    cp.write(
+        folder / "commands" / "commands.toml",
+        '[[commands]]\nname = "wait"\ncommand = "sleep 5; echo late"\ntimeout_ms = 300\n',
+    )
+    [prompt] = read_prompts(read_plugin(folder))
+    assert prompt.timeout_s == 0.3
+    started = time.monotonic()
+    text, _ = asyncio.run(expand(prompt.render(), tools=[], decide=_approve, cwd=tmp_path, limit_s=prompt.timeout_s))
+    assert "[`sleep 5; echo late` was stopped after 0.3 s]" in text and "late\n" not in text
+    assert time.monotonic() - started < 2  # the shell and its sleep are stopped, not waited for
