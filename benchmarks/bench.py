@@ -44,9 +44,11 @@ class Bench:
 BENCHES = (
     Bench("startup.py", ("--runs", "7"), ("--runs", "1", "--no-warmup")),
     Bench("idle_memory.py", ("--runs", "3", "--settle", "5"), ("--runs", "1", "--settle", "0.2", "--no-warmup")),
-    Bench("memory_servers.py", (), ("--messages", "20", "--conversations", "2")),
+    Bench("memory_servers.py", (), ("--messages", "20", "--conversations", "2", "--floor-settle", "0.2")),
     Bench(
-        "soak.py", ("--turns", "300", "--warmup", "50"), ("--turns", "4", "--warmup", "2", "--per-conversation", "2")
+        "soak.py",
+        ("--turns", "300", "--warmup", "50"),
+        ("--turns", "4", "--warmup", "2", "--per-conversation", "2", "--floor-settle", "0.2"),
     ),
     Bench("stream_render.py", (), ("--tokens", "300")),
     Bench("ttft.py", ("--requests", "60"), ("--requests", "2")),

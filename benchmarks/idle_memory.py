@@ -109,6 +109,11 @@ def idle_rss(argv: list[str], env: dict[str, str], settle: float, timeout: float
                 proc.wait()
 
 
+def stack_floor_mb(settle: float = 2.0) -> float:
+    """The stack floor's idle RSS (a fresh process, as above): the baseline other memory rows measure against."""
+    return idle_rss([str(PYTHON), "-c", STACK], {**os.environ, "QT_QPA_PLATFORM": "offscreen"}, settle)
+
+
 def measure_app(env: dict[str, str], settle: float) -> float:
     home = tempfile.mkdtemp(prefix="switchboard-idle-")
     try:
