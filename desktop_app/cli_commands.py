@@ -17,15 +17,13 @@ from typing import Any, TextIO
 
 def find_command(prompt: str, data_dir: Path, records: dict[str, dict[str, Any]]) -> tuple[Any, str] | None:
     """The enabled plugin command ``prompt`` starts with (``/plugin:command``) and the rest (its arguments)."""
-    from desktop_app.runtime.plugins.prompts import enabled_prompts
+    from desktop_app.runtime.plugins.prompts import find_prompt
 
     if not prompt.startswith("/"):
         return None
     head, _, rest = prompt[1:].partition(" ")
-    for candidate in enabled_prompts(data_dir, records):
-        if candidate.name == head:
-            return candidate, rest.strip()
-    return None
+    found = find_prompt(head, data_dir, records)
+    return (found, rest.strip()) if found is not None else None
 
 
 async def expand_command(

@@ -177,6 +177,11 @@ def enabled_prompts(data_dir: Path, records: dict[str, dict[str, Any]]) -> list[
     return prompts
 
 
+def find_prompt(name: str, data_dir: Path, records: dict[str, dict[str, Any]]) -> PluginPrompt | None:
+    """The enabled plugin prompt named ``name`` (``plugin:command``), or ``None``."""
+    return next((p for p in enabled_prompts(data_dir, records) if p.name == name), None)
+
+
 def _filler(prompt: PluginPrompt) -> Any:
     def fill(arguments: str = "") -> str:
         """The text to send; ``arguments``: what to fill in for $ARGUMENTS (optional)."""
@@ -233,6 +238,7 @@ __all__ = [
     "SERVER_NAME",
     "PluginPrompt",
     "enabled_prompts",
+    "find_prompt",
     "make_prompts_server",
     "read_prompts",
     "refresh",

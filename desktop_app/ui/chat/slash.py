@@ -390,7 +390,19 @@ class SlashCommands(QObject):
         async def decide(_command: str) -> Verdict:
             return Verdict(approved, "denied in the window")
 
-        expanded, _report = await expand(text, tools=(), decide=decide, cwd=Path.cwd())
+        from desktop_app.paths import app_paths
+        from desktop_app.runtime.plugins.prompts import find_prompt
+        from desktop_app.runtime.settings import load_settings
+
+        paths = app_paths()  # the plugin's folder (CLAUDE_PLUGIN_ROOT) and its time limit, where it is enabled
+        try:
+            source = find_prompt(entry.name, paths.data_dir, load_settings(paths.settings_file).plugins)
+        except Exception as exc:  # a settings file that does not read: run without them
+            log.warning("plugin command %s: %s", entry.name, exc)
+            source = None
+        root = Path(source.root) if source is not None and source.root else None
+        limit = source.timeout_s if source is not None else 30.0
+        expanded, _report = await expand(text, tools=(), decide=decide, cwd=Path.cwd(), root=root, limit_s=limit)
         return expanded
 
     def _set_text(self, text: str) -> None:

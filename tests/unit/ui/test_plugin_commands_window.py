@@ -112,3 +112,44 @@ def test_the_plugin_page_shows_the_compatibility_report(qtbot: Any, qloop: Any, 
         assert "[works]</span> <b>hooks SessionStart</b>" in html
     finally:
         _await(qtbot, qloop, built.aclose())
+
+
+def test_an_enabled_plugins_context_command_gets_its_folder_in_the_window(
+    qtbot: Any, qloop: Any, tmp_path: Path
+) -> None:
+    from desktop_app.paths import app_paths
+    from desktop_app.runtime.plugins import manage
+    from desktop_app.runtime.plugins.prompts import enabled_prompts
+    from desktop_app.runtime.settings import load_settings
+
+    folder = tmp_path / "rooted"
+    cp.manifest(folder, "rooted")
+    cp.write(folder / "commands" / "where.md", "---\ndescription: Where\n---\nRoot: !`echo $CLAUDE_PLUGIN_ROOT`\n")
+    paths = app_paths().ensure()
+    places = manage.Places(paths.data_dir, paths.settings_file, paths.mcp_config_file)
+    manage.install(folder, places)
+    manage.enable("rooted", places)
+    prompts = enabled_prompts(paths.data_dir, load_settings(paths.settings_file).plugins)
+    host = Host(call_timeout=30)
+    host.register_builtin(SERVER_NAME, lambda: make_prompts_server(prompts))
+    settings = Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m"))
+    runtime = Runtime(settings=settings, host=host, provider_factory=lambda _s, _k: FakeProvider())
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.attach_host(host)
+    win.show()
+    _await(qtbot, qloop, host.ensure_connected(SERVER_NAME))
+    slash = win.slash
+    assert slash is not None
+    try:
+        qtbot.waitUntil(lambda: len(slash.catalog.entries()) == 1)
+        slash.choose(slash.catalog.entries()[0])
+        slash.form.insert_button.click()
+        qtbot.waitUntil(lambda: slash.approval is not None and slash.approval.isVisible())
+        [run] = [b for b in slash.approval.buttons() if b.objectName() == "runContextCommands"]
+        run.click()
+        qtbot.waitUntil(lambda: win.composer.text.startswith("Root: "))
+        assert win.composer.text == f"Root: {places.files('rooted')}"
+    finally:
+        _await(qtbot, qloop, runtime.aclose())
