@@ -187,6 +187,12 @@ def build_agent(plugin: Plugin, meta: dict[str, Any], source: str, body: str) ->
     model, note = _model(meta.get("model"))
     if note:
         found.notes.append(note)
+    if plugin.format == "whale":  # Whale fills {{plugin_id}} in an agent's text; capabilities are its grants
+        body = body.replace("{{plugin_id}}", plugin.id)
+        if meta.get("capabilities"):
+            found.notes.append(
+                f"capabilities {meta['capabilities']}: not enforced here; its tool calls ask for approval like any"
+            )
     try:
         found.definition = AgentSettings(
             name=found.name,

@@ -258,3 +258,21 @@ def test_a_whale_command_stops_after_its_timeout_ms(tmp_path: Path) -> None:
     text, _ = asyncio.run(expand(prompt.render(), tools=[], decide=_approve, cwd=tmp_path, limit_s=prompt.timeout_s))
     assert "[`sleep 5; echo late` was stopped after 0.3 s]" in text and "late\n" not in text
     assert time.monotonic() - started < 2  # the shell and its sleep are stopped, not waited for
+
+
+def test_a_whale_agent_from_the_guide_gets_its_plugin_id_and_a_capabilities_note(tmp_path: Path) -> None:
+    from desktop_app.runtime.plugins.agents import read_agents
+
+    folder = whale_plugin(tmp_path)
+    cp.write(
+        folder / "agents" / "reviewer.md",
+        "---\ndescription: Review code using plugin conventions\ncapabilities: workspace.read\n---\n"
+        "You are an expert on {{plugin_id}}. Review the code against this plugin's conventions.\n",
+    )
+    plugin = read_plugin(folder)
+    [agent] = read_agents(plugin)
+    assert agent.definition is not None
+    assert agent.definition.instructions.startswith("You are an expert on my-plugin. Review")
+    note = "capabilities workspace.read: not enforced here; its tool calls ask for approval like any"
+    assert note in agent.notes
+    assert any(line.part == "agent my-plugin.reviewer" and note in line.detail for line in plugin_report(plugin))
