@@ -95,7 +95,9 @@ def _command_file(plugin: Plugin, path: Path) -> PluginPrompt | None:
     if isinstance(hint_value, list):  # YAML reads Claude Code's `argument-hint: [message] [n]` as lists
         hint_value = " ".join(f"[{v}]" for v in hint_value)
     hint = str(hint_value)
-    command = ":".join(path.relative_to(plugin.folder / "commands").with_suffix("").parts)
+    command = path.stem
+    if path.is_relative_to(plugin.folder / "commands"):
+        command = ":".join(path.relative_to(plugin.folder / "commands").with_suffix("").parts)
     if plugin.format == "claude":  # Claude Code: a subfolder organises, the name is the file's
         command = path.stem
     if plugin.format == "whale" and isinstance(meta.get("name"), str) and meta["name"].strip():
@@ -148,11 +150,29 @@ def _whale_prompts(plugin: Plugin) -> list[PluginPrompt]:
     return found
 
 
+def _declared_commands(plugin: Plugin) -> list[Path]:
+    """Claude Code's manifest ``commands``: a path or paths (files or folders) that supplement ``commands/``."""
+    from desktop_app.runtime.plugins.model import CLAUDE_MANIFEST, _json
+
+    manifest = _json(plugin.folder / CLAUDE_MANIFEST, plugin.folder) if plugin.format == "claude" else None
+    value = manifest.get("commands") if isinstance(manifest, dict) else None
+    paths: list[Path] = []
+    for entry in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+        path = (plugin.folder / str(entry)).resolve()
+        if not path.is_relative_to(plugin.folder) or not path.exists():
+            plugin.problems.append(f"{CLAUDE_MANIFEST}: commands: {entry!r} is not a file or folder in the plugin")
+        elif path.is_dir():
+            paths += sorted(p for p in path.glob("**/*.md") if not p.is_relative_to(plugin.folder / "commands"))
+        elif not path.is_relative_to(plugin.folder / "commands"):
+            paths.append(path)
+    return paths
+
+
 def read_prompts(plugin: Plugin) -> list[PluginPrompt]:
     """The plugin's prompts: ``commands/**/*.md`` (Claude Code names one by its file, Whale by its path), then Whale's
     ``commands/commands.toml`` and ``[[prompts]]`` (the first of a name wins)."""
     found: dict[str, PluginPrompt] = {}
-    for path in sorted((plugin.folder / "commands").glob("**/*.md")):
+    for path in [*sorted((plugin.folder / "commands").glob("**/*.md")), *_declared_commands(plugin)]:
         prompt = _command_file(plugin, path)
         if prompt is not None:
             found.setdefault(prompt.command, prompt)

@@ -29,7 +29,7 @@ _CLAUDE_FIELDS = {
     "keywords": (WORKS, "kept in the manifest (not shown)"),
     "mcpServers": (WORKS, "its servers start as <plugin>.<server>"),
     "hooks": (WORKS, "read as Claude Code's hooks"),
-    "commands": (UNAVAILABLE, "only the commands/ folder is read; move the files there"),
+    "commands": (WORKS, "its files and folders supplement commands/"),
     "agents": (UNAVAILABLE, "only the agents/ folder is read; move the files there"),
     "skills": (UNAVAILABLE, "only the skills/ folder is read; move the files there"),
     "outputStyles": (UNAVAILABLE, "Switchboard has no output styles"),
@@ -77,7 +77,8 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
         ("agents/*.md", TRANSLATED, "agents the model can call (chat-with-<plugin>_<agent>)"),
         ("hooks/hooks.json", TRANSLATED, "Claude Code's input and output; untrusted until you trust them"),
         ("prompt and agent hooks, unknown events", UNAVAILABLE, "reported and skipped"),
-        ("outputStyles, lspServers; custom commands/agents/skills paths", UNAVAILABLE, "reported"),
+        ("plugin.json commands (paths)", WORKS, "its files and folders supplement commands/"),
+        ("outputStyles, lspServers; plugin.json agents and skills paths", UNAVAILABLE, "reported"),
     ],
     "Whale plugin": [
         ("whale-plugin.toml (id, name, version, description, permissions)", WORKS, "as in Whale"),

@@ -276,3 +276,17 @@ def test_a_whale_agent_from_the_guide_gets_its_plugin_id_and_a_capabilities_note
     note = "capabilities workspace.read: not enforced here; its tool calls ask for approval like any"
     assert note in agent.notes
     assert any(line.part == "agent my-plugin.reviewer" and note in line.detail for line in plugin_report(plugin))
+
+
+def test_manifest_command_paths_supplement_the_commands_folder(tmp_path: Path) -> None:
+    """Claude Code's plugin reference: ``commands`` (string or array) are additional command files or folders."""
+    folder = tmp_path / "paths"
+    cp.manifest(folder, "paths", commands=["./extra/deploy.md", "./more", "./gone"])
+    cp.write(folder / "commands" / "build.md", "Build $ARGUMENTS.\n")
+    cp.write(folder / "extra" / "deploy.md", "---\ndescription: Deploy\n---\nDeploy $ARGUMENTS.\n")
+    cp.write(folder / "more" / "ops" / "rollback.md", "Roll back $1.\n")
+    plugin = read_plugin(folder)
+    assert sorted(plugin.prompts) == ["build", "deploy", "rollback"]
+    by_part = {line.part: line for line in plugin_report(plugin)}
+    assert by_part["commands"].status == WORKS
+    assert any("commands: './gone' is not a file or folder in the plugin" in line.detail for line in by_part.values())
