@@ -360,50 +360,9 @@ class SlashCommands(QObject):
 
     async def _run_context_commands(self, entry: PromptEntry, text: str) -> str:
         """A plugin command's ``!`…` `` lines: the exact commands shown for approval, run only if approved."""
-        import asyncio
-        from html import escape
-        from pathlib import Path
+        from desktop_app.ui.chat.context_approval import run_context_commands
 
-        from PySide6.QtWidgets import QMessageBox
-
-        from desktop_app.runtime.plugins.context_commands import Verdict, expand
-
-        commands = commands_in(text)
-        box = QMessageBox(self.composer.window())
-        box.setObjectName("contextCommandsApproval")
-        box.setWindowTitle("Run the command's context commands?")
-        box.setTextFormat(Qt.TextFormat.RichText)
-        listed = "".join(f"<li><code>{escape(c)}</code></li>" for c in commands)
-        box.setText(
-            f"<p>/{escape(entry.command)} runs these commands in {escape(str(Path.cwd()))} before it is sent, "
-            f"and gives their output to the model:</p><ul>{listed}</ul>"
-        )
-        run = box.addButton("Run", QMessageBox.ButtonRole.AcceptRole)
-        run.setObjectName("runContextCommands")
-        box.addButton("Don't run", QMessageBox.ButtonRole.RejectRole).setObjectName("skipContextCommands")
-        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        box.finished.connect(lambda _r: answer.done() or answer.set_result(box.clickedButton() is run))
-        self.approval = box
-        box.open()
-        approved = await answer
-
-        async def decide(_command: str) -> Verdict:
-            return Verdict(approved, "denied in the window")
-
-        from desktop_app.paths import app_paths
-        from desktop_app.runtime.plugins.prompts import find_prompt
-        from desktop_app.runtime.settings import load_settings
-
-        paths = app_paths()  # the plugin's folder (CLAUDE_PLUGIN_ROOT) and its time limit, where it is enabled
-        try:
-            source = find_prompt(entry.name, paths.data_dir, load_settings(paths.settings_file).plugins)
-        except Exception as exc:  # a settings file that does not read: run without them
-            log.warning("plugin command %s: %s", entry.name, exc)
-            source = None
-        root = Path(source.root) if source is not None and source.root else None
-        limit = source.timeout_s if source is not None else 30.0
-        expanded, _report = await expand(text, tools=(), decide=decide, cwd=Path.cwd(), root=root, limit_s=limit)
-        return expanded
+        return await run_context_commands(self, entry.command, entry.name, text)
 
     def _set_text(self, text: str) -> None:
         self._filling = True
