@@ -137,8 +137,11 @@ def plugin_report(plugin: Plugin) -> list[CompatLine]:
         status, detail = fields.get(key, (UNAVAILABLE, "not read here"))
         add(where, key, status, detail)
     for name in plugin.servers:
-        variable = "CLAUDE_PLUGIN_ROOT" if plugin.format == "claude" else "WHALE_PLUGIN_ROOT"
-        add("", f"MCP server {name}", WORKS, f"started as {plugin.id}.{name} with {variable} set")
+        if plugin.format == "claude":
+            add("", f"MCP server {name}", WORKS, f"started as {plugin.id}.{name} with CLAUDE_PLUGIN_ROOT set")
+        else:
+            detail = f"started as {plugin.id}.{name} with WHALE_PLUGIN_ROOT set; WHALE_PLUGIN_DATA_DIR and "
+            add("", f"MCP server {name}", TRANSLATED, detail + "WHALE_PLUGIN_PROJECT_DIR are not set here")
     for folder in plugin.skills:
         try:
             warnings = parse_skill(plugin.folder / "skills" / folder, plugin.id).warnings

@@ -72,6 +72,7 @@ def whale_plugin(root: Path) -> Path:
         "command = \"echo 'plugin started' >> plugin.log\"\ntimeout = 5\n",
     )
     cp.write(folder / "rules" / "convention.md", "This session uses the my-plugin plugin.\n")
+    cp.write(folder / "mcp.json", '{"mcpServers": {"search": {"command": "node", "args": ["server.js"]}}}')
     cp.write(
         folder / "skills" / "greet" / "SKILL.md",
         '# Greet\n\nWhen the user says "hello", greet them enthusiastically and introduce yourself.\n',
@@ -191,6 +192,11 @@ def test_the_report_has_a_line_for_every_part(tmp_path: Path) -> None:
     assert ("command my-plugin:explain", WORKS) in lines and ("command my-plugin:review:code", WORKS) in lines
     assert ("skill greet", TRANSLATED) in lines and ("hooks SessionStart", WORKS) in lines
     assert {("id", WORKS), ("name", WORKS), ("version", WORKS)} <= lines
+    [server] = [line for line in plugin_report(whale) if line.part == "MCP server search"]
+    assert (
+        server.status == TRANSLATED
+        and "WHALE_PLUGIN_DATA_DIR and WHALE_PLUGIN_PROJECT_DIR are not set" in server.detail
+    )
 
     claude = read_plugin(claude_plugin(tmp_path))
     by_part = {line.part: line for line in plugin_report(claude)}
