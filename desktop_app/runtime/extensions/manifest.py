@@ -1,7 +1,9 @@
 """The MCP Bundle manifest (``manifest.json``), as ``MANIFEST.md`` of modelcontextprotocol/mcpb specifies it.
 
 Versions 0.1 to 0.4 are read (``manifest_version``, or the deprecated ``dxt_version``); server type ``uv``
-exists from 0.4. Like the official schemas, unknown keys are refused. A problem raises
+exists from 0.4. Like the official schemas, unknown keys are refused inside the manifest's parts (a typo such
+as ``server.comand`` is an error); at the top level an unknown key (``id``, ``scripts``: two of the official
+examples carry them) is kept aside, not used, and named on the install screen. A problem raises
 :class:`~desktop_app.runtime.extensions.archive.BundleError` naming the bundle, ``manifest.json`` and the
 field at fault (``server.entry_point: field required``).
 """
@@ -128,7 +130,7 @@ class Icon(_Strict):
 
 
 class Manifest(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
 
     schema_: str | None = Field(default=None, alias="$schema")
     dxt_version: str | None = None
@@ -178,6 +180,11 @@ class Manifest(BaseModel):
         if self.server.type == "uv" and version != "0.4":
             raise ValueError("server.type 'uv' needs manifest_version '0.4'")
         return self
+
+    @property
+    def unknown_fields(self) -> list[str]:
+        """Top-level keys the spec does not define (not used here; the report names each)."""
+        return sorted(self.model_extra or {})
 
     @property
     def version_of_manifest(self) -> str:

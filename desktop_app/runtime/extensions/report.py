@@ -56,7 +56,12 @@ _SYSTEM = ("__dirname", "HOME", "DESKTOP", "DOCUMENTS", "DOWNLOADS", "pathSepara
 
 BUNDLE_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
     "MCP Bundle (.mcpb)": [
-        ("manifest_version 0.1–0.4 (dxt_version)", WORKS, "read; unknown fields refused, as the official schema does"),
+        (
+            "manifest_version 0.1–0.4 (dxt_version)",
+            WORKS,
+            "read; unknown fields inside a part are refused, as the official schema does; unknown top-level "
+            "fields are named and not used",
+        ),
         ("server.type node, python, binary", WORKS, "run from the bundle's folder"),
         (
             "server.type uv (0.4)",
@@ -259,10 +264,14 @@ def bundle_report(
     """One line per part of ``manifest`` (to be installed in ``folder``)."""
     lines: list[CompatLine] = []
     fields = type(manifest).model_fields
-    present = {fields[f].alias or f for f in manifest.model_fields_set}
+    present = {fields[f].alias or f for f in manifest.model_fields_set if f in fields}  # not the unknown ones
     for field, (status, detail) in _FIELDS.items():
         if field in present:
             lines.append(CompatLine("", field, status, detail))
+    lines += [
+        CompatLine("", field, UNAVAILABLE, "not a field of the MCP Bundle manifest spec: not used here")
+        for field in manifest.unknown_fields
+    ]
     lines += _server_lines(manifest, folder, which)
     lines += _user_config_lines(manifest)
     lines += _compatibility_lines(manifest, probe)
