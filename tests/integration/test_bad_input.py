@@ -114,15 +114,15 @@ def test_unknown_mcp_json_fields_are_warned_about_with_their_path(home: Path, tm
     assert code == EXIT_USAGE and "mcpServers.fs: has both command and url" in _one_line(err)
 
 
-def test_every_settings_key_the_readme_names_is_accepted(tmp_path: Path) -> None:
-    """The README's settings.json list, the Settings model and the truncation marker agree."""
+def test_every_settings_key_the_guide_names_is_accepted(tmp_path: Path) -> None:
+    """The user guide's settings.json list (docs/settings.md), the Settings model and the truncation marker agree."""
     import re
 
     from desktop_app.runtime.host.outcomes import OUTPUT_LIMIT_SETTING
     from desktop_app.runtime.settings import Settings, load_settings
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### settings.json keys", 1)[1].split("\n#", 1)[0]
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "settings.md").read_text(encoding="utf-8")
+    section = readme.split("## settings.json keys", 1)[1].split("\n#", 1)[0]
     paragraph = section.split("takes these keys;", 1)[1].split("Config files are read", 1)[0]
     named = set(re.findall(r"(?<![\w.])`([a-z_]+)`(?! characters)", paragraph)) - {
         "null",

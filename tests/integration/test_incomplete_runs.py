@@ -41,7 +41,7 @@ def test_exit_codes_are_distinct_and_documented() -> None:
     assert cli.__doc__ is not None
     for code, words in [(3, "tool-round limit"), (4, "token"), (5, "content filter")]:
         assert f"{code} the" in cli.__doc__ and words in cli.__doc__
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text(encoding="utf-8")
     for code in (3, 4, 5):
         assert f"`{code}`" in readme
 

@@ -1,5 +1,5 @@
-"""A bundle's compatibility report (issue 22): one line per manifest part, the README's table from the same
-table, and the lines a loader variable or an unchecked constraint gets."""
+"""A bundle's compatibility report (issue 22): one line per manifest part, the user guide's table
+(docs/bundles.md) from the same table, and the lines a loader variable or an unchecked constraint gets."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_another_platform_is_not_available() -> None:
     assert line.status == "not available" and line.detail.startswith("win32 only; this is ")
 
 
-def test_the_readme_table_comes_from_the_report_table() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_guide_table_comes_from_the_report_table() -> None:
+    readme = (REPO / "docs" / "bundles.md").read_text(encoding="utf-8")
     assert support_markdown() in readme
     assert list(BUNDLE_SUPPORT) == ["MCP Bundle (.mcpb)"]

@@ -75,7 +75,7 @@ def test_pythonhome_is_refused_and_the_deny_list_is_documented() -> None:
     config = ServerConfig(command="x", env={"PYTHONHOME": "/tmp/evil-python"})
     with pytest.raises(ServerStartError, match="refusing to set PYTHONHOME"):
         check_env_safety("evil", config)
-    readme = (Path(__file__).resolve().parents[4] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[4] / "docs" / "servers.md").read_text(encoding="utf-8")
     deny_list = readme.split("The deny list:", 1)[1].split(". A GUI launch", 1)[0]
     for name in sorted(UNSAFE_ENV_VARS) + [f"{prefix}*" for prefix in UNSAFE_ENV_PREFIXES]:
         assert f"`{name}`" in deny_list, name

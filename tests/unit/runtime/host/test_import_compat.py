@@ -331,7 +331,7 @@ def test_every_field_of_every_server_has_a_line(tmp_path: Path) -> None:
                 assert (server, field) in reported, (source.name, server, field)
 
 
-def test_the_readme_table_comes_from_the_report_table() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_guide_table_comes_from_the_report_table() -> None:
+    readme = (REPO / "docs" / "import.md").read_text(encoding="utf-8")
     assert support_markdown() in readme
     assert set(FORMAT_SUPPORT) >= {"Claude Desktop", "Claude Code (.mcp.json)", "Cursor", "VS Code", "Goose"}

@@ -206,10 +206,10 @@ def test_the_report_has_a_line_for_every_part(tmp_path: Path) -> None:
     assert by_part["command gitflow:commit allowed-tools"].status == TRANSLATED
 
 
-def test_the_readme_table_comes_from_the_plugin_report_table() -> None:
+def test_the_guide_table_comes_from_the_plugin_report_table() -> None:
     from desktop_app.runtime.plugins.report import PLUGIN_SUPPORT, support_markdown
 
-    readme = (Path(__file__).resolve().parents[4] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[4] / "docs" / "plugins.md").read_text(encoding="utf-8")
     assert support_markdown() in readme
     assert set(PLUGIN_SUPPORT) == {"Claude Code plugin", "Whale plugin"}
 
