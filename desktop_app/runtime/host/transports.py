@@ -124,15 +124,16 @@ _sdk_grace = sdk_stdio.PROCESS_TERMINATION_TIMEOUT
 
 @contextlib.contextmanager
 def quitting(grace: float = QUIT_GRACE) -> Iterator[None]:
-    """While the host quits: stdio servers closed in this block get ``grace`` s after their stdin closes.
+    """While the host quits: stdio servers closed meanwhile get ``grace`` s after their stdin closes.
 
     The SDK's stdio client closes stdin, then waits up to ``PROCESS_TERMINATION_TIMEOUT`` (2 s) for the
     child to exit before SIGTERM to its group. A Python server exits on stdin's end only after its own
     interpreter shutdown (~0.15 s for the SDK's stack): every quit paid that, in series after the run.
     SIGTERM is what the spec's shutdown sequence escalates to, and a server that needs to clean up
     handles it. The wait is the SDK's module setting, read at each close: it is shortened while any
-    host is quitting (nested and overlapping blocks count) and restored after the last one. A close
-    that is not a quit (restart, pause, a removed server) keeps the SDK's full grace."""
+    host is quitting (nested and overlapping blocks count) and restored after the last one. It is
+    process-wide, so a restart that overlaps a quit gets the short grace too; a close that is not during
+    a quit (restart, pause, a removed server) keeps the SDK's full grace."""
     global _quitting, _sdk_grace
     if _quitting == 0:
         _sdk_grace = sdk_stdio.PROCESS_TERMINATION_TIMEOUT
