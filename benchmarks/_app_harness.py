@@ -71,8 +71,8 @@ def run_in_app(home: Path, scenario: Callable[[Any], Awaitable[T]], *, server_ti
 
     from desktop_app.app import App
     from desktop_app.paths import app_paths
-    from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.qt_loop import EventLoop
+    from desktop_app.ui.window.main_window import MainWindow
 
     paths = app_paths().ensure()
     qapp = QApplication.instance() or QApplication([sys.argv[0]])

@@ -92,15 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     steps.step("the stack floor's imports", lambda: [importlib.import_module(m) for m in STACK])
     floor = rss_mb()
     steps.step(
-        "desktop_app.app and the window's modules", lambda: importlib.import_module("desktop_app.ui.main_window")
+        "desktop_app.app and the window's modules", lambda: importlib.import_module("desktop_app.ui.window.main_window")
     )
 
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.paths import app_paths
     from desktop_app.ui.asyncqt import first_paint
-    from desktop_app.ui.main_window import MainWindow
     from desktop_app.ui.qt_loop import EventLoop
+    from desktop_app.ui.window.main_window import MainWindow
 
     qapp = steps.step("QApplication", lambda: QApplication.instance() or QApplication([sys.argv[0]]))
     loop = EventLoop(qapp)

@@ -47,7 +47,7 @@ from benchmarks._report import Row, add_json_argument, write_rows
 from desktop_app.runtime import events as ev
 from desktop_app.ui.asyncqt import freeze_startup_objects, install_asyncgen_hooks
 from desktop_app.ui.chat.blocks import AnswerBlock
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 
 FRAME_MS = 16.0

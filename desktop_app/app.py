@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop_app.launch_args import build_parser
 from desktop_app.paths import HOME_ENV, AppPaths, app_paths
 
 if TYPE_CHECKING:
@@ -32,43 +33,13 @@ if TYPE_CHECKING:
 
     from desktop_app.assembly import Assembly
     from desktop_app.runtime.service import Runtime
-    from desktop_app.ui.desktop import DesktopShell
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.tray.desktop import DesktopShell
+    from desktop_app.ui.window.main_window import MainWindow
 
 log = logging.getLogger("desktop_app.app")
 
 EXIT_OK, EXIT_FAILED = 0, 1
 FIRST_PAINT_TIMEOUT_S = 30.0
-
-
-class _VersionAction(argparse.Action):
-    """``--version``: the version is read only when asked for (see ``desktop_app.__version__``)."""
-
-    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
-
-    def __call__(self, parser: argparse.ArgumentParser, *_args: Any, **_kwargs: Any) -> None:
-        from desktop_app import __version__
-
-        print(f"switchboard {__version__}")  # on stdout, as argparse's own "version" action does
-        parser.exit()
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="switchboard", description="Switchboard desktop AI assistant.")
-    parser.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
-    parser.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
-    parser.add_argument(
-        "--smoke-test", action="store_true", help="start, report the time to first paint, shut down, exit"
-    )
-    parser.add_argument("--version", action=_VersionAction, help="show the version and exit")
-    parser.add_argument("--quick", action="store_true", help="open the quick prompt (in the running instance if any)")
-    parser.add_argument("--background", action="store_true", help="start in the tray without showing the window")
-    parser.add_argument(
-        "--no-single-instance", action="store_true", help="do not look for, or become, the running instance"
-    )
-    parser.add_argument("files", nargs="*", metavar="FILE", help="files to attach to the next prompt")
-    return parser
 
 
 def _version() -> str:
@@ -213,7 +184,7 @@ class App:
         if not self.smoke:
             self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")
             if runtime.settings.http_host.enabled:  # MCP over HTTP: imported only when it is on
-                from desktop_app.ui.http_host_ui import attach_http_host
+                from desktop_app.ui.servers.http_host import attach_http_host
 
                 served = attach_http_host(self.window, runtime, self.assembly.host, self.assembly.agent_runner)
                 served.announce = lambda line: print(line, flush=True)
@@ -331,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     instance = None
     if not (args.smoke_test or args.no_single_instance):
         from desktop_app.instance import forward_main, server_address
-        from desktop_app.ui.single_instance import InstanceServer
+        from desktop_app.ui.tray.single_instance import InstanceServer
 
         instance = InstanceServer(server_address(str(args.home) if args.home else None), lambda _m: {"ok": False})
         claimed = instance.claim()
@@ -342,8 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             log.warning("single instance is off for this session (see the error above)")
             instance = None
 
-    from desktop_app.ui import theme
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.theme import themes as theme
+    from desktop_app.ui.window.main_window import MainWindow
 
     theme.install()  # the light or dark stylesheet, following the system until the settings say otherwise
     window = MainWindow(defer_rest=True)  # the shell the first paint shows; build_rest() adds the rest
@@ -370,7 +341,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     loop = EventLoop(qapp)
     asyncio.set_event_loop(loop)
     app = App(qapp, window, paths, t0, smoke=args.smoke_test)
-    from desktop_app.ui.quit_signals import install_quit_signals
+    from desktop_app.ui.window.quit_signals import install_quit_signals
 
     quit_signals = install_quit_signals(app.request_quit)  # Ctrl+C, SIGTERM, SIGHUP: the ordered shutdown
     if not args.smoke_test:
@@ -404,7 +375,7 @@ def _start_keyring_discovery() -> None:
 def _first_paint(window: MainWindow, t0: float) -> bool:
     """Show the window and wait for its first paint on Qt's own event loop (asyncio is not imported yet);
     print the ``startup:`` line. False (and an error on stderr) when it did not paint in time."""
-    from desktop_app.ui.first_paint import show_and_wait_for_paint
+    from desktop_app.ui.window.first_paint import show_and_wait_for_paint
 
     painted_at = show_and_wait_for_paint(window, FIRST_PAINT_TIMEOUT_S)
     if painted_at is None:
@@ -416,7 +387,7 @@ def _first_paint(window: MainWindow, t0: float) -> bool:
 
 def _install_shell(app: App, args: argparse.Namespace, paths: AppPaths, instance: Any) -> None:
     """Tray, quick prompt and notifications around the window; this launch's own --quick/--background/files."""
-    from desktop_app.ui.desktop import DesktopShell
+    from desktop_app.ui.tray.desktop import DesktopShell
 
     home = os.environ.get(HOME_ENV)
     shell = DesktopShell(

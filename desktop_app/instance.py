@@ -3,7 +3,7 @@
 A second ``switchboard`` must hand its arguments to the running instance and exit fast (budget 200 ms, see
 ``benchmarks/forward_launch.py``), so this module imports only the standard library: never Qt, pydantic,
 the runtime or the MCP stack (``tests/unit/test_instance.py`` checks ``sys.modules``). The first instance
-listens on the same address with a ``QLocalServer`` (``desktop_app.ui.single_instance``).
+listens on the same address with a ``QLocalServer`` (``desktop_app.ui.tray.single_instance``).
 
 The address is per user and per home folder, so two ``--home`` folders run side by side:
 

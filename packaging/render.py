@@ -84,7 +84,7 @@ MCPB_EXTENSIONS = ("mcpb", "dxt")  # the same globs as resources/mime/switchboar
 def document_types() -> dict[str, object]:
     """Info.plist keys that make Finder open ``.mcpb`` (and the older ``.dxt``) with Switchboard: an exported
     uniform type (a zip archive with those extensions and the MIME type) and the document type that names it.
-    The app receives the file as a QFileOpenEvent (desktop_app/ui/file_open.py)."""
+    The app receives the file as a QFileOpenEvent (desktop_app/ui/window/file_open.py)."""
     uti = f"{project.APP_ID.rsplit('.', 1)[0]}.mcpb"
     return {
         "CFBundleDocumentTypes": [

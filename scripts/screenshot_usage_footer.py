@@ -32,8 +32,8 @@ def main() -> int:
     from desktop_app.runtime.providers.base import Completion, ContentChunk, UsageChunk
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.settings import ProviderSettings, Settings
-    from desktop_app.ui import theme as themes
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.theme import themes
+    from desktop_app.ui.window.main_window import MainWindow
     from tests.support.fakes import FakeHost, FakeProvider
 
     def reply(text: str, prompt: int, hit: int, completion: int) -> list[object]:

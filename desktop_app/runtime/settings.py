@@ -132,7 +132,7 @@ Theme = Literal["system", "light", "dark"]
 
 
 class AppearanceSettings(BaseModel):
-    """How the window looks. The theme code applies these (``desktop_app.ui.appearance``)."""
+    """How the window looks. The theme code applies these (``desktop_app.ui.theme.appearance``)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -52,7 +52,7 @@ def test_bundle_python_modules_include_keyring_backends_and_the_mcp_sdk(frozen: 
         "mcp.client.streamable_http",
         "mcp_types",
         "desktop_app.runtime.service",
-        "desktop_app.ui.provider_dialog",
+        "desktop_app.ui.dialogs.provider",
     ):
         assert module in names, f"{module} is not in the frozen app"
     for absent in ("pytest", "tkinter", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtWebEngineCore"):

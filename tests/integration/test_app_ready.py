@@ -17,7 +17,7 @@ PROBE = """
 import sys
 from desktop_app import app as appmod
 from desktop_app.runtime.store import Store
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 def traced(cls, name):
     original = getattr(cls, name)

@@ -28,7 +28,7 @@ def _desktop() -> dict[str, str]:
 
 
 def test_the_desktop_entry_and_the_mime_xml_agree() -> None:
-    from desktop_app.ui.extension_install import BUNDLE_SUFFIXES
+    from desktop_app.ui.extensions.install import BUNDLE_SUFFIXES
 
     mime = _mime()
     assert mime == {"application/x-mcpb": {"*.mcpb", "*.dxt"}}

@@ -88,7 +88,7 @@ class AgentPicker(QToolButton):
         self.setAccessibleName("Agent for this conversation")
         self.setToolTip("The agent this conversation talks to: its instructions, model, servers and tools")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        from desktop_app.ui.theme import resources_dir
+        from desktop_app.ui.theme.themes import resources_dir
 
         self.setIcon(QIcon(str(resources_dir() / "icons" / "agent.svg")))
         self.picker_menu = QMenu(self)

@@ -89,7 +89,7 @@ class PromptEdit(QPlainTextEdit):
 
 def _icon(name: str) -> QIcon:
     """An SVG icon from ``resources/icons`` (sharp at any device pixel ratio)."""
-    from desktop_app.ui.theme import resources_dir
+    from desktop_app.ui.theme.themes import resources_dir
 
     return QIcon(str(resources_dir() / "icons" / name))
 

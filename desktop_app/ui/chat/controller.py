@@ -262,7 +262,7 @@ class ChatController(QObject):
                 log.debug("ignoring event %s", kind)
             else:
                 if kind == "error":  # a missing key: what to do in the window, not at the command line
-                    from desktop_app.ui.key_banner import in_window_words
+                    from desktop_app.ui.window.key_banner import in_window_words
 
                     event = in_window_words(event)
                 getattr(self, name).emit(event)

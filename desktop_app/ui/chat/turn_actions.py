@@ -11,10 +11,24 @@ view is rebuilt from the store, what it shows is what a restart shows. Turns are
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
-if TYPE_CHECKING:
-    from desktop_app.ui.main_window import MainWindow
+
+class MainWindow(Protocol):
+    """What the turn actions use of the main window (``ui.window.main_window``; the chat never imports it)."""
+
+    controller: Any
+    runtime: Any
+    store: Any
+    view: Any
+    composer: Any
+    tasks: Any
+
+    def set_status(self, text: str) -> None: ...
+
+    def switch_version(self, from_end: int, version: int, *, answer: bool = False) -> bool: ...
+
+    def _continue_run(self) -> None: ...
 
 
 def _user_positions(window: MainWindow, conversation_id: str) -> list[int]:

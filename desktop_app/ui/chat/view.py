@@ -301,7 +301,7 @@ class ChatView(StreamSlots, QScrollArea):
             card.disarm("No longer waiting for approval")
 
     def add_server_request(self, card: QWidget) -> None:
-        """A server's request (sampling, elicitation: ``ui.server_requests``) inline in the transcript.
+        """A server's request (sampling, elicitation: ``ui.servers.requests``) inline in the transcript.
 
         It is not part of a conversation: while it waits (``card.is_open``) it stays through ``clear()``."""
         self.empty_hint.hide()

@@ -19,7 +19,7 @@ class GrantsExtra(PageExtra):
 
     def __init__(self, context: PageContext) -> None:
         super().__init__(context.parent)
-        from desktop_app.ui.approvals_dialog import ApprovalsDialog
+        from desktop_app.ui.dialogs.approvals import ApprovalsDialog
 
         self.setObjectName("grantsPage")
         layout = QVBoxLayout(self)

@@ -1,7 +1,7 @@
 """The Settings window's "Tray and start-up" page: close to tray, notifications, start at login.
 
 The fields are ``Settings.close_to_tray``, ``notifications`` and ``start_at_login`` (generated like every
-other page); the desktop shell (``desktop_app.ui.desktop``) acts on them: it writes or removes the login
+other page); the desktop shell (``desktop_app.ui.tray.desktop``) acts on them: it writes or removes the login
 entry when ``start_at_login`` is saved.
 """
 

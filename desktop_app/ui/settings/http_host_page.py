@@ -270,7 +270,7 @@ class HttpHostPanel(PageExtra):
 
 
 def _ui_for(context: PageContext) -> Any:
-    from desktop_app.ui.http_host_ui import attach_http_host
+    from desktop_app.ui.servers.http_host import attach_http_host
 
     window = context.parent.parentWidget() if context.parent is not None else None
     return attach_http_host(window, context.runtime, context.host)

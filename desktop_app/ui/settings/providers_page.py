@@ -30,9 +30,9 @@ from desktop_app.runtime.providers.presets import match_preset
 from desktop_app.runtime.settings import ProviderSettings
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR
-from desktop_app.ui.key_banner import session_only_warning
 from desktop_app.ui.settings.form import ERROR_STYLE, MUTED_STYLE, ModelForm, camel
 from desktop_app.ui.settings.registry import PageContext, PageExtra
+from desktop_app.ui.window.key_banner import session_only_warning
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ import qasync
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.ui.asyncqt import install_asyncgen_hooks
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.qt_loop import EventLoop
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 
 

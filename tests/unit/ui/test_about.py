@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from desktop_app.ui.about import about_html
+from desktop_app.ui.dialogs.about import about_html
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
 

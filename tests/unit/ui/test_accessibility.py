@@ -30,7 +30,7 @@ from desktop_app.runtime import events as ev
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 INTERACTIVE = (
     QAbstractButton,

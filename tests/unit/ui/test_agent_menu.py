@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_app.runtime.settings import AgentSettings
-from desktop_app.ui.agent_menu import add_agent_menu
 from desktop_app.ui.chat.controller import ChatController
+from desktop_app.ui.window.agent_menu import add_agent_menu
 from tests.support.fakes import answer
 from tests.unit.runtime.agents.test_agents import build
 

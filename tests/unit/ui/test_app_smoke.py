@@ -35,10 +35,10 @@ def test_smoke_test_paints_and_exits_zero(tmp_path):
 
 def test_mcp_is_not_imported_before_the_window_exists():
     code = (
-        "import sys, desktop_app.app, desktop_app.ui.main_window, desktop_app.ui.chat.view;"
+        "import sys, desktop_app.app, desktop_app.ui.window.main_window, desktop_app.ui.chat.view;"
         "bad = [m for m in ('mcp', 'desktop_app.runtime.service', 'desktop_app.runtime.events', 'pydantic',"
-        " 'markdown_it', 'importlib.metadata', 'jsonschema', 'asyncio', 'qasync', 'desktop_app.ui.servers_panel',"
-        " 'desktop_app.ui.tool_panel', 'desktop_app.ui.server_requests', 'desktop_app.ui.about')"
+        " 'markdown_it', 'importlib.metadata', 'jsonschema', 'asyncio', 'qasync', 'desktop_app.ui.servers.panel',"
+        " 'desktop_app.ui.tools.panel', 'desktop_app.ui.servers.requests', 'desktop_app.ui.dialogs.about')"
         " if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run(
@@ -66,13 +66,19 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
     lines = proc.stdout.splitlines()
     painted = next(i for i, line in enumerate(lines) if line.startswith("startup:"))
     imported = {line.rsplit("|", 1)[1].strip(): i for i, line in enumerate(lines) if line.startswith("import time:")}
-    for module in ("asyncio", "qasync", "desktop_app.ui.servers_panel", "desktop_app.ui.tool_panel", "desktop_app.log"):
+    for module in (
+        "asyncio",
+        "qasync",
+        "desktop_app.ui.servers.panel",
+        "desktop_app.ui.tools.panel",
+        "desktop_app.log",
+    ):
         assert imported[module] > painted, f"{module} was imported before the first paint"
 
 
 def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
     """An untouched window never imports what only a run needs; typing starts preparing it (once)."""
-    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.window.main_window import MainWindow
 
     class Host:
         prepared = 0

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from desktop_app.runtime.approvals import Grant
-from desktop_app.ui.approvals_dialog import ApprovalsDialog, format_when
+from desktop_app.ui.dialogs.approvals import ApprovalsDialog, format_when
 from tests.support.fake_runtime import Content, Tool
 
 GRANTS = [
@@ -102,7 +102,7 @@ def test_a_grant_for_a_server_whose_definition_changed_shows_stale_until_confirm
     from desktop_app.runtime.host import Host, ServerConfig
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.settings import Settings
-    from desktop_app.ui.approvals_dialog import STALE_TEXT, ApprovalsDialog
+    from desktop_app.ui.dialogs.approvals import STALE_TEXT, ApprovalsDialog
 
     before = Host({"fs": ServerConfig(command="fs-server", args=["--root", "/a"])})
     grants = GrantStore(tmp_path / "grants.json")

@@ -12,10 +12,10 @@ from PySide6.QtGui import QFileOpenEvent
 from desktop_app.instance import request, server_address
 from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.ui.desktop import DesktopShell
-from desktop_app.ui.extension_dialog import InstallExtensionDialog
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.single_instance import InstanceServer
+from desktop_app.ui.extensions.dialog import InstallExtensionDialog
+from desktop_app.ui.tray.desktop import DesktopShell
+from desktop_app.ui.tray.single_instance import InstanceServer
+from desktop_app.ui.window.main_window import MainWindow
 from tests.unit.ui.test_import_dialog import NoHost
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"

@@ -11,7 +11,7 @@ from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.chat.replay import read_transcript
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls
 
 

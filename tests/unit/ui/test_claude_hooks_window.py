@@ -19,7 +19,7 @@ from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls, card_for
 
 REASON = "rm -rf is refused: delete the files one by one"

@@ -10,7 +10,7 @@ from desktop_app.runtime.providers.base import Completion, ContentChunk
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.context_meter import ContextMeter
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost, FakeProvider
 
 

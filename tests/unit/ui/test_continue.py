@@ -12,7 +12,7 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ToolCard
 from desktop_app.ui.chat.paused import PausedLine
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import Content, FakeRuntime, Gate, RoundLimit, Tool
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls, only_card
 

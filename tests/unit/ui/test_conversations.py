@@ -12,8 +12,8 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, UserMessageBlock
-from desktop_app.ui.conversations import ID_ROLE, UNTITLED, ConversationList
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.conversations.panel import ID_ROLE, UNTITLED, ConversationList
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import Content, FakeRuntime
 
 
@@ -276,7 +276,7 @@ def test_a_new_chat_appears_in_the_list_titled_by_its_first_prompt(qtbot, qloop,
 def test_the_list_is_grouped_by_day_with_dates(qtbot, tmp_path):
     import time as _time
 
-    from desktop_app.ui.conversation_groups import DATE_ROLE, group_of
+    from desktop_app.ui.conversations.groups import DATE_ROLE, group_of
 
     now = _time.time()
     day = 86_400
@@ -298,7 +298,7 @@ def test_the_list_is_grouped_by_day_with_dates(qtbot, tmp_path):
 
 
 def test_a_search_hit_shows_its_snippet_and_opens_at_the_match(qtbot, qloop, store, three):
-    from desktop_app.ui.conversation_groups import MARKS, SNIPPET_ROLE
+    from desktop_app.ui.conversations.groups import MARKS, SNIPPET_ROLE
 
     a, _b, _c = three
     win = _window(qtbot, FakeRuntime(), store)

@@ -8,9 +8,9 @@ import pytest
 from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from desktop_app.ui import theme
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.server_log import ServerInfo
+from desktop_app.ui.servers.log_view import ServerInfo
+from desktop_app.ui.theme import themes as theme
+from desktop_app.ui.window.main_window import MainWindow
 
 TEXT = {"light": "#1f2328", "dark": "#e6e8eb"}
 

@@ -15,7 +15,7 @@ from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock, UsageFooter
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import only_card
 from tests.support.llm_server import Gate, Reply, split, text_reply, tool_call_reply
 

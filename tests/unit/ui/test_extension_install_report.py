@@ -16,8 +16,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.ui.extension_dialog import InstallExtensionDialog
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.extensions.dialog import InstallExtensionDialog
+from desktop_app.ui.window.main_window import MainWindow
 from tests.unit.ui.test_import_dialog import NoHost
 
 

@@ -15,8 +15,8 @@ from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.extensions.archive import Bundle
 from desktop_app.runtime.extensions.manifest import parse_manifest
-from desktop_app.ui.extension_dialog import InstallExtensionDialog, _PathField
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.extensions.dialog import InstallExtensionDialog, _PathField
+from desktop_app.ui.window.main_window import MainWindow
 from tests.unit.ui.test_import_dialog import NoHost
 
 

@@ -15,7 +15,7 @@ from desktop_app.runtime.extensions.launch import configure
 from desktop_app.runtime.host import Host, load_mcp_config
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 
 @pytest.mark.integration

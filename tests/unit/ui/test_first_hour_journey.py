@@ -38,14 +38,14 @@ from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from desktop_app.app import App, _install_shell, build_parser
 from desktop_app.paths import AppPaths, app_paths
-from desktop_app.ui import theme
 from desktop_app.ui.chat.answer_versions import AnswerVersions
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UserMessageBlock
 from desktop_app.ui.chat.tool_card import ToolCard
-from desktop_app.ui.key_banner import REFUSED, SESSION_ONLY_KEY
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.provider_dialog import ProviderDialog
-from desktop_app.ui.welcome import WelcomeDialog
+from desktop_app.ui.dialogs.provider import ProviderDialog
+from desktop_app.ui.dialogs.welcome import WelcomeDialog
+from desktop_app.ui.theme import themes as theme
+from desktop_app.ui.window.key_banner import REFUSED, SESSION_ONLY_KEY
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.llm_server import ScriptedLLMServer, error_reply, text_reply, tool_call_reply
 
 pytestmark = pytest.mark.integration

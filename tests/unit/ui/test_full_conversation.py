@@ -18,7 +18,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
 from desktop_app.ui.chat.retry import RetryLine
 from desktop_app.ui.chat.tool_card import ToolCard
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import error_reply, text_reply, tool_call_reply
 

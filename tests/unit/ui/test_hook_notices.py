@@ -23,7 +23,7 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.hook_notice import HookNoticeChip, HookNoticeDialog
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls, card_for
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -351,7 +351,7 @@ def _contrast(a: QColor, b: QColor) -> float:
 @pytest.mark.parametrize("theme_name", ["light", "dark"])
 def test_chip_text_reads_at_4_5_to_1_in_both_themes(qtbot, theme_name):
     """Measured on the chip as drawn: the background inside its padding against its most distinct text pixel."""
-    from desktop_app.ui import theme
+    from desktop_app.ui.theme import themes as theme
 
     app = QApplication.instance()
     palette, sheet = QApplication.palette(), app.styleSheet()

@@ -26,8 +26,8 @@ from desktop_app.runtime.http_service import existing_service
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings
 from desktop_app.ui.asyncqt import TaskRunner
-from desktop_app.ui.http_host_ui import HttpApprovalDialog, attach_http_host
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.servers.http_host import HttpApprovalDialog, attach_http_host
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls
 
 

@@ -11,8 +11,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.ui.import_dialog import RESTART_HINT, ImportResultDialog, McpImporter
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.extensions.import_dialog import RESTART_HINT, ImportResultDialog, McpImporter
+from desktop_app.ui.window.main_window import MainWindow
 from tests.conftest import MemoryKeyring
 
 GH_TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"

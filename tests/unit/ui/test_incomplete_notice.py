@@ -13,7 +13,7 @@ from desktop_app.runtime.store import Recorder, Store
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine
 from desktop_app.ui.chat.replay import read_transcript
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import DONE, Reply, chunk
 

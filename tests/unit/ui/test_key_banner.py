@@ -17,11 +17,11 @@ from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host, ServerConfig
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.import_dialog import SESSION_ONLY_SECRETS, McpImporter
-from desktop_app.ui.key_banner import REFUSED, SESSION_ONLY_KEY
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.provider_dialog import ProviderDialog
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.dialogs.provider import ProviderDialog
+from desktop_app.ui.extensions.import_dialog import SESSION_ONLY_SECRETS, McpImporter
+from desktop_app.ui.servers.panel import ServersPanel
+from desktop_app.ui.window.key_banner import REFUSED, SESSION_ONLY_KEY
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import error_reply
 

@@ -11,7 +11,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from desktop_app.ui.chat.replay import REPLAY_WINDOW, read_transcript
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost, FakeProvider, answer
 
 CID = "long"

@@ -239,7 +239,7 @@ After the quote.
 
 @pytest.mark.parametrize("dark", [False, True])
 def test_a_blockquote_has_a_bar_down_its_left_side_and_nothing_else_does(qtbot, dark):
-    from desktop_app.ui import theme
+    from desktop_app.ui.theme import themes as theme
 
     app = QApplication.instance()
     palette, sheet = QApplication.palette(), app.styleSheet()

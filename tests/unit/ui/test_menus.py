@@ -4,7 +4,7 @@ runtime brings the Agent menu (the real ``MainWindow`` and ``Runtime``)."""
 from __future__ import annotations
 
 from desktop_app.runtime.settings import AgentSettings
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import answer
 from tests.unit.runtime.agents.test_agents import build
 

@@ -19,7 +19,7 @@ from desktop_app.runtime.host import Host
 from desktop_app.runtime.plugins.prompts import SERVER_NAME, PluginPrompt, make_prompts_server
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support import claude_plugins as cp
 from tests.support.fakes import FakeProvider
 

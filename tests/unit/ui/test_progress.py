@@ -18,7 +18,7 @@ from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.tool_card import PROGRESS_STEPS
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 from tests.support.fakes import FakeProvider, answer, calls, only_card
 

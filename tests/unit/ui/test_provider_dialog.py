@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.provider_dialog import ProviderDialog
+from desktop_app.ui.dialogs.provider import ProviderDialog
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 from tests.support.fakes import FakeHost
 
@@ -266,7 +266,7 @@ def test_the_key_is_said_to_go_to_the_keyring_only_when_one_works(qtbot, qloop):
     import keyring
     import keyring.backends.fail
 
-    from desktop_app.ui.welcome import WelcomeDialog
+    from desktop_app.ui.dialogs.welcome import WelcomeDialog
 
     def texts(dialog: ProviderDialog) -> str:
         from PySide6.QtWidgets import QLabel

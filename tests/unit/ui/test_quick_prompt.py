@@ -21,9 +21,9 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock
-from desktop_app.ui.desktop import DesktopShell
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.quick_prompt import TOP_FRACTION
+from desktop_app.ui.tray.desktop import DesktopShell
+from desktop_app.ui.tray.quick_prompt import TOP_FRACTION
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import card_for
 from tests.support.llm_server import DONE, Gate, Reply, chunk, error_reply, split, text_reply, tool_call_reply
 

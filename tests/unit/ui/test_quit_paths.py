@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.app import App, _install_shell, build_parser
 from desktop_app.paths import app_paths
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 
 def _file_quit(app: App) -> None:

@@ -17,8 +17,8 @@ from desktop_app.app import App
 from desktop_app.paths import app_paths
 from desktop_app.runtime.store import Store, store_path
 from desktop_app.ui.chat.blocks import AnswerBlock
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.quit_signals import install_quit_signals
+from desktop_app.ui.window.main_window import MainWindow
+from desktop_app.ui.window.quit_signals import install_quit_signals
 from tests.support.llm_server import Gate, Reply, chunk
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

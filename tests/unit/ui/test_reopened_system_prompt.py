@@ -17,7 +17,7 @@ from desktop_app.paths import app_paths
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 from desktop_app.runtime.store import store_path
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.llm_server import ScriptedLLMServer, text_reply
 from tests.unit.ui.test_replay import _wait
 

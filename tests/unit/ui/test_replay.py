@@ -17,7 +17,7 @@ from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.replay import INTERRUPTED_NOTE, STOPPED_NOTE, read_transcript, settle_unanswered
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls, only_card
 
 CID = "conv-1"

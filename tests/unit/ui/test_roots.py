@@ -16,8 +16,8 @@ from desktop_app.paths import app_paths
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings, load_settings, save_settings
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.roots_dialog import RootsDialog
+from desktop_app.ui.dialogs.roots import RootsDialog
+from desktop_app.ui.window.main_window import MainWindow
 
 SERVER = "switchboard.rooty"
 

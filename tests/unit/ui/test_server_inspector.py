@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop_app.ui.server_inspector import ServerInspector
-from desktop_app.ui.server_log import ServerInfo, ServerLogView
+from desktop_app.ui.servers.inspector import ServerInspector
+from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView
 
 LONG = (
     "Searches the project's issue tracker and returns the matching issues, newest first.\n"

@@ -7,7 +7,7 @@ import sys
 
 from desktop_app.runtime.host import Host, ServerConfig
 from desktop_app.runtime.redaction import MASK, remember
-from desktop_app.ui.servers_panel import ServersPanel
+from desktop_app.ui.servers.panel import ServersPanel
 
 SECRET = "correct-horse-battery-staple-42"
 """A known secret that is not key-shaped: only remembering it masks it."""

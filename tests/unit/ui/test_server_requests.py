@@ -23,8 +23,8 @@ from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.server_requests import ElicitationCard, SamplingCard, ServerRequests
+from desktop_app.ui.servers.requests import ElicitationCard, SamplingCard, ServerRequests
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls, only_card
 
 READ_ONLY = mtypes.ToolAnnotations(readOnlyHint=True)  # built-in + read-only: the tool itself never asks

@@ -21,9 +21,9 @@ from desktop_app.runtime.events import ServerStateChanged
 from desktop_app.runtime.host import Host, load_mcp_config
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.server_log import ServerInfo
-from desktop_app.ui.servers_panel import summary_text
+from desktop_app.ui.servers.log_view import ServerInfo
+from desktop_app.ui.servers.panel import summary_text
+from desktop_app.ui.window.main_window import MainWindow
 from tests.unit.ui.test_servers_panel import FakeHost
 
 DEMO_SERVER = textwrap.dedent(
@@ -240,7 +240,7 @@ def test_the_http_form_with_a_secret_header_and_oauth_then_an_edit_that_renames(
     qtbot, qloop, tmp_path: Path, memory_keyring
 ):
     from desktop_app.runtime.host.manage import ServerManager
-    from desktop_app.ui.server_dialog import ServerDialog
+    from desktop_app.ui.servers.server_dialog import ServerDialog
 
     mcp_json = tmp_path / "mcp.json"
     manager = ServerManager(_AppliedHost(), mcp_json, Credentials())

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.events import HostEvent, ServerLog, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host import Host, ServerConfig, ServerStatus
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.server_log import LogLine, ServerLogView
-from desktop_app.ui.servers_panel import ServersPanel, summary_text
+from desktop_app.ui.servers.log_view import LogLine, ServerLogView
+from desktop_app.ui.servers.panel import ServersPanel, summary_text
+from desktop_app.ui.window.main_window import MainWindow
 
 
 class FakeHost:

@@ -29,12 +29,12 @@ from desktop_app.paths import app_paths
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings, load_settings
-from desktop_app.ui.appearance import on_appearance_changed
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings import registry
 from desktop_app.ui.settings.form import ModelForm
 from desktop_app.ui.settings.registry import FormSection, SettingsPage, registered_pages
 from desktop_app.ui.settings.window import SettingsWindow
+from desktop_app.ui.theme.appearance import on_appearance_changed
+from desktop_app.ui.window.main_window import MainWindow
 
 
 def _window(qtbot, runtime) -> MainWindow:
@@ -104,7 +104,7 @@ def test_ctrl_comma_opens_settings_and_save_stores_the_key_in_the_keyring_and_th
         assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(".settings")) == []
     finally:
         remove()
-        from desktop_app.ui.appearance import apply_appearance
+        from desktop_app.ui.theme.appearance import apply_appearance
 
         apply_appearance(Settings().appearance)
     assert QApplication.instance().palette().color(QPalette.ColorRole.Window).lightness() > 128

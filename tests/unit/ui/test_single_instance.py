@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from desktop_app.instance import request, server_address
-from desktop_app.ui.single_instance import InstanceServer
+from desktop_app.ui.tray.single_instance import InstanceServer
 
 
 def test_claim_replaces_a_stale_socket_and_answers_requests(qtbot, qloop, switchboard_home):

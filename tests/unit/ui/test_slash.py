@@ -17,7 +17,7 @@ from desktop_app.runtime.messages import UserMessage
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.slash import PromptCatalog, PromptEntry
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer
 
 SERVER = "switchboard.notes"

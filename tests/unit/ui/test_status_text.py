@@ -3,7 +3,7 @@ nor widens the window: it is elided, the whole text in its tooltip (the real ``M
 
 from __future__ import annotations
 
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 LONG = (
     "MCP server 'filesystem' failed to start: the command npx was not found on PATH; install Node.js or "

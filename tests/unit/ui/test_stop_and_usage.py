@@ -9,7 +9,7 @@ from desktop_app.runtime import events as ev
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, UsageFooter, cache_hit_rate
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import DONE, Gate, Reply, chunk, usage_frame
 

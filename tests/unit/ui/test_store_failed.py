@@ -15,7 +15,7 @@ from desktop_app.runtime.store import Store, attach_store
 from desktop_app.runtime.store.unwritable import StoreUnwritableError, report_unsaved
 from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.chat.store_notice import StoreFailedNotice
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost, FakeProvider
 
 PIECES = [f"{i}: " + "lorem ipsum dolor sit amet " * 2000 for i in range(8)]  # ~430 KB

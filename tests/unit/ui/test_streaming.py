@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 
 from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, UsageFooter, UserMessageBlock
 from desktop_app.ui.chat.controller import ChatController
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import Content, Fail, FakeRuntime, Gate, Reasoning, TokenUsage
 
 

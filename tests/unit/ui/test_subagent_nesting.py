@@ -19,7 +19,7 @@ from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 from desktop_app.ui.chat.subagents import SubConversation
 from desktop_app.ui.chat.tool_card import ToolCard
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.llm_server import Gate, Reply, split, text_reply, tool_call_reply
 
 RESEARCHER = """---

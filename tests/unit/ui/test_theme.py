@@ -7,9 +7,10 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.settings import AppearanceSettings
-from desktop_app.ui import appearance, theme
 from desktop_app.ui.chat.qt_markdown import is_dark
 from desktop_app.ui.chat.view import ChatView, reading_width
+from desktop_app.ui.theme import appearance
+from desktop_app.ui.theme import themes as theme
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.ui import theme
+from desktop_app.ui.theme import themes as theme
 
 
 @pytest.fixture

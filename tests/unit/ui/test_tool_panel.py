@@ -20,8 +20,8 @@ from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host import Host, load_mcp_config
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.tool_panel import COL_EXCLUDE, COL_PIN, COL_STATE, ToolPanel, summary_text
+from desktop_app.ui.tools.panel import COL_EXCLUDE, COL_PIN, COL_STATE, ToolPanel, summary_text
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls
 from tests.support.synthetic_tools import factory
 
@@ -252,7 +252,7 @@ def test_deferral_settings_page_from_the_panel_saves_mode_and_thresholds(
 def cell_marks(panel: ToolPanel, item: Any, column: int) -> tuple[int, int]:
     """The row's background colour as drawn (the right end of its Tokens cell), and how many pixels of its
     ``column`` cell differ from it (what is drawn there: the box)."""
-    from desktop_app.ui.tool_panel import COL_TOKENS
+    from desktop_app.ui.tools.panel import COL_TOKENS
 
     rect = panel.tree.visualItemRect(item)
     header = panel.tree.header()

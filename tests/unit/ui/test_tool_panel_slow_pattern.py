@@ -13,7 +13,7 @@ from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host import Host, ServerConfig
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.tool_panel import ToolPanel
+from desktop_app.ui.tools.panel import ToolPanel
 from tests.support.fakes import FakeProvider
 
 EVIL = r"(a|aa)+$"  # exponential backtracking over "aaa…a!"

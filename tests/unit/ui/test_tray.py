@@ -18,8 +18,8 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.app import App, _install_shell, build_parser
 from desktop_app.paths import app_paths
 from desktop_app.runtime import events as ev
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.tray import RunActivity, Tray, render_icon
+from desktop_app.ui.tray.icon import RunActivity, Tray, render_icon
+from desktop_app.ui.window.main_window import MainWindow
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
 IDS = {"conversation_id": "c1", "run_id": "r1"}
@@ -156,7 +156,7 @@ def test_tray_menu_pauses_resumes_and_quits_the_real_app(qtbot, qloop, llm_serve
 
 
 def test_close_to_tray_hides_the_window_and_keeps_running(qtbot, qloop, tmp_path):
-    from desktop_app.ui.desktop import DesktopShell
+    from desktop_app.ui.tray.desktop import DesktopShell
     from tests.support.fake_runtime import FakeRuntime
 
     quits: list[bool] = []
@@ -178,7 +178,7 @@ def test_close_to_tray_hides_the_window_and_keeps_running(qtbot, qloop, tmp_path
 
 def test_without_a_tray_the_app_says_so_once(qtbot, tmp_path):
     from desktop_app.ui.chat.blocks import NoticeLine
-    from desktop_app.ui.desktop import NO_TRAY_NOTICE, DesktopShell
+    from desktop_app.ui.tray.desktop import NO_TRAY_NOTICE, DesktopShell
 
     def notices(window: MainWindow) -> list[str]:
         return [b.text() for b in window.view.blocks() if isinstance(b, NoticeLine)]
@@ -225,7 +225,7 @@ def test_background_start_with_a_tray_keeps_the_window_hidden(qtbot, qloop, monk
 def test_a_click_on_the_tray_icon_opens_the_quick_prompt(qtbot, tmp_path):
     from PySide6.QtWidgets import QSystemTrayIcon
 
-    from desktop_app.ui.desktop import DesktopShell
+    from desktop_app.ui.tray.desktop import DesktopShell
 
     window = MainWindow()
     qtbot.addWidget(window)

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QDialogButtonBox
 from desktop_app.runtime.providers.presets import Preset
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.welcome import WelcomeDialog
+from desktop_app.ui.dialogs.welcome import WelcomeDialog
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 from tests.support.fakes import FakeHost
 

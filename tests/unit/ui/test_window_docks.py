@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMenu
 
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.window_docks import CONVERSATIONS_MIN
+from desktop_app.ui.window.docks import CONVERSATIONS_MIN
+from desktop_app.ui.window.main_window import MainWindow
 
 
 def _view_entry(window: MainWindow, text: str):

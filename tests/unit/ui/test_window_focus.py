@@ -10,9 +10,9 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop_app.runtime.store import Store
-from desktop_app.ui import theme
-from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.window_focus import reading_order
+from desktop_app.ui.theme import themes as theme
+from desktop_app.ui.window.focus import reading_order
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
 
 ACCENT = {"light": "#2f6fde", "dark": "#3d7be0"}

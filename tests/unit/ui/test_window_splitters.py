@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QSplitter
 
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 
 NAMES = ("toolPanelSplitter", "serversSplitter", "serverLogSplitter")
 

@@ -21,7 +21,7 @@ from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.chat.retry import RetryLine
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.chat.working import WorkingLine
-from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import Pause, Reply, text_reply
 

@@ -1,0 +1,1 @@
+"""The Conversations dock: the stored conversations, searched, grouped and reopened."""

@@ -1,0 +1,1 @@
+"""Installing and managing extensions: .mcpb bundles, plugins, and importing MCP servers from other apps."""

@@ -1,0 +1,1 @@
+"""Appearance: the light and dark themes and the application font size."""

@@ -1,0 +1,1 @@
+"""The Tools dock: the tool catalog, search and per-tool preferences."""

@@ -1,0 +1,341 @@
+"""The main window: transcript, composer, menus and status bar around one ``ChatController``.
+
+The window exists before the runtime does (start-up shows "Starting…" until ``attach_runtime``), so the
+first paint never waits for the MCP stack to import. Failures of any coroutine the window starts are shown
+inline in the transcript and in the status bar.
+
+This module owns construction and the runtime/host attachment; the rest comes from mixins, one module each:
+``window_menus`` (the menu bar), ``window_conversations`` (the list and reopening stored conversations),
+``window_provider`` (model label and picker, settings in force), ``window_turns`` (run controls and turn
+actions), ``window_files`` (launch files, bundles, MCP features) and ``window_dialogs`` (the dialogs).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
+
+from desktop_app.runtime.errors import SwitchboardError
+from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.chat.composer import Composer
+from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.window.conversation_ctl import WindowConversations
+from desktop_app.ui.window.dialogs import WindowDialogs
+from desktop_app.ui.window.files import WindowFiles
+from desktop_app.ui.window.menu_bar import WindowMenus
+from desktop_app.ui.window.menus import order_menus
+from desktop_app.ui.window.provider import WindowProvider
+from desktop_app.ui.window.turns import WindowTurns
+
+log = logging.getLogger(__name__)
+
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.store import Store
+    from desktop_app.ui.chat.controller import ChatController, RuntimeLike
+    from desktop_app.ui.chat.slash import SlashCommands
+    from desktop_app.ui.extensions.import_dialog import McpImporter
+
+
+def describe_exception(exc: BaseException) -> str:
+    """A user-facing sentence for an exception: our own errors already say what to do."""
+    if isinstance(exc, SwitchboardError):
+        return str(exc)
+    return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."
+
+
+class MainWindow(
+    WindowMenus, WindowConversations, WindowProvider, WindowTurns, WindowFiles, WindowDialogs, QMainWindow
+):
+    """Switchboard's main window."""
+
+    def __init__(self, parent: QWidget | None = None, *, defer_rest: bool = False) -> None:
+        """The window; ``defer_rest``: build only what the first paint shows (see ``build_rest``)."""
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("Switchboard")
+        self.resize(980, 760)
+        self.tasks = TaskRunner(on_error=self.show_exception)
+        self.runtime: RuntimeLike | None = None
+        self.controller: ChatController | None = None
+        self.settings_listeners: list[Callable[[object], None]] = []  # called after saved settings are applied
+        self.shortcut_actions: dict[str, QAction] = {}
+        """``Settings.shortcuts`` field name → the action whose shortcut it sets (see ``apply_settings``)."""
+        self.rest_built = False
+
+        central = QWidget()
+        self._column = QVBoxLayout(central)
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(0)
+        self.view = ChatView()
+        self._column.addWidget(self.view, 1)
+        self.composer = Composer()
+        self.composer.setEnabled(False)
+        self.composer.submitted.connect(self._on_submitted)
+        self.composer.stop_requested.connect(self._on_stop_requested)
+        self._column.addWidget(self.composer)
+        self.setCentralWidget(central)
+
+        self.store: Store | None = None
+        self.store_warning: QLabel | None = None  # shown once a write to the store failed (``StoreFailed``)
+        self._build_conversations()
+
+        from desktop_app.ui.window.status_text import install_status_text
+
+        self.status: QLabel = install_status_text(self.statusBar(), "Starting…")  # elided, messages too
+        self.model_label = QLabel("")
+        self.model_label.setObjectName("modelLabel")
+        self.statusBar().addPermanentWidget(self.model_label)
+        self._build_menus()
+        self.importer: McpImporter | None = None
+        self.extensions: Any = None  # File → Install extension… and .mcpb drops (ui/extensions/install.py)
+        self._pending_bundles: list[Path] = []  # .mcpb files given at launch, before the host is attached
+        self.setAcceptDrops(True)
+        self.mcp_host: object = None
+        self.mcp_config_path: Path | None = None
+        self.slash: SlashCommands | None = None
+        self.composer.edit.setFocus()
+        if not defer_rest:
+            self.build_rest()
+
+    def build_rest(self) -> None:
+        """What the first paint does not show: the find bar, the key banner, the (hidden) Servers and Tools
+        docks, server-request cards, Esc, the tab order and the Help menu. The app calls it right after the
+        first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor does. Once."""
+        if self.rest_built:
+            return
+        self.rest_built = True
+        from desktop_app.ui.chat.find import FindBar
+        from desktop_app.ui.dialogs.about import install_help_menu
+        from desktop_app.ui.servers.panel import install_servers_dock
+        from desktop_app.ui.servers.requests import ServerRequests
+        from desktop_app.ui.tools.panel import install_tools_dock
+        from desktop_app.ui.window.key_banner import install_key_banner
+
+        self.find_bar = FindBar(self.view)
+        self._column.insertWidget(self._column.indexOf(self.view) + 1, self.find_bar)
+        self.key_banner = install_key_banner(self, self._column)  # "Enter key" when the provider's key is missing
+        self.servers_dock = install_servers_dock(self, self.tasks)
+        self.tools_dock = install_tools_dock(self)  # Ctrl+K
+        from desktop_app.ui.window.docks import DockRoom
+
+        self.dock_room = DockRoom(self, self.conversations_dock, [self.servers_dock, self.tools_dock])
+        self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
+        self.server_requests.status_message.connect(self.set_status)
+        self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        self.stop_shortcut.activated.connect(self._on_stop_requested)
+        self._set_tab_order()
+        self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
+        order_menus(self)
+
+    def _set_tab_order(self) -> None:
+        """Tab follows the reading order; the focused stop shows a ring (``window_focus``)."""
+        from desktop_app.ui.window.focus import install_focus_within, set_tab_order
+
+        if getattr(self, "_focus_within", None) is None:
+            self._focus_within = install_focus_within(self.composer.edit, self.composer.field)
+        set_tab_order(self)
+
+    def attach_runtime(self, runtime: RuntimeLike) -> ChatController:
+        """Connect the (late-created) runtime; asks for a provider at first run."""
+        from desktop_app.ui.chat.controller import ChatController
+
+        self.build_rest()
+        self.runtime = runtime
+        controller = ChatController(runtime, self)
+        self.view.follow(controller)
+        controller.run_started.connect(self._on_run_started)
+        controller.content_appended.connect(self._on_content_appended)
+        controller.approval_required.connect(self._on_approval_required)
+        controller.retry_scheduled.connect(self._on_retry_scheduled)
+        controller.approval_decided.connect(self._on_approval_decided)
+        controller.busy_changed.connect(self._on_busy_changed)
+        controller.store_failed.connect(self._on_store_failed)
+        for signal in (controller.run_started, controller.run_finished, controller.run_failed):
+            signal.connect(self._on_conversation_activity)
+        controller.run_failed.connect(self.key_banner.on_run_failed)
+        self.view.decided.connect(self._on_decided)
+        self.view.retry_now_requested.connect(self._on_retry_now_requested)
+        self.view.stop_requested.connect(self._on_stop_requested)
+        self.view.continue_requested.connect(self._on_continue_requested)
+        self.view.regenerate_requested.connect(self.regenerate_last_answer)
+        self.view.retry_run_requested.connect(self.retry_last_run)
+        self.view.delete_turn_requested.connect(self.delete_turn)
+        self.view.edit_requested.connect(self.edit_and_resend)
+        self.view.version_requested.connect(self.switch_version)
+        self.view.transcript_loaded.connect(self._on_transcript_loaded)  # "Show earlier": the answers' ‹ n/m ›
+        self.controller = controller
+        self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
+        from desktop_app.ui.chat.agent_picker import install_agent_picker
+        from desktop_app.ui.window.agent_menu import add_agent_menu
+
+        self.agent_picker = install_agent_picker(self, runtime, lambda: controller.conversation_id)
+        picked = self.agent_picker.pick if self.agent_picker is not None else None
+        self.agent_menu = add_agent_menu(
+            self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
+        )
+        order_menus(self)  # the Agent menu came in: Help stays last
+        self._attach_composer(runtime, controller)
+        self._prepare_on_first_keystroke(runtime)
+        from desktop_app.ui.chat.compaction import install_compaction
+
+        self.compaction = install_compaction(self, runtime, lambda: controller.conversation_id)  # #16
+        self.composer.setEnabled(True)
+        self.provider_action.setEnabled(True)
+        self.approvals_action.setEnabled(True)
+        self.settings_action.setEnabled(True)
+        self.apply_settings(runtime.settings)
+        self._show_round_limit()
+        self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
+        self.composer.edit.setFocus()
+        self._show_provider()
+        if not runtime.provider_settings.configured:
+            self.set_status("Choose a model provider to start (Settings → Provider…)")
+            self.open_welcome()
+        else:
+            self.set_status("Ready")
+            self.key_banner.check_start()
+        return controller
+
+    def _prepare_on_first_keystroke(self, runtime: RuntimeLike) -> None:
+        """Start-up leaves out what only a run needs (the provider's HTTP stack, the MCP SDK behind the
+        built-in servers): the first keystroke in the composer imports them in worker threads, so a prompt
+        typed after start-up does not wait for them and an untouched window never holds them."""
+
+        def prepare(_text: str = "") -> None:
+            self.composer.edit.textChanged.disconnect(prepare)
+            self.tasks.start(self._prepare_first_run(getattr(runtime, "host", None)), name="prepare-first-run")
+
+        self.composer.edit.textChanged.connect(prepare)
+
+    async def _prepare_first_run(self, host: object) -> None:
+        import asyncio
+        import importlib
+
+        await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.providers.factory")
+        prepare = getattr(host, "prepare", None)
+        if prepare is not None:
+            await prepare()
+        from desktop_app.ui.asyncqt import release_freed_memory
+
+        release_freed_memory()  # the imports' temporaries (pydantic schema building) back to the OS
+
+    def attach_host(self, host: object, *, credentials: object = None, mcp_config: Path | None = None) -> None:
+        """Show ``host``'s servers in the Servers dock (before ``host.start()``, to see every event), and
+        enable File → Import MCP servers… into ``mcp_config`` with ``credentials``."""
+        self.build_rest()
+        self.servers_dock.panel.secret_prompt.credentials = credentials
+        self.servers_dock.panel.attach(host)
+        self.tools_dock.panel.attach_host(host, mcp_config)
+        self._attach_mcp_features(host)
+        if mcp_config is not None and credentials is not None:
+            from desktop_app.ui.extensions.import_dialog import McpImporter
+
+            self.mcp_config_path = mcp_config
+            self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
+            self.importer.imported.connect(self._on_servers_imported)
+            self.import_action.setEnabled(True)
+            from desktop_app.ui.extensions.install import ExtensionInstaller
+
+            self.extensions = ExtensionInstaller(self, credentials, self._on_servers_imported)
+            self.install_extension_action.setEnabled(True)
+            for bundle in self._pending_bundles:
+                self.extensions.open_bundle(bundle)
+            self._pending_bundles.clear()
+            if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
+                from desktop_app.runtime.host.manage import ServerManager
+
+                manager = ServerManager(host, mcp_config, credentials)  # type: ignore[arg-type]
+                self.servers_dock.panel.attach_manager(manager, import_opener=self._on_import_triggered)
+
+    def set_status(self, text: str) -> None:
+        self.status.setText(text)
+
+    def show_exception(self, exc: BaseException) -> None:
+        """The error display for failed coroutines and slots: inline in the chat, and in the status bar."""
+        log.error("error shown to the user", exc_info=exc)
+        self.view.show_error(describe_exception(exc))
+        self.set_status("Error — see the conversation")
+
+    def _on_submitted(self, prompt: str) -> None:
+        if self.controller is None or self.runtime is None:
+            return
+        attachments, context = self.composer.outgoing()
+        self.view.add_user_message(prompt).show_sent(attachments, context)  # files and chips under the text
+        if not self.runtime.provider_settings.configured:
+            self.view.show_error("No model provider is set up yet. Open Settings → Provider… and try again.")
+            self.composer.set_text(prompt)
+            self.composer.restore(attachments, context)
+            self.open_provider_dialog(first_run=True)
+            return
+        self.tasks.start(self.controller.send(prompt, attachments=attachments, context=context), name="send")
+
+    def runtime_model(self) -> str:
+        return self.runtime.provider_settings.model if self.runtime is not None else ""
+
+    def _on_new_chat_triggered(self) -> None:
+        if self.controller is None:
+            return
+        self.controller.stop()
+        self.controller.new_conversation()
+        self.view.clear()
+        self.conversations.set_current(None)
+        self.show_title(None)
+        self._show_provider()
+        self.tools_dock.panel.schedule_refresh()
+        self.set_status("Ready")
+        self.composer.edit.setFocus()
+
+    close_interceptor: Callable[[], bool] | None = None
+    """Asked first when the window closes; ``True`` keeps the app running (close to tray)."""
+
+    state_path: Path | None = None
+    """Where the window's geometry, docks and splitters are kept (``window_state``); None: not kept."""
+
+    def restore_state(self, path: Path) -> bool:
+        """Put geometry, docks and splitters back from ``path`` (the docks are built first if they were
+        deferred). The geometry again after ``restore_geometry``: the shell's minimum size may have differed
+        from the restored layout's (a hidden Conversations dock)."""
+        from desktop_app.ui.window import state as window_state
+
+        self.build_rest()
+        self.state_path = path
+        with self.dock_room.quiet():  # the stored dock sizes, as they were
+            return window_state.restore(self, path)
+
+    def restore_geometry(self, path: Path) -> bool:
+        """Only the size, place and maximised state from ``path``: before the first paint, when the docks
+        that ``restore_state`` puts back may not exist yet."""
+        from desktop_app.ui.window import state as window_state
+
+        self.state_path = path
+        return window_state.restore(self, path, layout=False)
+
+    def save_state(self) -> None:
+        if self.state_path is not None:
+            from desktop_app.ui.window import state as window_state
+
+            window_state.save(self, self.state_path)
+
+    def find_in_conversation(self) -> None:
+        self.find_bar.open()
+
+    def show_title(self, title: str | None) -> None:
+        """The window title names the open conversation."""
+        self.setWindowTitle(f"{title} — Switchboard" if title else "Switchboard")
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.close_interceptor is not None and self.close_interceptor():
+            event.ignore()
+            return
+        self.save_state()
+        if self.controller is not None:
+            self.controller.stop()
+            self.controller.close()
+        super().closeEvent(event)
