@@ -1,6 +1,6 @@
 """The Runtime's MCP client side: servers' sampling/elicitation requests, roots, resources and grants.
 
-:class:`RuntimeServerFeatures` (a layer of :class:`~desktop_app.runtime.service.Runtime`) wires the host's
+:class:`ServerFeatures` (a collaborator of the :class:`~desktop_app.runtime.service.Runtime` facade) wires the host's
 :class:`~desktop_app.runtime.host.client_features.ClientFeatures` to the user's provider and policy (see
 :mod:`.server_requests`), takes the user's answers to server requests by request id, grants folders as
 roots, reads resources as prompt text, and revokes or re-confirms approval grants.
@@ -14,18 +14,22 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime.approvals import Grant, GrantStore
 from desktop_app.runtime.errors import RunError
-from desktop_app.runtime.service_settings import RuntimeSettings
+from desktop_app.runtime.service.settings_control import SettingsControl
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.client_features import ClientFeatures
     from desktop_app.runtime.host.requests import ElicitationAction
 
 
-class RuntimeServerFeatures(RuntimeSettings):
+class ServerFeatures:
     """Server requests, roots, resources and grants; a host without them (a test fake) refuses clearly."""
 
-    _features: ClientFeatures | None
-    grants: GrantStore
+    def __init__(self, *, settings: SettingsControl, host: object, grants: GrantStore | None) -> None:
+        self._settings = settings
+        self._host = host
+        self.grants = grants or GrantStore()
+        """The approval grants (persisted, revocable); the run loop consults them."""
+        self._features: ClientFeatures | None = self._wire_client_features()
 
     def _wire_client_features(self) -> ClientFeatures | None:
         """Serve servers' sampling/elicitation requests (see :mod:`.server_requests`); a real host only."""
@@ -34,11 +38,12 @@ class RuntimeServerFeatures(RuntimeSettings):
             return None
         from desktop_app.runtime.server_requests import wire_client_features
 
+        settings = self._settings
         wire_client_features(
             features,
-            provider=self._get_provider,
-            model=lambda: self._settings.provider.model,
-            mode=lambda: self._policy.mode,
+            provider=settings.get_provider,
+            model=lambda: settings.settings.provider.model,
+            mode=lambda: settings.policy.mode,
         )
         return features  # type: ignore[no-any-return]
 
@@ -74,8 +79,7 @@ class RuntimeServerFeatures(RuntimeSettings):
         handshake-era servers are told that the list changed. ``save`` keeps them in the settings."""
         self._client_features()  # refuse before saving anything when the host has no roots
         if save:
-            self._settings = self._settings.model_copy(update={"roots": [str(p) for p in paths]})
-            self._save_settings()
+            self._settings.change(roots=[str(p) for p in paths])
         set_roots = getattr(self._host, "set_roots", None)
         if set_roots is not None:
             await set_roots(paths)

@@ -1,10 +1,10 @@
-"""The Runtime's settings layer: the saved settings, the provider and vision-provider keys, the approval
-policy and the default context items.
+"""The Runtime's settings collaborator: the saved settings, the provider and vision-provider keys, the
+approval policy, the provider pool and the default context items.
 
-:class:`RuntimeSettings` is the base of :class:`~desktop_app.runtime.service.Runtime` and holds the state
-the other layers share (settings, host, credentials, policy, the provider pool); ``Runtime.__init__`` sets
-it up. Saving goes through :func:`~desktop_app.runtime.settings.save_settings` (a broken file is never
-overwritten); keys go to the keyring, never a file.
+:class:`SettingsControl` owns the settings in force, the file they are saved to (``None``: not saved), the
+keyring, the approval policy and the :class:`~desktop_app.runtime.provider_pool.ProviderPool`. Saving goes
+through :func:`~desktop_app.runtime.settings.save_settings` (a broken file is never overwritten); keys go to
+the keyring, never a file.
 """
 
 from __future__ import annotations
@@ -13,56 +13,69 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.context import ContextItem, default_context
-from desktop_app.runtime.conversation import ToolHost
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, RunError
 from desktop_app.runtime.provider_pool import ProviderPool
 from desktop_app.runtime.providers.base import Provider
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 
-if TYPE_CHECKING:
-    from desktop_app.runtime.host import Host
 
+class SettingsControl:
+    """Settings, provider keys, the approval policy and the provider pool."""
 
-class RuntimeSettings:
-    """Settings, provider keys and the approval policy; the state every Runtime layer shares."""
-
-    _settings: Settings
-    settings_problem: ConfigError | None
-    _host: Host | ToolHost
-    _credentials: Credentials
-    _settings_path: Path | None
-    _policy: ApprovalPolicy
-    _providers: ProviderPool
-    _now: Callable[[], datetime] | None
-
-    # -- settings --------------------------------------------------------------------------------------
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        credentials: Credentials,
+        providers: ProviderPool,
+        settings_path: Path | None,
+        policy: ApprovalPolicy | None,
+        now: Callable[[], datetime] | None,
+        settings_problem: ConfigError | None,
+    ) -> None:
+        self._settings = settings
+        self._credentials = credentials
+        self._providers = providers
+        self._settings_path = settings_path
+        self._policy = policy or ApprovalPolicy("ask", auto_approve_read_only=settings.auto_approve_read_only)
+        self._now = now
+        self.settings_problem = settings_problem
+        """The settings file is broken: the runtime runs on defaults and never saves to it."""
 
     @property
     def settings(self) -> Settings:
         return self._settings
 
-    @property
-    def provider_settings(self) -> ProviderSettings:
-        return self._settings.provider
-
-    @property
-    def host(self) -> Host | ToolHost:
-        return self._host
+    def set_in_memory(self, settings: Settings) -> None:
+        """Put ``settings`` in force for this session only (nothing saved, the policy untouched)."""
+        self._settings = settings
 
     @property
     def credentials(self) -> Credentials:
         return self._credentials
 
+    @property
+    def providers(self) -> ProviderPool:
+        return self._providers
+
+    @property
+    def settings_path(self) -> Path | None:
+        """The settings file this runtime saves to (``None``: not saved, e.g. a broken file or a test)."""
+        return self._settings_path
+
+    @property
+    def policy(self) -> ApprovalPolicy:
+        return self._policy
+
     def configure_provider(self, settings: ProviderSettings, api_key: str | None) -> None:
         """Save the provider settings (file) and the key (keyring; never a file). ``None`` keeps the key."""
         self._store_key(settings, api_key)
-        self._settings = self._settings.model_copy(update={"provider": settings})
-        self._save_settings()
+        self.change(provider=settings)
         self._providers.retire_all()
 
     def _store_key(self, settings: ProviderSettings, api_key: str | None) -> None:
@@ -75,10 +88,10 @@ class RuntimeSettings:
         else:
             self._credentials.delete(settings.key_name)
 
-    @property
-    def settings_path(self) -> Path | None:
-        """The settings file this runtime saves to (``None``: not saved, e.g. a broken file or a test)."""
-        return self._settings_path
+    def change(self, **update: Any) -> None:
+        """Set top-level fields without validation (callers pass typed values) and save."""
+        self._settings = self._settings.model_copy(update=update)
+        self.save()
 
     def update_settings(self, settings: Settings | None = None, /, **changes: Any) -> Settings:
         """Save new settings atomically, then put them in force; returns them.
@@ -92,10 +105,10 @@ class RuntimeSettings:
         new = Settings.model_validate({**base.model_dump(), **changes}) if changes else base
         if self._settings_path is not None:
             save_settings(self._settings_path, new)
-        self._apply_settings(new)
+        self._apply(new)
         return new
 
-    def _apply_settings(self, settings: Settings) -> None:
+    def _apply(self, settings: Settings) -> None:
         old, self._settings = self._settings, settings
         self._policy = replace(self._policy, auto_approve_read_only=settings.auto_approve_read_only)
         if (old.provider, old.vision_provider) != (settings.provider, settings.vision_provider):
@@ -105,21 +118,16 @@ class RuntimeSettings:
         """A broken settings file was fixed and read again: run on it and save to it from now on."""
         self.settings_problem = None
         self._settings_path = path
-        self._apply_settings(settings)
+        self._apply(settings)
 
-    def _save_settings(self) -> None:
+    def save(self) -> None:
         if self._settings_path is not None:
             save_settings(self._settings_path, self._settings)
 
-    @property
-    def policy(self) -> ApprovalPolicy:
-        return self._policy
-
     def set_auto_approve_read_only(self, enabled: bool) -> None:
         """Turn auto-approval of ``readOnlyHint`` tools on or off (saved with the settings)."""
-        self._settings = self._settings.model_copy(update={"auto_approve_read_only": enabled})
         self._policy = replace(self._policy, auto_approve_read_only=enabled)
-        self._save_settings()
+        self.change(auto_approve_read_only=enabled)
 
     def api_key(self) -> str | None:
         """The default provider's key (environment variable, else keyring)."""
@@ -136,10 +144,8 @@ class RuntimeSettings:
         kept = "" if self._credentials.check() else " (without a working system keyring it was kept for one session)"
         return f"{match_preset(chosen.base_url).name} needs an API key and none is set{kept}. Enter it to start."
 
-    def _get_provider(self) -> Provider:
+    def get_provider(self) -> Provider:
         return self._providers.get(self._settings.provider)
-
-    # -- vision and context ----------------------------------------------------------------------------
 
     def configure_vision_provider(self, settings: ProviderSettings | None, api_key: str | None = None) -> None:
         """Save (or with ``None`` remove) the provider that describes images for a model that cannot read them.
@@ -148,11 +154,10 @@ class RuntimeSettings:
         """
         if settings is not None:
             self._store_key(settings, api_key)
-        self._settings = self._settings.model_copy(update={"vision_provider": settings})
-        self._save_settings()
+        self.change(vision_provider=settings)
         self._providers.retire_all()
 
-    def _get_vision_provider(self) -> Provider:
+    def get_vision_provider(self) -> Provider:
         vision = self._settings.vision_provider
         if vision is None:  # pragma: no cover - only called when configured
             raise RunError("No vision provider is configured.")

@@ -1,63 +1,58 @@
 """The Runtime's conversations: creating, loading, finding and trimming them.
 
-:class:`RuntimeConversations` (a layer of :class:`~desktop_app.runtime.service.Runtime`) keeps the
-in-memory :class:`~desktop_app.runtime.conversation.Conversation` objects by id: new ones (with the system
-prompt and system blocks), stored ones loaded lazily, history trimmed for regenerate/retry, pending tool
-calls of a paused turn, and the usage totals of a reopened conversation.
+:class:`ConversationTable` keeps the in-memory :class:`~desktop_app.runtime.conversation.Conversation`
+objects by id: new ones (with the system prompt and system blocks), stored ones loaded lazily, history
+trimmed for regenerate/retry, pending tool calls of a paused turn, and the usage totals of a reopened
+conversation. Which agent a conversation talks to is :class:`~.routing.Routing`'s.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.conversation import Conversation, pending_tool_calls
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import Message, SystemMessage, ToolCallRequest, UserMessage
-from desktop_app.runtime.service_settings import RuntimeSettings
+from desktop_app.runtime.settings import Settings
 
 
-class RuntimeConversations(RuntimeSettings):
+class ConversationTable:
     """The conversations by id (one active run each: ``Conversation.active_run``)."""
 
-    _conversations: dict[str, Conversation]
-    system_blocks: list[Callable[[], str]]
-
-    if TYPE_CHECKING:
-
-        def set_conversation_agent(self, conversation_id: str, agent: str) -> None: ...
-
-    # -- conversations -----------------------------------------------------------------------------------------
+    def __init__(self, settings: Callable[[], Settings]) -> None:
+        self._settings = settings
+        self._by_id: dict[str, Conversation] = {}
+        self.system_blocks: list[Callable[[], str]] = []
+        """Deterministic text appended to the system prompt of new conversations (e.g. the skills index)."""
 
     def default_system_prompt(self) -> str:
         """The settings' system prompt and the system blocks (e.g. the skills index)."""
-        return "\n\n".join(text for text in [self._settings.system_prompt, *(b() for b in self.system_blocks)] if text)
+        blocks = [self._settings().system_prompt, *(b() for b in self.system_blocks)]
+        return "\n\n".join(text for text in blocks if text)
 
-    def new_conversation(self, *, agent: str | None = None) -> str:
-        """A new empty conversation, talking to ``agent`` (default: the default agent, with its instructions
-        when it is a defined one)."""
+    def create(self) -> Conversation:
+        """A new empty conversation with the default system prompt."""
         conv = Conversation(id=uuid.uuid4().hex)
         system = self.default_system_prompt()
         if system:
             conv.messages.append(SystemMessage(content=system))
-        self._conversations[conv.id] = conv
-        catalog = getattr(self, "_agents", None)
-        if agent is None and catalog is not None and not catalog.unrestricted(catalog.default):
-            agent = catalog.default  # a defined default agent: its instructions, not the settings' prompt
-        if agent is not None:
-            self.set_conversation_agent(conv.id, agent)
-        return conv.id
+        self._by_id[conv.id] = conv
+        return conv
+
+    def get(self, conversation_id: str) -> Conversation | None:
+        return self._by_id.get(conversation_id)
 
     def conversation(self, conversation_id: str) -> Conversation:
         try:
-            return self._conversations[conversation_id]
+            return self._by_id[conversation_id]
         except KeyError:
             raise RunError(f"Conversation {conversation_id!r} does not exist.") from None
 
     def is_running(self, conversation_id: str) -> bool:
-        conv = self._conversations.get(conversation_id)
+        conv = self._by_id.get(conversation_id)
         return conv is not None and conv.active_run is not None
 
     def load_conversation(
@@ -66,10 +61,10 @@ class RuntimeConversations(RuntimeSettings):
         """Make a stored conversation (e.g. from the store after a restart) available to runs. ``messages``
         may be a loader, called when the history is first needed (see ``Conversation``)."""
         history = messages if callable(messages) else list(messages)
-        conv = self._conversations.get(conversation_id)
+        conv = self._by_id.get(conversation_id)
         if conv is None:
             conv = Conversation(id=conversation_id, messages=history)
-            self._conversations[conversation_id] = conv
+            self._by_id[conversation_id] = conv
         elif conv.active_run is None:
             conv.messages = history
         return conv
@@ -98,3 +93,8 @@ class RuntimeConversations(RuntimeSettings):
     def set_conversation_usage(self, conversation_id: str, usage: ev.TokenUsage) -> None:
         """Start a reopened conversation's usage totals from what the store recorded of its earlier runs."""
         self.conversation(conversation_id).usage = usage
+
+    def transcript_messages(self, conversation_id: str) -> tuple[object, ...]:
+        """The conversation's messages as a Claude Code hook's transcript reads them (unknown: none)."""
+        conv = self._by_id.get(conversation_id)
+        return tuple(conv.messages) if conv is not None else ()

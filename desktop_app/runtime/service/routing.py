@@ -1,6 +1,6 @@
 """What a conversation's run sees: its agent, its provider, its approval policy and its tools.
 
-:class:`RuntimeRouting` (a layer of :class:`~desktop_app.runtime.service.Runtime`) picks, per
+:class:`Routing` (a collaborator of the :class:`~desktop_app.runtime.service.Runtime` facade) picks, per
 conversation, the agent (see :mod:`.agents`), the provider and model (the conversation's own, else its
 agent's, else the default), the approval policy (the agent can only make it stricter), the tool host
 (scoped to the agent, through the deferred-tool view of :mod:`.deferral`), and the context budget of
@@ -9,6 +9,7 @@ the next request.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -17,27 +18,38 @@ from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.conversation import ToolHost, wire_messages
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import SystemMessage
-from desktop_app.runtime.service_conversations import RuntimeConversations
+from desktop_app.runtime.service.conversations import ConversationTable
+from desktop_app.runtime.service.settings_control import SettingsControl
 from desktop_app.runtime.settings import ProviderSettings, infer_dialect
 
 if TYPE_CHECKING:
     from desktop_app.runtime.agents.definitions import AgentCatalog
     from desktop_app.runtime.context_budget import ContextBudget
     from desktop_app.runtime.deferral import ToolDeferral
-    from desktop_app.runtime.model_windows import ModelWindows
 
 
-class RuntimeRouting(RuntimeConversations):
+class Routing:
     """Per-conversation agent, provider, policy, tool host and context budget."""
 
-    _deferral: ToolDeferral | None
-    _agents: AgentCatalog | None
-    _conversation_agents: dict[str, str]
-    windows: ModelWindows
+    def __init__(
+        self,
+        *,
+        settings: SettingsControl,
+        conversations: ConversationTable,
+        host: ToolHost,
+        publish: Callable[[ev.Event], None],
+    ) -> None:
+        from desktop_app.runtime.model_windows import ModelWindows
 
-    if TYPE_CHECKING:
-
-        def _publish(self, event: ev.Event) -> None: ...
+        self._settings = settings
+        self._conversations = conversations
+        self._host = host
+        self._publish = publish
+        self._deferral: ToolDeferral | None = None
+        self._agents: AgentCatalog | None = None
+        self._conversation_agents: dict[str, str] = {}
+        self.windows = ModelWindows()
+        """Context windows: the presets', else what the endpoints' model lists say (learned before a first run)."""
 
     # -- deferred tools --------------------------------------------------------------------------------
 
@@ -50,7 +62,7 @@ class RuntimeRouting(RuntimeConversations):
         """Send runs' tools through ``deferral`` (built over this runtime's host and settings)."""
         self._deferral = deferral
 
-    def _run_host(self, conversation_id: str, run_id: str) -> ToolHost:
+    def run_host(self, conversation_id: str, run_id: str) -> ToolHost:
         """The host a run sees, restricted to the conversation's agent (see :mod:`.agents`)."""
         if self._agents is None:
             return self._unscoped_run_host(conversation_id, run_id)
@@ -90,7 +102,7 @@ class RuntimeRouting(RuntimeConversations):
             return conv.provider
         if self._agents is not None:
             return self.agent_provider(self.conversation_agent(conversation_id))
-        return self._settings.provider
+        return self._settings.settings.provider
 
     # -- agents ------------------------------------------------------------------------------------------
 
@@ -101,6 +113,14 @@ class RuntimeRouting(RuntimeConversations):
 
     def attach_agents(self, catalog: AgentCatalog) -> None:
         self._agents = catalog
+
+    def agent_for_new(self, agent: str | None) -> str | None:
+        """The agent a new conversation talks to: ``agent``, else a defined default agent (its instructions,
+        not the settings' prompt), else none (the built-in default)."""
+        catalog = self._agents
+        if agent is None and catalog is not None and not catalog.unrestricted(catalog.default):
+            return catalog.default
+        return agent
 
     def conversation_agent(self, conversation_id: str) -> str:
         """The agent a conversation talks to (the default agent unless the user picked another)."""
@@ -126,7 +146,7 @@ class RuntimeRouting(RuntimeConversations):
         """The system prompt of ``agent``'s conversations: its instructions; for the built-in default agent, the
         settings' system prompt and the system blocks (the skills index), as a new conversation has them."""
         if self._agents is None or self._agents.unrestricted(agent) or self._agents.get(agent) is None:
-            return self.default_system_prompt()
+            return self._conversations.default_system_prompt()
         return self._agents.agents[agent].instructions
 
     def conversation_system_prompt(self, conversation_id: str) -> str:
@@ -139,28 +159,28 @@ class RuntimeRouting(RuntimeConversations):
         """The provider and model ``agent`` runs on (its own, else the default provider with its model)."""
         definition = self._agents.get(agent) if self._agents is not None else None
         if definition is None:
-            return self._settings.provider
-        provider = definition.provider or self._settings.provider
+            return self._settings.settings.provider
+        provider = definition.provider or self._settings.settings.provider
         return provider.model_copy(update={"model": definition.model}) if definition.model else provider
 
-    def _run_policy(self, conversation_id: str) -> ApprovalPolicy:
+    def run_policy(self, conversation_id: str) -> ApprovalPolicy:
         """The app's approval policy, made stricter by the agent's own default (never looser)."""
         definition = self._agents.get(self.conversation_agent(conversation_id)) if self._agents is not None else None
         if definition is None or definition.approval is None:
-            return self._policy
+            return self._settings.policy
         strictness = {"always": 0, "ask": 1, "never": 2}
-        if strictness[definition.approval] <= strictness[self._policy.mode]:
-            return self._policy
-        return replace(self._policy, mode=definition.approval)
+        if strictness[definition.approval] <= strictness[self._settings.policy.mode]:
+            return self._settings.policy
+        return replace(self._settings.policy, mode=definition.approval)
 
     def set_conversation_provider(self, conversation_id: str, settings: ProviderSettings | None) -> None:
         """Make a conversation keep ``settings`` (``None``: follow the default provider)."""
-        self.conversation(conversation_id).provider = settings
+        self._conversations.conversation(conversation_id).provider = settings
 
     def stored_provider(self, base_url: str, model: str) -> ProviderSettings:
         """Provider settings for a conversation stored with ``base_url`` and ``model``: the default's
         options when it is the same endpoint, else the dialect inferred from the URL."""
-        default = self._settings.provider
+        default = self._settings.settings.provider
         if base_url.rstrip("/") == default.base_url.rstrip("/"):
             return default.model_copy(update={"model": model or default.model})
         return ProviderSettings(base_url=base_url, model=model, dialect=infer_dialect(base_url))
@@ -172,7 +192,7 @@ class RuntimeRouting(RuntimeConversations):
         from desktop_app.runtime.compaction import request_history
         from desktop_app.runtime.context_budget import budget
 
-        conv = self.conversation(conversation_id)
+        conv = self._conversations.conversation(conversation_id)
         host: ToolHost = self._deferral.view(conv.id) if self._deferral is not None else self._host
         system_note = getattr(host, "system_note", None)
         note = system_note() if system_note is not None else ""
