@@ -287,7 +287,7 @@ class Settings(BaseModel):
     hooks: dict[str, Any] = Field(
         default_factory=dict,
         description="Lifecycle hooks ({Event: [hook, …]}) and MCP message hooks ({'method?param=value': "
-        "['server/tool', …]}); trusted, as they are your own (see README, Hooks)",
+        "['server/tool', …]}); trusted, as they are your own (see the user guide, docs/hooks.md)",
     )
     tool_deferral: DeferralMode = Field(
         "auto",

@@ -74,6 +74,7 @@ def test_every_qt_module_the_app_imports_is_bundled(bundle: Path) -> None:
 def test_bundle_carries_resources_and_version_metadata(bundle: Path, version: str) -> None:
     internal = bundle / "_internal"
     assert (internal / "resources" / "switchboard.svg").is_file()
+    assert (internal / "docs" / "index.md").is_file()  # Help → User guide
     assert (internal / f"switchboard-{version}.dist-info" / "METADATA").is_file()
     keyring = next(internal.glob("keyring-*.dist-info"))
     entry_points = (keyring / "entry_points.txt").read_text(encoding="utf-8")

@@ -1,15 +1,18 @@
-"""Help → About Switchboard: the version (the one in pyproject.toml), the Qt/PySide6/Python it runs on,
-where its files live, and the licence. Opened non-modally (``open()``, never ``exec()`` on the qasync loop)."""
+"""The Help menu. Help → User guide (F1) opens the local user guide (docs/index.md, shipped with the frozen app)
+in the system's viewer. Help → About Switchboard: the version (the one in pyproject.toml), the Qt/PySide6/Python
+it runs on, where its files live, and the licence. Opened non-modally (``open()``, never ``exec()`` on the qasync
+loop)."""
 
 from __future__ import annotations
 
 import platform
 import sys
 from html import escape
+from pathlib import Path
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import qVersion
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QUrl, qVersion
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
 
 
@@ -50,9 +53,37 @@ def open_about(parent: QWidget) -> QMessageBox:
     return box
 
 
+def guide_path() -> Path:
+    """The user guide's first page: docs/index.md in a checkout, under ``_MEIPASS`` in the frozen app (its
+    ``docs/``, collected by packaging/switchboard.spec)."""
+    base = getattr(sys, "_MEIPASS", None)
+    return (Path(base) if base else Path(__file__).resolve().parents[3]) / "docs" / "index.md"
+
+
+def open_guide(parent: QWidget) -> QMessageBox | None:
+    """Open the user guide in the system's viewer; a guide that is missing, or no viewer, is said in a box."""
+    path = guide_path()
+    if path.is_file() and QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        return None
+    box = QMessageBox(parent)
+    box.setObjectName("guideMissingBox")
+    box.setWindowTitle("User guide")
+    box.setIcon(QMessageBox.Icon.Warning)
+    why = "could not be opened (no program opens .md files here)" if path.is_file() else "is not installed here"
+    box.setText(f"The user guide {why}: {path}. The same pages are in the project's docs/ folder.")
+    box.setStandardButtons(QMessageBox.StandardButton.Close)
+    box.open()
+    return box
+
+
 def install_help_menu(window: QMainWindow) -> QAction:
-    """Add Help → About Switchboard to ``window``'s menu bar; returns the action."""
+    """Add Help → User guide and Help → About Switchboard to ``window``'s menu bar; returns the About action."""
     menu = window.menuBar().addMenu("&Help")
+    guide = QAction("&User guide", window)
+    guide.setObjectName("userGuideAction")
+    guide.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+    guide.triggered.connect(lambda: setattr(window, "guide_box", open_guide(window)))
+    menu.addAction(guide)
     action = QAction("&About Switchboard", window)
     action.setObjectName("aboutAction")
     action.setMenuRole(QAction.MenuRole.AboutRole)  # macOS: in the application menu

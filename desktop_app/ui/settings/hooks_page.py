@@ -151,7 +151,7 @@ class HooksPage(PageExtra):
         if not self.items:
             self.details.setText(
                 'No hooks yet. Add them under "hooks" in settings.json or mcp.json, or in a project\'s '
-                ".switchboard/hooks.json (see the README, Hooks)."
+                ".switchboard/hooks.json (see Help → User guide, Hooks)."
             )
         self._on_selection()
 

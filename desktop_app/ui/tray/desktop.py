@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 NO_TRAY_MARKER = "no-tray-noticed"
 NO_TRAY_NOTICE = (
     "This desktop has no system tray, so Switchboard runs as a plain window app: closing the window quits. "
-    "The quick prompt still opens with `switchboard --quick` (bind it to a shortcut; see the README)."
+    "The quick prompt still opens with `switchboard --quick` (bind it to a shortcut; see Help → User guide, "
+    "Quick prompt)."
 )
 _OUTCOME_TEXT = {
     "finished": "Answered",
