@@ -36,7 +36,7 @@ class CompatLine:
 
 
 def support_rows(table: dict[str, list[tuple[str, Status, str]]]) -> str:
-    """A README table (Source | Part | Here) of what each source format supports."""
+    """A user-guide table (Source | Part | Here) of what each source format supports."""
     rows = ["| Source | Part | Here |", "|---|---|---|"]
     for source, parts in table.items():
         for part, status, detail in parts:

@@ -3,7 +3,7 @@
 No tokenizer is used: the families Switchboard talks to (DeepSeek, OpenAI, Anthropic, local models) have
 different vocabularies, the well-kept tokenizer libraries download their vocabularies at first use (which a
 desktop app must not do behind the user's back), and a meter needs an estimate, not an exact count. The
-estimate, documented here and in the README:
+estimate, documented here and in the user guide (docs/conversations.md):
 
 * ASCII text: one token per ``ASCII_CHARS_PER_TOKEN`` (4) characters, rounded up;
 * any other character (CJK, accents, emoji): one token each (BPE vocabularies split them finely);

@@ -3,8 +3,8 @@
 Every field the manifest sets gets a line: it **works** as in Claude Desktop, it is **translated** (how), or it
 is **not available** here (why); each ``user_config`` setting, each loader variable in ``env`` and the
 ``${…}`` variables ``mcp_config`` uses get their own. The install screen, ``switchboard install`` and
-``switchboard install --dry-run [--json]`` show these lines. :data:`BUNDLE_SUPPORT` is the summary the README's
-table is generated from (:func:`support_markdown`), the same statuses the lines use.
+``switchboard install --dry-run [--json]`` show these lines. :data:`BUNDLE_SUPPORT` is the summary the guide's
+table (docs/bundles.md) is generated from (:func:`support_markdown`), the same statuses the lines use.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ BUNDLE_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
 
 
 def support_markdown() -> str:
-    """The README's table of what the bundle format supports, from :data:`BUNDLE_SUPPORT`."""
+    """The guide's table (docs/bundles.md) of what the bundle format supports, from :data:`BUNDLE_SUPPORT`."""
     return support_rows(BUNDLE_SUPPORT)
 
 

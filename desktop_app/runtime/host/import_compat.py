@@ -6,7 +6,7 @@ Every field of every server entry (and each file-level part such as VS Code's ``
 here (and why). The importer, the preview (window and ``switchboard import-config --dry-run [--json]``) and the
 result dialog show these lines; nothing is dropped without one.
 
-:data:`FORMAT_SUPPORT` is the per-format summary the README's table is generated from (:func:`support_markdown`).
+:data:`FORMAT_SUPPORT` is the per-format summary docs/import.md's table is generated from (:func:`support_markdown`).
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ FORMAT_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
 
 
 def support_markdown() -> str:
-    """The README's table of what each source format supports, from :data:`FORMAT_SUPPORT`."""
+    """docs/import.md's table of what each source format supports, from :data:`FORMAT_SUPPORT`."""
     return support_rows(FORMAT_SUPPORT)
 
 

@@ -4,7 +4,7 @@ Each part a plugin brings (its manifest's fields, servers, skills, commands, age
 shell commands) works as in its source app, is translated (how), or is not available here (why); every
 problem found while reading it is a "not available" line. ``switchboard plugins show --json`` (``compatibility``),
 the install/enable output and the plugin page show these lines. :data:`PLUGIN_SUPPORT` is the per-format
-summary the README's table is generated from (:func:`support_markdown`).
+summary docs/plugins.md's table is generated from (:func:`support_markdown`).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ PLUGIN_SUPPORT: dict[str, list[tuple[str, Status, str]]] = {
 
 
 def support_markdown() -> str:
-    """The README's table of what each plugin format supports, from :data:`PLUGIN_SUPPORT`."""
+    """docs/plugins.md's table of what each plugin format supports, from :data:`PLUGIN_SUPPORT`."""
     return support_rows(PLUGIN_SUPPORT)
 
 
