@@ -47,8 +47,15 @@ async def import_sdk() -> None:
     thread the first time a server connects, built-in or external. The runtime is created, and the user
     can send, before that: no connection, no SDK."""
     if _CONNECTION_MODULE not in _imported:
-        await asyncio.to_thread(importlib.import_module, _CONNECTION_MODULE)
+        await asyncio.to_thread(_load_sdk)
         _imported.add(_CONNECTION_MODULE)
+
+
+def _load_sdk() -> None:
+    importlib.import_module(_CONNECTION_MODULE)
+    from desktop_app.runtime.host import sdk_logging
+
+    sdk_logging.install()  # in-process servers skip the SDK's rich handler that basicConfig would drop
 
 
 _imported: set[str] = set()
