@@ -166,7 +166,7 @@ def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], s
     composer = window.composer
 
     def changed() -> None:
-        show = getattr(window, "_show_provider", None)
+        show = getattr(getattr(window, "provider", None), "show", None)  # the window's ``ProviderDisplay``
         if show is not None:
             show()
 

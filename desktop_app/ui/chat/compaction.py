@@ -199,7 +199,7 @@ class CompactionUi(QObject):
         return True
 
     async def _compact(self, cid: str) -> None:
-        from desktop_app.runtime.compactor import CompactionError
+        from desktop_app.runtime.compaction.compactor import CompactionError
 
         self.window.composer.set_busy(True)
         self.compacting = cid
@@ -240,7 +240,7 @@ class CompactionUi(QObject):
 
     def apply(self) -> CompactionDivider | None:
         """Show the divider of the shown conversation's compaction in force (after a reopen or an undo)."""
-        from desktop_app.runtime.compaction import active
+        from desktop_app.runtime.compaction.plan import active
 
         cid = self.current()
         view = self.window.view
@@ -292,7 +292,7 @@ class CompactionUi(QObject):
             self._refresh_meter()
 
     def _refresh_meter(self) -> None:
-        show = getattr(self.window, "_show_context_budget", None)
+        show = getattr(getattr(self.window, "conversation_ctl", None), "show_context_budget", None)
         if callable(show):
             show()
 

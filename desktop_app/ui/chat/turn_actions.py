@@ -23,12 +23,11 @@ class MainWindow(Protocol):
     view: Any
     composer: Any
     tasks: Any
+    turns: Any  # ``TurnControl``: ``continue_run``
 
     def set_status(self, text: str) -> None: ...
 
     def switch_version(self, from_end: int, version: int, *, answer: bool = False) -> bool: ...
-
-    def _continue_run(self) -> None: ...
 
 
 def _user_positions(window: MainWindow, conversation_id: str) -> list[int]:
@@ -93,7 +92,7 @@ def regenerate(window: MainWindow) -> bool:
         branches.start_version(window.store, cid, anchor + 1)
     _reload(window, cid)
     window.set_status("Regenerating…")
-    window._continue_run()
+    window.turns.continue_run()
     return True
 
 
@@ -103,7 +102,7 @@ def retry(window: MainWindow) -> bool:
     if cid is None:
         return False
     window.set_status("Retrying…")
-    window._continue_run()
+    window.turns.continue_run()
     return True
 
 

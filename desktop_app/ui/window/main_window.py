@@ -4,10 +4,14 @@ The window exists before the runtime does (start-up shows "Starting…" until ``
 first paint never waits for the MCP stack to import. Failures of any coroutine the window starts are shown
 inline in the transcript and in the status bar.
 
-This module owns construction and the runtime/host attachment; the rest comes from mixins, one module each:
-``window_menus`` (the menu bar), ``window_conversations`` (the list and reopening stored conversations),
-``window_provider`` (model label and picker, settings in force), ``window_turns`` (run controls and turn
-actions), ``window_files`` (launch files, bundles, MCP features) and ``window_dialogs`` (the dialogs).
+This module owns construction and the runtime/host attachment; the rest is done by collaborators the window
+holds, one module each, each owning its own state: ``window.menus`` (``menu_bar``: the menu bar and its
+actions), ``window.conversation_ctl`` (``conversation_ctl``: the list, the store, reopening stored
+conversations), ``window.provider`` (``provider``: model label and picker, settings in force), ``window.turns``
+(``turns``: run controls and turn actions), ``window.files`` (``files``: launch files, bundles, MCP features) and
+``window.dialogs`` (``dialogs``: the dialogs, each through one ``DialogSlot``). The names other modules use on
+the window itself (``open_conversation``, ``store``, ``new_chat_action``…) pass through to their owner
+(``delegate.Delegated``).
 """
 
 from __future__ import annotations
@@ -18,28 +22,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.window.conversation_ctl import WindowConversations
+from desktop_app.ui.window.conversation_ctl import ConversationControl
+from desktop_app.ui.window.delegate import Delegated
 from desktop_app.ui.window.dialogs import WindowDialogs
-from desktop_app.ui.window.files import WindowFiles
-from desktop_app.ui.window.menu_bar import WindowMenus
+from desktop_app.ui.window.files import FileIntake
+from desktop_app.ui.window.menu_bar import MenuBar
 from desktop_app.ui.window.menus import order_menus
-from desktop_app.ui.window.provider import WindowProvider
-from desktop_app.ui.window.turns import WindowTurns
+from desktop_app.ui.window.provider import ProviderDisplay
+from desktop_app.ui.window.turns import TurnControl
 
 log = logging.getLogger(__name__)
 
 
 if TYPE_CHECKING:
-    from desktop_app.runtime.store import Store
     from desktop_app.ui.chat.controller import ChatController, RuntimeLike
-    from desktop_app.ui.chat.slash import SlashCommands
     from desktop_app.ui.extensions.import_dialog import McpImporter
 
 
@@ -50,10 +53,55 @@ def describe_exception(exc: BaseException) -> str:
     return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."
 
 
-class MainWindow(
-    WindowMenus, WindowConversations, WindowProvider, WindowTurns, WindowFiles, WindowDialogs, QMainWindow
-):
+class MainWindow(QMainWindow):
     """Switchboard's main window."""
+
+    # The menu bar's actions (``window.menus``).
+    new_chat_action = Delegated("menus")
+    import_action = Delegated("menus")
+    install_extension_action = Delegated("menus")
+    quit_action = Delegated("menus")
+    settings_menu = Delegated("menus")
+    settings_action = Delegated("menus")
+    find_action = Delegated("menus")
+    copy_answer_action = Delegated("menus")
+    provider_action = Delegated("menus")
+    approvals_action = Delegated("menus")
+    roots_action = Delegated("menus")
+    # The conversation list and the store (``window.conversation_ctl``).
+    conversations = Delegated("conversation_ctl", "panel")
+    conversations_dock = Delegated("conversation_ctl", "dock")
+    store = Delegated("conversation_ctl")
+    store_warning = Delegated("conversation_ctl")
+    attach_store = Delegated("conversation_ctl")
+    open_conversation = Delegated("conversation_ctl")
+    # Settings in force (``window.provider``).
+    apply_settings = Delegated("provider")
+    # Turn actions (``window.turns``).
+    copy_last_answer = Delegated("turns")
+    regenerate_last_answer = Delegated("turns")
+    retry_last_run = Delegated("turns")
+    edit_and_resend = Delegated("turns")
+    switch_version = Delegated("turns")
+    delete_turn = Delegated("turns")
+    # Files and MCP features (``window.files``).
+    add_launch_files = Delegated("files")
+    mcp_host = Delegated("files")
+    slash = Delegated("files")
+    _pending_bundles = Delegated("files", "pending_bundles")
+    # Dialogs (``window.dialogs``).
+    provider_dialog = Delegated("dialogs")
+    approvals_dialog = Delegated("dialogs")
+    resources_dialog = Delegated("dialogs")
+    roots_dialog = Delegated("dialogs")
+    settings_window = Delegated("dialogs")
+    open_settings_window = Delegated("dialogs")
+    open_resources_dialog = Delegated("dialogs")
+    open_roots_dialog = Delegated("dialogs")
+    open_provider_dialog = Delegated("dialogs")
+    open_welcome = Delegated("dialogs")
+    open_approvals_dialog = Delegated("dialogs")
+    detect_local_on_welcome = Delegated("dialogs")
 
     def __init__(self, parent: QWidget | None = None, *, defer_rest: bool = False) -> None:
         """The window; ``defer_rest``: build only what the first paint shows (see ``build_rest``)."""
@@ -61,6 +109,12 @@ class MainWindow(
         self.setObjectName("mainWindow")
         self.setWindowTitle("Switchboard")
         self.resize(980, 760)
+        self.menus = MenuBar(self)
+        self.conversation_ctl = ConversationControl(self)
+        self.provider = ProviderDisplay(self)
+        self.turns = TurnControl(self)
+        self.files = FileIntake(self)
+        self.dialogs = WindowDialogs(self)
         self.tasks = TaskRunner(on_error=self.show_exception)
         self.runtime: RuntimeLike | None = None
         self.controller: ChatController | None = None
@@ -78,13 +132,11 @@ class MainWindow(
         self.composer = Composer()
         self.composer.setEnabled(False)
         self.composer.submitted.connect(self._on_submitted)
-        self.composer.stop_requested.connect(self._on_stop_requested)
+        self.composer.stop_requested.connect(self.turns.on_stop_requested)
         self._column.addWidget(self.composer)
         self.setCentralWidget(central)
 
-        self.store: Store | None = None
-        self.store_warning: QLabel | None = None  # shown once a write to the store failed (``StoreFailed``)
-        self._build_conversations()
+        self.conversation_ctl.build()
 
         from desktop_app.ui.window.status_text import install_status_text
 
@@ -92,14 +144,11 @@ class MainWindow(
         self.model_label = QLabel("")
         self.model_label.setObjectName("modelLabel")
         self.statusBar().addPermanentWidget(self.model_label)
-        self._build_menus()
+        self.menus.build()
         self.importer: McpImporter | None = None
         self.extensions: Any = None  # File → Install extension… and .mcpb drops (ui/extensions/install.py)
-        self._pending_bundles: list[Path] = []  # .mcpb files given at launch, before the host is attached
         self.setAcceptDrops(True)
-        self.mcp_host: object = None
         self.mcp_config_path: Path | None = None
-        self.slash: SlashCommands | None = None
         self.composer.edit.setFocus()
         if not defer_rest:
             self.build_rest()
@@ -129,7 +178,7 @@ class MainWindow(
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
         self.server_requests.status_message.connect(self.set_status)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        self.stop_shortcut.activated.connect(self._on_stop_requested)
+        self.stop_shortcut.activated.connect(self.turns.on_stop_requested)
         self._set_tab_order()
         self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
         order_menus(self)
@@ -150,26 +199,11 @@ class MainWindow(
         self.runtime = runtime
         controller = ChatController(runtime, self)
         self.view.follow(controller)
-        controller.run_started.connect(self._on_run_started)
-        controller.content_appended.connect(self._on_content_appended)
-        controller.approval_required.connect(self._on_approval_required)
-        controller.retry_scheduled.connect(self._on_retry_scheduled)
-        controller.approval_decided.connect(self._on_approval_decided)
-        controller.busy_changed.connect(self._on_busy_changed)
-        controller.store_failed.connect(self._on_store_failed)
+        self.turns.connect(controller)  # run signals in the status bar; the view's per-turn requests
+        controller.store_failed.connect(self.conversation_ctl.on_store_failed)
         for signal in (controller.run_started, controller.run_finished, controller.run_failed):
-            signal.connect(self._on_conversation_activity)
+            signal.connect(self.conversation_ctl.on_activity)
         controller.run_failed.connect(self.key_banner.on_run_failed)
-        self.view.decided.connect(self._on_decided)
-        self.view.retry_now_requested.connect(self._on_retry_now_requested)
-        self.view.stop_requested.connect(self._on_stop_requested)
-        self.view.continue_requested.connect(self._on_continue_requested)
-        self.view.regenerate_requested.connect(self.regenerate_last_answer)
-        self.view.retry_run_requested.connect(self.retry_last_run)
-        self.view.delete_turn_requested.connect(self.delete_turn)
-        self.view.edit_requested.connect(self.edit_and_resend)
-        self.view.version_requested.connect(self.switch_version)
-        self.view.transcript_loaded.connect(self._on_transcript_loaded)  # "Show earlier": the answers' ‹ n/m ›
         self.controller = controller
         self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
         from desktop_app.ui.chat.agent_picker import install_agent_picker
@@ -181,7 +215,7 @@ class MainWindow(
             self, runtime, lambda: controller.conversation_id, self.set_status, pick=picked
         )
         order_menus(self)  # the Agent menu came in: Help stays last
-        self._attach_composer(runtime, controller)
+        self.files.attach_composer(runtime, controller)
         self._prepare_on_first_keystroke(runtime)
         from desktop_app.ui.chat.compaction import install_compaction
 
@@ -190,14 +224,14 @@ class MainWindow(
         self.provider_action.setEnabled(True)
         self.approvals_action.setEnabled(True)
         self.settings_action.setEnabled(True)
-        self.apply_settings(runtime.settings)
-        self._show_round_limit()
+        self.provider.apply_settings(runtime.settings)
+        self.provider.show_round_limit()
         self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
         self.composer.edit.setFocus()
-        self._show_provider()
+        self.provider.show()
         if not runtime.provider_settings.configured:
             self.set_status("Choose a model provider to start (Settings → Provider…)")
-            self.open_welcome()
+            self.dialogs.open_welcome()
         else:
             self.set_status("Ready")
             self.key_banner.check_start()
@@ -233,26 +267,24 @@ class MainWindow(
         self.servers_dock.panel.secret_prompt.credentials = credentials
         self.servers_dock.panel.attach(host)
         self.tools_dock.panel.attach_host(host, mcp_config)
-        self._attach_mcp_features(host)
+        self.files.attach_mcp_features(host)
         if mcp_config is not None and credentials is not None:
             from desktop_app.ui.extensions.import_dialog import McpImporter
 
             self.mcp_config_path = mcp_config
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
-            self.importer.imported.connect(self._on_servers_imported)
+            self.importer.imported.connect(self.dialogs.on_servers_imported)
             self.import_action.setEnabled(True)
             from desktop_app.ui.extensions.install import ExtensionInstaller
 
-            self.extensions = ExtensionInstaller(self, credentials, self._on_servers_imported)
+            self.extensions = ExtensionInstaller(self, credentials, self.dialogs.on_servers_imported)
             self.install_extension_action.setEnabled(True)
-            for bundle in self._pending_bundles:
-                self.extensions.open_bundle(bundle)
-            self._pending_bundles.clear()
+            self.files.open_pending_bundles()
             if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
                 from desktop_app.runtime.host.manage import ServerManager
 
                 manager = ServerManager(host, mcp_config, credentials)  # type: ignore[arg-type]
-                self.servers_dock.panel.attach_manager(manager, import_opener=self._on_import_triggered)
+                self.servers_dock.panel.attach_manager(manager, import_opener=self.dialogs.open_importer)
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)
@@ -272,14 +304,15 @@ class MainWindow(
             self.view.show_error("No model provider is set up yet. Open Settings → Provider… and try again.")
             self.composer.set_text(prompt)
             self.composer.restore(attachments, context)
-            self.open_provider_dialog(first_run=True)
+            self.dialogs.open_provider_dialog(first_run=True)
             return
         self.tasks.start(self.controller.send(prompt, attachments=attachments, context=context), name="send")
 
     def runtime_model(self) -> str:
         return self.runtime.provider_settings.model if self.runtime is not None else ""
 
-    def _on_new_chat_triggered(self) -> None:
+    def new_chat(self) -> None:
+        """File → New chat (Ctrl+N), the list's New chat: a fresh conversation in the window."""
         if self.controller is None:
             return
         self.controller.stop()
@@ -287,7 +320,7 @@ class MainWindow(
         self.view.clear()
         self.conversations.set_current(None)
         self.show_title(None)
-        self._show_provider()
+        self.provider.show()
         self.tools_dock.panel.schedule_refresh()
         self.set_status("Ready")
         self.composer.edit.setFocus()
@@ -339,3 +372,17 @@ class MainWindow(
             self.controller.stop()
             self.controller.close()
         super().closeEvent(event)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if self.files.drop_target(event) is not None:  # a .mcpb bundle: the install screen
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        bundle = self.files.drop_target(event)
+        if bundle is not None:
+            event.acceptProposedAction()
+            self.extensions.open_bundle(bundle)
+        else:
+            super().dropEvent(event)

@@ -1,41 +1,45 @@
 """The main window's provider and settings display: the status-bar model label, the composer's model picker,
 and putting saved settings (appearance, shortcuts, limits) in force.
 
-A mixin of :class:`~desktop_app.ui.window.main_window.MainWindow` (it uses the window's ``runtime``, ``controller``,
-``composer``, ``view``, ``model_label``, ``shortcut_actions`` and ``settings_listeners``).
+:class:`ProviderDisplay` is one collaborator of :class:`~desktop_app.ui.window.main_window.MainWindow`
+(``window.provider``); it reads the window's ``runtime``, ``controller``, ``composer``, ``view``,
+``model_label``, ``shortcut_actions`` and ``settings_listeners``, and owns no state of its own.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QKeySequence
 
 from desktop_app.runtime.errors import SwitchboardError
 
+if TYPE_CHECKING:
+    from desktop_app.ui.window.main_window import MainWindow
 
-class WindowProvider:
+
+class ProviderDisplay:
     """Which provider and model the shown conversation uses, and the settings in force in the window."""
 
-    runtime: Any
-    controller: Any
-    composer: Any
-    view: Any
-    model_label: Any
-    shortcut_actions: dict[str, Any]
-    settings_listeners: list[Any]
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
 
-    def _show_provider(self) -> None:
+    def _conversation(self) -> str | None:
+        controller = self.window.controller
+        return controller.conversation_id if controller is not None else None
+
+    def show(self) -> None:
         """The status bar names the provider the shown conversation talks to (its own, else the default)."""
-        if self.runtime is not None:
-            settings = self.runtime.provider_settings
-            conversation = self.controller.conversation_id if self.controller is not None else None
-            chooser = getattr(self.runtime, "conversation_provider", None)
+        w = self.window
+        if w.runtime is not None:
+            settings = w.runtime.provider_settings
+            conversation = self._conversation()
+            chooser = getattr(w.runtime, "conversation_provider", None)
             if conversation and chooser is not None:
                 settings = chooser(conversation)
-            self.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
+            w.model_label.setText(f"{settings.model} · {settings.dialect}" if settings.configured else "")
             self._fill_model_picker(settings)
-            picker = getattr(self, "agent_picker", None)
+            picker = getattr(w, "agent_picker", None)
             if picker is not None:
                 picker.refresh()  # the shown conversation's agent (``chat.agent_picker``)
 
@@ -44,7 +48,8 @@ class WindowProvider:
         provider, and the provider settings."""
         from PySide6.QtWidgets import QMenu
 
-        button = self.composer.model_button
+        w = self.window
+        button = w.composer.model_button
         model = getattr(current, "model", "")
         button.setText(
             f"{model} · {getattr(current, 'dialect', '')}"
@@ -54,8 +59,8 @@ class WindowProvider:
         menu = button.menu() or QMenu(button)
         menu.setObjectName("modelPickerMenu")
         menu.clear()
-        runtime = self.runtime
-        conversation = self.controller.conversation_id if self.controller is not None else None
+        runtime = w.runtime
+        conversation = self._conversation()
         choices: list[tuple[str, object]] = []
         if runtime is not None:
             default = runtime.provider_settings
@@ -72,46 +77,49 @@ class WindowProvider:
             )
             action.triggered.connect(lambda _checked=False, c=choice: self._choose_provider(conversation, c))
         menu.addSeparator()
-        menu.addAction("Provider settings…", self._on_provider_triggered)
+        menu.addAction("Provider settings…", lambda: w.dialogs.open_provider_dialog())
         button.setMenu(menu)
 
     def _choose_provider(self, conversation: str | None, settings: object) -> None:
-        chooser = getattr(self.runtime, "set_conversation_provider", None)
+        chooser = getattr(self.window.runtime, "set_conversation_provider", None)
         if conversation and chooser is not None:
             chooser(conversation, settings)
-        self._show_provider()
+        self.show()
 
     def apply_settings(self, settings: object) -> None:
         """Put saved settings in force in the window: appearance, shortcuts, limits, the provider label."""
         from desktop_app.ui.theme.appearance import apply_appearance
 
+        w = self.window
         appearance = getattr(settings, "appearance", None)
         if appearance is not None:
             apply_appearance(appearance)
         shortcuts = getattr(settings, "shortcuts", None)
-        self.composer.edit.enter_sends = not getattr(shortcuts, "ctrl_enter_sends", False)
-        for name, action in self.shortcut_actions.items():
+        w.composer.edit.enter_sends = not getattr(shortcuts, "ctrl_enter_sends", False)
+        for name, action in w.shortcut_actions.items():
             keys = getattr(shortcuts, name, None)
             if isinstance(keys, str):
                 action.setShortcut(QKeySequence(keys, QKeySequence.SequenceFormat.PortableText))
-        self._show_round_limit()
-        self._show_provider()
-        for listener in list(self.settings_listeners):
+        self.show_round_limit()
+        self.show()
+        for listener in list(w.settings_listeners):
             listener(settings)
 
-    def _show_round_limit(self) -> None:
-        settings = getattr(self.runtime, "settings", None)
-        self.view.max_tool_rounds = getattr(settings, "max_tool_rounds", None)
+    def show_round_limit(self) -> None:
+        settings = getattr(self.window.runtime, "settings", None)
+        self.window.view.max_tool_rounds = getattr(settings, "max_tool_rounds", None)
 
-    def _on_provider_configured(self) -> None:
-        # A provider chosen while in a conversation applies to it too (it stops keeping its stored one).
-        conversation = self.controller.conversation_id
-        setter = getattr(self.runtime, "set_conversation_provider", None)
+    def on_configured(self) -> None:
+        """The provider dialog saved a provider: one chosen while in a conversation applies to it too (it stops
+        keeping its stored one)."""
+        w = self.window
+        conversation = self._conversation()
+        setter = getattr(w.runtime, "set_conversation_provider", None)
         if conversation and setter is not None:
             try:
                 setter(conversation, None)
             except SwitchboardError:  # a conversation the runtime does not know yet: nothing to reset
                 pass
-        self._show_provider()
-        self._show_round_limit()
-        self.set_status("Ready")
+        self.show()
+        self.show_round_limit()
+        w.set_status("Ready")

@@ -1,8 +1,9 @@
 """The main window's run controls: the controller's signals in the status bar, stop/retry/continue, approval
 answers, and the per-turn actions (copy, regenerate, retry, edit and resend, versions, delete).
 
-A mixin of :class:`~desktop_app.ui.window.main_window.MainWindow` (it uses the window's ``controller``, ``view``,
-``composer`` and ``find_bar``); the turn actions themselves live in ``ui.chat.turn_actions``.
+:class:`TurnControl` is one collaborator of :class:`~desktop_app.ui.window.main_window.MainWindow`
+(``window.turns``); it reads the window's ``controller``, ``view``, ``composer``, ``find_bar``, ``status`` and
+``tasks``. The turn actions themselves live in ``ui.chat.turn_actions``.
 """
 
 from __future__ import annotations
@@ -15,89 +16,111 @@ from desktop_app.runtime.errors import SwitchboardError
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
     from desktop_app.ui.chat.tool_card import ApprovalAnswer
+    from desktop_app.ui.window.main_window import MainWindow
 
 
-class WindowTurns:
+class TurnControl:
     """What the window does while a run goes on, and with the turns already shown."""
 
-    controller: Any
-    view: Any
-    composer: Any
-    find_bar: Any
-    status: Any
-    tasks: Any
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
 
-    def _on_run_started(self, event: ev.RunStarted) -> None:
-        self.set_status(f"Thinking… ({event.model})")
+    def connect(self, controller: Any) -> None:
+        """The controller's run signals and the view's per-turn requests, to this object's slots."""
+        view = self.window.view
+        controller.run_started.connect(self.on_run_started)
+        controller.content_appended.connect(self.on_content_appended)
+        controller.approval_required.connect(self.on_approval_required)
+        controller.retry_scheduled.connect(self.on_retry_scheduled)
+        controller.approval_decided.connect(self.on_approval_decided)
+        controller.busy_changed.connect(self.on_busy_changed)
+        view.decided.connect(self.on_decided)
+        view.retry_now_requested.connect(self.on_retry_now_requested)
+        view.stop_requested.connect(self.on_stop_requested)
+        view.continue_requested.connect(self.on_continue_requested)
+        view.regenerate_requested.connect(self.regenerate_last_answer)
+        view.retry_run_requested.connect(self.retry_last_run)
+        view.delete_turn_requested.connect(self.delete_turn)
+        view.edit_requested.connect(self.edit_and_resend)
+        view.version_requested.connect(self.switch_version)
+        view.transcript_loaded.connect(self.show_versions)  # "Show earlier": the answers' ‹ n/m ›
 
-    def _on_content_appended(self, _text: str) -> None:
-        if self.status.text() != "Answering…":
-            self.set_status("Answering…")
+    def on_run_started(self, event: ev.RunStarted) -> None:
+        self.window.set_status(f"Thinking… ({event.model})")
 
-    def _on_retry_scheduled(self, event: ev.RetryScheduled) -> None:
+    def on_content_appended(self, _text: str) -> None:
+        if self.window.status.text() != "Answering…":
+            self.window.set_status("Answering…")
+
+    def on_retry_scheduled(self, event: ev.RetryScheduled) -> None:
         from desktop_app.ui.chat.retry import retry_headline
 
-        self.set_status(f"Waiting to retry: {retry_headline(event.retry)}")
+        self.window.set_status(f"Waiting to retry: {retry_headline(event.retry)}")
 
-    def _on_approval_required(self, event: ev.ApprovalRequired) -> None:
-        self.set_status(f"Waiting for your approval: {event.tool}")
+    def on_approval_required(self, event: ev.ApprovalRequired) -> None:
+        self.window.set_status(f"Waiting for your approval: {event.tool}")
 
-    def _on_approval_decided(self, event: ev.ApprovalDecided) -> None:
-        self.set_status("Running the tool…" if event.approved else "Tool call denied")
+    def on_approval_decided(self, event: ev.ApprovalDecided) -> None:
+        self.window.set_status("Running the tool…" if event.approved else "Tool call denied")
 
-    def _on_busy_changed(self, busy: bool) -> None:
-        self.composer.set_busy(busy)
+    def on_busy_changed(self, busy: bool) -> None:
+        w = self.window
+        w.composer.set_busy(busy)
         if not busy:
-            self.set_status("Ready")
-            self.composer.edit.setFocus()
-            from desktop_app.ui.chat.turn_actions import show_versions
+            w.set_status("Ready")
+            w.composer.edit.setFocus()
+            self.show_versions()  # a regenerated answer's ‹ n/m › comes once it is written
 
-            show_versions(self)  # a regenerated answer's ‹ n/m › comes once it is written
-
-    def _on_transcript_loaded(self) -> None:
+    def show_versions(self) -> None:
         from desktop_app.ui.chat.turn_actions import show_versions
 
-        show_versions(self)
+        show_versions(self.window)
 
-    def _on_stop_requested(self) -> None:
+    def on_stop_requested(self) -> None:
         """Esc (or Stop): stop the run; with no run, close the find bar."""
-        if self.controller is not None and self.controller.busy:
-            self.set_status("Stopping…")
-            self.controller.stop()
-        elif self.find_bar.isVisible():
-            self.find_bar.close_bar()
+        w = self.window
+        if w.controller is not None and w.controller.busy:
+            w.set_status("Stopping…")
+            w.controller.stop()
+        elif w.find_bar.isVisible():
+            w.find_bar.close_bar()
 
-    def _on_retry_now_requested(self) -> None:
-        if self.controller is not None and self.controller.busy:
-            self.set_status("Retrying now…")
-            self.controller.retry_now()
+    def on_retry_now_requested(self) -> None:
+        w = self.window
+        if w.controller is not None and w.controller.busy:
+            w.set_status("Retrying now…")
+            w.controller.retry_now()
 
-    def _on_decided(self, tool_call_id: str, answer: ApprovalAnswer) -> None:
-        if self.controller is None:
+    def on_decided(self, tool_call_id: str, answer: ApprovalAnswer) -> None:
+        w = self.window
+        if w.controller is None:
             return
         try:
-            self.controller.answer(tool_call_id, answer)
+            w.controller.answer(tool_call_id, answer)
         except (SwitchboardError, ValueError) as exc:
-            self.view.approval_failed(tool_call_id)
-            self.show_exception(exc)
+            w.view.approval_failed(tool_call_id)
+            w.show_exception(exc)
 
-    def _on_continue_requested(self) -> None:
-        if self.controller is None or self.controller.busy:
+    def on_continue_requested(self) -> None:
+        w = self.window
+        if w.controller is None or w.controller.busy:
             return
-        self.set_status("Continuing…")
-        self._continue_run()
+        w.set_status("Continuing…")
+        self.continue_run()
 
-    def _continue_run(self) -> None:
+    def continue_run(self) -> None:
         """Continue the turn (Continue, Retry, regenerate): busy (Send → Stop) at once, not when the task runs."""
-        if self.controller is not None:
-            self.tasks.start(self._continuing(self.controller.continue_run()), name="continue")
+        w = self.window
+        if w.controller is not None:
+            w.tasks.start(self._continuing(w.controller.continue_run()), name="continue")
 
     async def _continuing(self, run: Coroutine[Any, Any, Any]) -> None:
         try:
             await run
         except Exception:
-            if self.view.paused_line is not None:  # let the user try again
-                self.view.paused_line.continue_button.setEnabled(True)
+            paused = self.window.view.paused_line
+            if paused is not None:  # let the user try again
+                paused.continue_button.setEnabled(True)
             raise
 
     def copy_last_answer(self) -> bool:
@@ -106,35 +129,36 @@ class WindowTurns:
 
         from desktop_app.ui.chat.blocks import AnswerBlock
 
-        answers = [b for b in self.view.blocks() if isinstance(b, AnswerBlock) and not b.isHidden()]
+        w = self.window
+        answers = [b for b in w.view.blocks() if isinstance(b, AnswerBlock) and not b.isHidden()]
         if not answers or not answers[-1].text:
-            self.set_status("No answer to copy yet")
+            w.set_status("No answer to copy yet")
             return False
         QGuiApplication.clipboard().setText(answers[-1].text)
-        self.set_status("Copied the last answer (Markdown)")
+        w.set_status("Copied the last answer (Markdown)")
         return True
 
     def regenerate_last_answer(self) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.regenerate(self)
+        return turn_actions.regenerate(self.window)
 
     def retry_last_run(self) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.retry(self)
+        return turn_actions.retry(self.window)
 
     def edit_and_resend(self, from_end: int, text: str) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.edit_and_resend(self, from_end, text)
+        return turn_actions.edit_and_resend(self.window, from_end, text)
 
     def switch_version(self, from_end: int, version: int, *, answer: bool = False) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.switch_version(self, from_end, version, answer=answer)
+        return turn_actions.switch_version(self.window, from_end, version, answer=answer)
 
     def delete_turn(self, from_end: int) -> bool:
         from desktop_app.ui.chat import turn_actions
 
-        return turn_actions.delete_turn(self, from_end)
+        return turn_actions.delete_turn(self.window, from_end)
