@@ -1,16 +1,16 @@
-"""The SDK's in-process servers without its redundant console-logging setup.
+"""The SDK's in-process servers leave logging to Switchboard.
 
 Every ``MCPServer()`` calls the SDK's ``configure_logging`` (the name bound in ``mcp.server.mcpserver.server``),
-which imports rich (~40 modules) to build a ``RichHandler`` and hands it to ``logging.basicConfig``, which does
-nothing when the root logger already has handlers, as it has in the app and in ``switchboard ask`` (their
-log files). So the first built-in server (``current_time``, skills, agents) loaded rich for a handler that
-was thrown away. :func:`install` skips the call in exactly that case; a process whose root logger has no
-handler gets the SDK's setup unchanged.
+which imports rich (~40 modules, ~1.8 MB) to build a ``RichHandler`` and hands it to ``logging.basicConfig``
+on the root logger. In the app and in ``switchboard ask`` the root logger already has its handlers (the log
+file, ``desktop_app.log``), so ``basicConfig`` dropped the handler and only the import stayed; in a process
+without handlers (the benchmarks' in-process harness, a script using the runtime) a library set the root
+logger's level and format behind the embedding program's back. :func:`install` makes the call a no-op:
+Switchboard's processes configure their own logging, in-process servers log through it.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 _installed = False
@@ -18,18 +18,14 @@ _NAME = "configure_logging"  # bound in mcp.server.mcpserver.server, not re-expo
 
 
 def install() -> None:
-    """Wrap the SDK's ``configure_logging`` as bound by ``MCPServer``'s module (once; imports the server half)."""
+    """Replace the SDK's ``configure_logging`` as bound by ``MCPServer``'s module (once; imports the server half)."""
     global _installed
     if _installed:
         return
     import mcp.server.mcpserver.server as sdk_server
 
-    original = getattr(sdk_server, _NAME)
-
-    def configure_logging(*args: Any, **kwargs: Any) -> None:
-        if logging.getLogger().handlers:  # basicConfig would change nothing: skip building its handler
-            return
-        original(*args, **kwargs)
+    def configure_logging(*_args: Any, **_kwargs: Any) -> None:
+        """Switchboard configures logging itself; the SDK's root-logger setup is not wanted here."""
 
     setattr(sdk_server, _NAME, configure_logging)
     _installed = True

@@ -55,7 +55,7 @@ def _load_sdk() -> None:
     importlib.import_module(_CONNECTION_MODULE)
     from desktop_app.runtime.host import sdk_logging
 
-    sdk_logging.install()  # in-process servers skip the SDK's rich handler that basicConfig would drop
+    sdk_logging.install()  # in-process servers leave logging to us (no rich, no root-logger setup)
 
 
 _imported: set[str] = set()
