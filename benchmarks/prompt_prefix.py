@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._report import Row, add_json_argument, write_rows
-from desktop_app.runtime.compaction import SUMMARY_INSTRUCTIONS
+from desktop_app.runtime.compaction.plan import SUMMARY_INSTRUCTIONS
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")

@@ -31,10 +31,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._report import Row, add_json_argument, write_rows
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host.catalog import MAX_SEARCH_RESULTS, Catalog, CatalogEntry, make_entry
 from desktop_app.runtime.host.host import HostTool
 from desktop_app.runtime.providers.openai import to_wire_tools
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 
 VERBS = ("create", "list", "get", "update", "delete", "search", "post", "read", "write", "sync", "close", "merge")
 NOUNS = ("issue", "file", "message", "event", "invoice", "page", "branch", "record", "forecast", "ticket", "user")

@@ -208,7 +208,7 @@ class App:
             self.shell.close()
             runners.append(self.shell.quick.tasks)
         await asyncio.gather(*(runner.cancel_all() for runner in runners))
-        http = sys.modules.get("desktop_app.runtime.http_service")  # never imported while the host was off
+        http = sys.modules.get("desktop_app.runtime.serve.service")  # never imported while the host was off
         served = http.existing_service(self.runtime) if http is not None and self.runtime is not None else None
         if served is not None:
             await served.stop()

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.paths import AppPaths
-from desktop_app.runtime.approvals import ApprovalPolicy, GrantStore
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.run.approvals import ApprovalPolicy, GrantStore
 from desktop_app.runtime.settings import Settings, load_settings
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def assemble(
             if isinstance(exc, StoreUnwritableError):  # a full disk: every run is told it is not saved
                 report_unsaved(runtime.subscribe, runtime.notify, exc)
     # Deferred tools: the catalog behind tool_search, promotions per conversation (saved with the catalog hash).
-    from desktop_app.runtime.deferral import DeferralSettings, PromotionStore, ToolDeferral
+    from desktop_app.runtime.tools.deferral import DeferralSettings, PromotionStore, ToolDeferral
 
     deferral = ToolDeferral(
         host,

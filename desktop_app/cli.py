@@ -59,9 +59,9 @@ from typing import Any, NoReturn, TextIO
 
 from desktop_app.cli_terminal import JsonlPrinter, RunEnd, TerminalApprover, TextPrinter, terminal_safe
 from desktop_app.paths import HOME_ENV, app_paths
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.redaction import redact
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import infer_dialect, load_settings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

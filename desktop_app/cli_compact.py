@@ -62,8 +62,8 @@ async def compact_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> i
     from desktop_app.cli_conversations import UnknownConversation, continue_conversation, resolve_conversation
     from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime import events as ev
-    from desktop_app.runtime.compaction import describe
-    from desktop_app.runtime.compactor import CompactionError
+    from desktop_app.runtime.compaction.compactor import CompactionError
+    from desktop_app.runtime.compaction.plan import describe
     from desktop_app.runtime.settings import load_settings
 
     paths = app_paths(ns.home).ensure()

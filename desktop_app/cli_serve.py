@@ -63,7 +63,7 @@ def _token(ns: argparse.Namespace, err: TextIO) -> str | None:
             return None
         return value
     from desktop_app.runtime.credentials import Credentials
-    from desktop_app.runtime.http_host import TOKEN_NAME
+    from desktop_app.runtime.serve.host import TOKEN_NAME
 
     credentials = Credentials()
     if not credentials.check():
@@ -114,9 +114,9 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, aut
     send a token."""
     from desktop_app.assembly import assemble
     from desktop_app.cli_terminal import TerminalApprover, terminal_safe
-    from desktop_app.runtime.approvals import ApprovalPolicy
-    from desktop_app.runtime.http_service import HttpHostError, HttpHostService
     from desktop_app.runtime.redaction import redact
+    from desktop_app.runtime.run.approvals import ApprovalPolicy
+    from desktop_app.runtime.serve.service import HttpHostError, HttpHostService
 
     token = _token(ns, err) if auth else None
     if auth and token is None:

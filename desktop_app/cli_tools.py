@@ -36,7 +36,7 @@ async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int
     from desktop_app.assembly import assemble
     from desktop_app.cli_terminal import terminal_safe
     from desktop_app.runtime.host.bounded_regex import SearchTimeout
-    from desktop_app.runtime.tool_overview import overview
+    from desktop_app.runtime.tools.overview import overview
 
     paths = app_paths(ns.home).ensure()
     built = assemble(paths, strict=True, mcp_config=ns.mcp_config, persist=False)

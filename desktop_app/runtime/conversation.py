@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from desktop_app.runtime.attachments import AttachmentLimits
+from desktop_app.runtime.compaction.tool_digest import digest
 from desktop_app.runtime.events import TokenUsage
 from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, ToolSpec
 from desktop_app.runtime.settings import ProviderSettings
-from desktop_app.runtime.tool_digest import digest
 
 if TYPE_CHECKING:
-    from desktop_app.runtime.compaction import Compaction
+    from desktop_app.runtime.compaction.plan import Compaction
 
 
 class ToolTarget(Protocol):

@@ -167,7 +167,7 @@ class ShortcutSettings(BaseModel):
 
 
 class HttpHostSettings(BaseModel):
-    """The host served as MCP over streamable HTTP on 127.0.0.1 (``desktop_app.runtime.http_service``)."""
+    """The host served as MCP over streamable HTTP on 127.0.0.1 (``desktop_app.runtime.serve.service``)."""
 
     model_config = ConfigDict(extra="forbid")
 

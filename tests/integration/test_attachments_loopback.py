@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.context import text_item
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import Dialect, ProviderSettings, Settings
 from tests.support.anthropic_server import anthropic_text_reply

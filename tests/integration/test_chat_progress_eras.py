@@ -22,8 +22,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from desktop_app.assembly import assemble
 from desktop_app.paths import app_paths
-from desktop_app.runtime.approvals import ApprovalPolicy
-from desktop_app.runtime.http_service import HttpHostService
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.serve.service import HttpHostService
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 from tests.support.llm_server import DONE, Gate, Reply, ScriptedLLMServer, chunk
 

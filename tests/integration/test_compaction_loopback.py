@@ -19,9 +19,9 @@ import pytest
 from desktop_app.assembly import assemble
 from desktop_app.paths import app_paths
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
-from desktop_app.runtime.compaction import SUMMARY_INSTRUCTIONS
-from desktop_app.runtime.context_budget import estimate_text_tokens
+from desktop_app.runtime.compaction.budget import estimate_text_tokens
+from desktop_app.runtime.compaction.plan import SUMMARY_INSTRUCTIONS
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.llm_server import ScriptedLLMServer, text_reply
 

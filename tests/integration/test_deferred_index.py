@@ -20,16 +20,16 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.builtins import TOOLS
 from desktop_app.runtime.builtins.tools import make_tools_server
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host, ServerConfig
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 BULK = Path(__file__).resolve().parents[1] / "support" / "many_tools_server.py"

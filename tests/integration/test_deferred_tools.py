@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.builtins import TOOLS
 from desktop_app.runtime.builtins.tools import make_tools_server
-from desktop_app.runtime.deferral import DeferralSettings, PromotionStore, ToolDeferral
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.tools.deferral import DeferralSettings, PromotionStore, ToolDeferral
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 from tests.support.synthetic_tools import add_servers
 

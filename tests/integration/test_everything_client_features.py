@@ -16,9 +16,9 @@ import pytest
 import pytest_asyncio
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import InvalidElicitationResponseError
 from desktop_app.runtime.host import Host, ServerConfig
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.integration.test_everything_server import ENTRY, NODE, http_server

@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy, Grant, GrantStore, Scope, denied_text, edited_note
 from desktop_app.runtime.conversation import RunOutcome
 from desktop_app.runtime.errors import ConversationBusyError, UnknownToolCallError
+from desktop_app.runtime.run.approvals import ApprovalPolicy, Grant, GrantStore, Scope, denied_text, edited_note
 from desktop_app.runtime.settings import ProviderSettings, Settings
 
 Listener = Callable[[ev.Event], None]

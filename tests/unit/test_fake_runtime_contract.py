@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy, GrantStore
+from desktop_app.runtime.run.approvals import ApprovalPolicy, GrantStore
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.fake_runtime import Content, FakeRuntime, Tool

@@ -11,7 +11,7 @@ bare names and go through the same ``Host.call`` as external tools.
 * ``switchboard.artifacts``: ``list_artifacts``, ``read_artifact`` (read-only: never ask) and
   ``save_artifact`` (writes a file: asks for approval).
 * ``switchboard.tools``: ``tool_search`` over the deferred tool catalog (read-only: never ask); offered to
-  the model only while tools are deferred (see :mod:`desktop_app.runtime.deferral`).
+  the model only while tools are deferred (see :mod:`desktop_app.runtime.tools.deferral`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The server searches the catalog it is given (a callable, so it always sees the c
 with Whale's texts: a blank query gives the ``<available-deferred-tools>`` index, no match gives the
 available names, and a match gives "Activated n tool(s)" with each tool's description and parameters.
 The matched names also come back as structured content (``{"promote": [...], "catalog_hash": ...}``):
-the per-conversation tool view (:mod:`desktop_app.runtime.deferral`) reads them on the one call path and
+the per-conversation tool view (:mod:`desktop_app.runtime.tools.deferral`) reads them on the one call path and
 promotes those tools, so the next request carries their schemas. The server itself keeps no state.
 A search runs in a worker thread, its regular expression bounded in time (:mod:`.bounded_regex` of the host):
 a pattern that would backtrack forever is an error result, and the event loop never waits on it.

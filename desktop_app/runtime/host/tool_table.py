@@ -160,7 +160,7 @@ class HostToolTable(HostServers):
         return sorted(kept, key=lambda t: t.name)
 
     def tool_specs(self) -> list[ToolSpec]:
-        """Every tool as the model sees it, without deferral (see :mod:`desktop_app.runtime.deferral`); so
+        """Every tool as the model sees it, without deferral (see :mod:`desktop_app.runtime.tools.deferral`); so
         ``tool_search``, which only searches deferred tools, is left out."""
         return [tool_spec(tool) for tool in self.tools() if tool.server != CATALOG_SERVER]
 

@@ -15,8 +15,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction import Compaction, undo
-from desktop_app.runtime.compactor import CompactionError, Compactor
+from desktop_app.runtime.compaction.compactor import CompactionError, Compactor
+from desktop_app.runtime.compaction.plan import Compaction, undo
 from desktop_app.runtime.conversation import Conversation, ToolHost, pending_tool_calls
 from desktop_app.runtime.errors import ConversationBusyError
 from desktop_app.runtime.providers.base import Provider

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy, Decision, DecisionSource, Grant, GrantStore, Scope
 from desktop_app.runtime.attachments import PathOrAttachment
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.context import ContextItem
@@ -25,7 +24,8 @@ from desktop_app.runtime.conversation import Conversation, RunOutcome, ToolHost
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.messages import Message, ToolCallRequest
-from desktop_app.runtime.provider_pool import ProviderFactory, ProviderPool
+from desktop_app.runtime.providers.pool import ProviderFactory, ProviderPool
+from desktop_app.runtime.run.approvals import ApprovalPolicy, Decision, DecisionSource, Grant, GrantStore, Scope
 from desktop_app.runtime.service.compaction_control import CompactionControl
 from desktop_app.runtime.service.conversations import ConversationTable
 from desktop_app.runtime.service.event_hub import EventHub, Listener
@@ -38,12 +38,12 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 
 if TYPE_CHECKING:
     from desktop_app.runtime.agents.definitions import AgentCatalog
-    from desktop_app.runtime.compaction import Compaction
-    from desktop_app.runtime.context_budget import ContextBudget
-    from desktop_app.runtime.deferral import ToolDeferral
+    from desktop_app.runtime.compaction.budget import ContextBudget
+    from desktop_app.runtime.compaction.plan import Compaction
+    from desktop_app.runtime.compaction.windows import ModelWindows
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.host.requests import ElicitationAction
-    from desktop_app.runtime.model_windows import ModelWindows
+    from desktop_app.runtime.tools.deferral import ToolDeferral
 
 
 class Runtime:

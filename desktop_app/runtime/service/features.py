@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.runtime.approvals import Grant, GrantStore
 from desktop_app.runtime.errors import RunError
+from desktop_app.runtime.run.approvals import Grant, GrantStore
 from desktop_app.runtime.service.settings_control import SettingsControl
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ class ServerFeatures:
         features = getattr(self._host, "client_features", None)
         if features is None:
             return None
-        from desktop_app.runtime.server_requests import wire_client_features
+        from desktop_app.runtime.service.server_requests import wire_client_features
 
         settings = self._settings
         wire_client_features(

@@ -14,18 +14,18 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.conversation import ToolHost, wire_messages
 from desktop_app.runtime.errors import ConversationBusyError, RunError
 from desktop_app.runtime.messages import SystemMessage
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service.conversations import ConversationTable
 from desktop_app.runtime.service.settings_control import SettingsControl
 from desktop_app.runtime.settings import ProviderSettings, infer_dialect
 
 if TYPE_CHECKING:
     from desktop_app.runtime.agents.definitions import AgentCatalog
-    from desktop_app.runtime.context_budget import ContextBudget
-    from desktop_app.runtime.deferral import ToolDeferral
+    from desktop_app.runtime.compaction.budget import ContextBudget
+    from desktop_app.runtime.tools.deferral import ToolDeferral
 
 
 class Routing:
@@ -39,7 +39,7 @@ class Routing:
         host: ToolHost,
         publish: Callable[[ev.Event], None],
     ) -> None:
-        from desktop_app.runtime.model_windows import ModelWindows
+        from desktop_app.runtime.compaction.windows import ModelWindows
 
         self._settings = settings
         self._conversations = conversations
@@ -189,8 +189,8 @@ class Routing:
         """The estimated tokens the conversation's next request would send (system, tools, history,
         attachments; compacted turns as their summary) against its model's context window (the preset's,
         else the endpoint's model list's), for the composer's meter."""
-        from desktop_app.runtime.compaction import request_history
-        from desktop_app.runtime.context_budget import budget
+        from desktop_app.runtime.compaction.budget import budget
+        from desktop_app.runtime.compaction.plan import request_history
 
         conv = self._conversations.conversation(conversation_id)
         host: ToolHost = self._deferral.view(conv.id) if self._deferral is not None else self._host

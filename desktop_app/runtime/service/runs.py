@@ -1,9 +1,9 @@
 """The runs: one active run per conversation (start, continue, pause on approvals), and approval answers.
 
-:class:`Runs` builds each turn's :class:`~desktop_app.runtime.run.RunLoop` from what the conversation's
+:class:`Runs` builds each turn's :class:`~desktop_app.runtime.run.loop.RunLoop` from what the conversation's
 routing says (provider, tool host, policy), holds the conversation while it runs (a second start is
 refused), publishes ``RunFinished(cancelled)`` with the partial answer when its caller is cancelled, and owns
-the :class:`~desktop_app.runtime.approvals.ApprovalBroker` that pending approvals wait on.
+the :class:`~desktop_app.runtime.run.approvals.ApprovalBroker` that pending approvals wait on.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalBroker, Decision, GrantStore
 from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.context import ContextItem
 from desktop_app.runtime.conversation import RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.errors import ConversationBusyError
 from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.messages import ToolMessage
-from desktop_app.runtime.run import RunLoop
+from desktop_app.runtime.run.approvals import ApprovalBroker, Decision, GrantStore
+from desktop_app.runtime.run.loop import RunLoop
 from desktop_app.runtime.service.compaction_control import CompactionControl
 from desktop_app.runtime.service.conversations import ConversationTable
 from desktop_app.runtime.service.routing import Routing

@@ -2,7 +2,7 @@
 approval policy, the provider pool and the default context items.
 
 :class:`SettingsControl` owns the settings in force, the file they are saved to (``None``: not saved), the
-keyring, the approval policy and the :class:`~desktop_app.runtime.provider_pool.ProviderPool`. Saving goes
+keyring, the approval policy and the :class:`~desktop_app.runtime.providers.pool.ProviderPool`. Saving goes
 through :func:`~desktop_app.runtime.settings.save_settings` (a broken file is never overwritten); keys go to
 the keyring, never a file.
 """
@@ -15,12 +15,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.context import ContextItem, default_context
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ConfigError, RunError
-from desktop_app.runtime.provider_pool import ProviderPool
 from desktop_app.runtime.providers.base import Provider
+from desktop_app.runtime.providers.pool import ProviderPool
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 
 

@@ -4,7 +4,7 @@ when a conversation reopens.
 ``CompactionRecorder`` is the event subscriber (``attach_store`` adds it next to the run ``Recorder``):
 ``ConversationCompacted`` adds a row (and the summary request's usage), ``CompactionUndone`` sets its
 ``undone_at``. The messages a compaction covers are never touched. ``load`` gives the runtime's
-:class:`~desktop_app.runtime.compaction.Compaction` marks (undone ones too, oldest first), and
+:class:`~desktop_app.runtime.compaction.plan.Compaction` marks (undone ones too, oldest first), and
 ``restore`` hands them to a runtime that has just loaded the conversation. ``boundary`` is the store
 position of the first message kept verbatim, for the chat's divider (``divider_position``).
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction import Compaction
+from desktop_app.runtime.compaction.plan import Compaction
 from desktop_app.runtime.store.db import Store
 
 if TYPE_CHECKING:

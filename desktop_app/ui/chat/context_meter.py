@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QWidget
 from desktop_app.ui.chat.usage import human_count
 
 if TYPE_CHECKING:
-    from desktop_app.runtime.context_budget import ContextBudget
+    from desktop_app.runtime.compaction.budget import ContextBudget
 
 WARN_FRACTION = 0.8
 """From this share of the window on, the meter is drawn as a warning (the compaction threshold's default)."""

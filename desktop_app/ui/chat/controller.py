@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 if TYPE_CHECKING:  # not at run time: the pydantic models cost start-up time before the first paint
     from desktop_app.runtime import events as ev
-    from desktop_app.runtime.approvals import Grant
+    from desktop_app.runtime.run.approvals import Grant
     from desktop_app.runtime.settings import ProviderSettings, Settings
     from desktop_app.ui.chat.tool_card import ApprovalAnswer
 

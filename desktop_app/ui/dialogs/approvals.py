@@ -34,7 +34,7 @@ from desktop_app.ui.chat.controller import RuntimeLike
 from desktop_app.ui.naming import name_buttons
 
 if TYPE_CHECKING:
-    from desktop_app.runtime.approvals import Grant
+    from desktop_app.runtime.run.approvals import Grant
 
 COLUMNS = ("Scope", "Server", "Tool", "Conversation", "Granted", "Origin", "State", "")
 STALE_TEXT = "Stale: the server changed"

@@ -52,7 +52,7 @@ def _section(text: str) -> QLabel:
 class HttpHostPanel(PageExtra):
     def __init__(self, context: PageContext) -> None:
         super().__init__(context.parent)
-        from desktop_app.runtime.http_service import CONFIG_FILES
+        from desktop_app.runtime.serve.service import CONFIG_FILES
 
         self.context = context
         self.ui = _ui_for(context)
@@ -231,7 +231,7 @@ class HttpHostPanel(PageExtra):
             self.refresh_calls()
 
     def refresh_clients(self) -> None:
-        from desktop_app.runtime.http_clients import activity
+        from desktop_app.runtime.serve.clients import activity
 
         self.clients.clear()
         log = self.service.clients

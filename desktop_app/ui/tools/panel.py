@@ -1,6 +1,6 @@
 """The tool search panel (a dock, Ctrl+K): every tool the model could get, and what it costs.
 
-The panel shows the runtime's tool overview (:mod:`desktop_app.runtime.tool_overview`) for the shown
+The panel shows the runtime's tool overview (:mod:`desktop_app.runtime.tools.overview`) for the shown
 conversation: a search box (words, or ``tool_search``'s syntax) with live results and a "No tools match"
 state; tools grouped by server with their state, which says what the model sees of each this turn (loaded,
 pinned, built-in or promoted: its schema; "in index": its name; "hidden": only ``tool_search`` finds it;
@@ -51,7 +51,7 @@ from desktop_app.ui.tools.texts import (
 from desktop_app.ui.window.menus import view_menu
 
 if TYPE_CHECKING:  # the runtime (pydantic, mcp) is imported only once the panel is used, after first paint
-    from desktop_app.runtime.tool_overview import Overview, ToolRow
+    from desktop_app.runtime.tools.overview import Overview, ToolRow
 
 COL_TOOL, COL_STATE, COL_TOKENS, COL_PIN, COL_EXCLUDE = range(5)
 HEADERS = ("Tool", "State", "Tokens", "Pin", "Exclude")
@@ -214,7 +214,7 @@ class ToolPanel(QWidget):
     def refresh(self) -> None:
         """Rebuild the list for the search text and the shown conversation (keeps expansion and selection)."""
         from desktop_app.runtime.host.bounded_regex import SEARCH_TIME_LIMIT_S, SearchTimeout
-        from desktop_app.runtime.tool_overview import overview
+        from desktop_app.runtime.tools.overview import overview
 
         self._timer.stop()
         deferral = self._deferral()
@@ -376,7 +376,7 @@ class ToolPanel(QWidget):
 
     def _save(self, server: str, change: Callable[[Any], Any]) -> bool:
         from desktop_app.runtime.errors import ConfigError
-        from desktop_app.runtime.tool_prefs import ToolPreferences, save_tool_preferences
+        from desktop_app.runtime.tools.prefs import ToolPreferences, save_tool_preferences
 
         config = getattr(self._host, "config", lambda _name: None)(server)
         ok = False

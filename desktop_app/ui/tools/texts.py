@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from desktop_app.runtime.tool_overview import Overview, ToolRow
+    from desktop_app.runtime.tools.overview import Overview, ToolRow
 
 STATE_LABELS = {
     "builtin": "built-in",

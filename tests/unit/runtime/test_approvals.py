@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy, Grant, GrantStore
 from desktop_app.runtime.errors import ConfigError, UnknownToolCallError
 from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage, UserMessage
+from desktop_app.runtime.run.approvals import ApprovalPolicy, Grant, GrantStore
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls

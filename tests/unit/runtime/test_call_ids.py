@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.conversation import internal_call_id, wire_messages
 from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store

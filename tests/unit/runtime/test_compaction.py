@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction import Compaction, plan, request_history, summary_request
-from desktop_app.runtime.compactor import CompactionError
+from desktop_app.runtime.compaction.compactor import CompactionError
+from desktop_app.runtime.compaction.plan import Compaction, plan, request_history, summary_request
 from desktop_app.runtime.errors import ConversationBusyError, ProviderError
 from desktop_app.runtime.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from desktop_app.runtime.service import Runtime

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.runtime.context_budget import (
+from desktop_app.runtime.compaction.budget import (
     IMAGE_TOKENS,
     MESSAGE_OVERHEAD,
     budget,

@@ -9,10 +9,10 @@ import pytest
 
 from desktop_app.runtime.builtins.tools import search_result
 from desktop_app.runtime.conversation import ProgressCallback
-from desktop_app.runtime.deferral import DeferralSettings, PromotionStore, ToolDeferral, estimate_tokens
 from desktop_app.runtime.host import CallOutcome, HostTool
 from desktop_app.runtime.host.host import tool_spec
 from desktop_app.runtime.settings import DeferralMode
+from desktop_app.runtime.tools.deferral import DeferralSettings, PromotionStore, ToolDeferral, estimate_tokens
 
 SEARCH = HostTool(
     name="tool_search", server="switchboard.tools", tool="tool_search", input_schema={}, builtin=True, pinned=True

@@ -12,11 +12,11 @@ from mcp.server.mcpserver import MCPServer
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents import AgentCatalog
-from desktop_app.runtime.approvals import ApprovalPolicy, Grant, GrantStore
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host import Host, ServerConfig
+from desktop_app.runtime.run.approvals import ApprovalPolicy, Grant, GrantStore
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 from tests.support.fakes import FakeProvider, answer, calls
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host
-from desktop_app.runtime.http_clients import ClientLog, RecordClients
-from desktop_app.runtime.http_service import HttpHostService
+from desktop_app.runtime.serve.clients import ClientLog, RecordClients
+from desktop_app.runtime.serve.service import HttpHostService
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 

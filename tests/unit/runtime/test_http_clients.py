@@ -11,7 +11,7 @@ from mcp import Client
 from mcp import types as mtypes
 from mcp.client.streamable_http import streamable_http_client
 
-from desktop_app.runtime.http_clients import IDLE_AFTER_S, activity
+from desktop_app.runtime.serve.clients import IDLE_AFTER_S, activity
 from tests.unit.runtime.test_http_service import service
 
 

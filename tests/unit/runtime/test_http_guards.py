@@ -18,10 +18,10 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 from mcp.types import Implementation, ToolAnnotations
 
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host
-from desktop_app.runtime.http_service import HttpApproval, HttpHostService
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.serve.service import HttpApproval, HttpHostService
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.unit.runtime.test_http_service import sdk_client

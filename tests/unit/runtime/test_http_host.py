@@ -13,12 +13,12 @@ from mcp import Client
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 from desktop_app.runtime.agents.progress import ProgressTracker
-from desktop_app.runtime.approvals import ApprovalMode, ApprovalPolicy
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
-from desktop_app.runtime.http_host import bind_loopback, make_http_host
+from desktop_app.runtime.run.approvals import ApprovalMode, ApprovalPolicy
+from desktop_app.runtime.serve.host import bind_loopback, make_http_host
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings
 from tests.support.fakes import FakeProvider, answer

@@ -21,15 +21,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
-from desktop_app.runtime.approvals import ApprovalMode, ApprovalPolicy
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
-from desktop_app.runtime.http_clients import MAX_CLIENTS, ClientLog
-from desktop_app.runtime.http_host import resource_uri
-from desktop_app.runtime.http_service import HttpApproval, HttpHostError, HttpHostService, connection_configs
+from desktop_app.runtime.run.approvals import ApprovalMode, ApprovalPolicy
+from desktop_app.runtime.serve.clients import MAX_CLIENTS, ClientLog
+from desktop_app.runtime.serve.host import resource_uri
+from desktop_app.runtime.serve.service import HttpApproval, HttpHostError, HttpHostService, connection_configs
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, HttpHostSettings, ProviderSettings, Settings
 from tests.support.fakes import FakeProvider, answer, calls

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_app.runtime.model_windows import ModelWindows
+from desktop_app.runtime.compaction.windows import ModelWindows
 from desktop_app.runtime.providers.discovery import parse_context_windows
 from desktop_app.runtime.settings import ProviderSettings
 from tests.support.llm_server import ScriptedLLMServer

@@ -12,7 +12,7 @@ from desktop_app.log import setup_logging
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.clock import RetrySleeper
 from desktop_app.runtime.credentials import Credentials
-from desktop_app.runtime.provider_pool import ProviderPool
+from desktop_app.runtime.providers.pool import ProviderPool
 from desktop_app.runtime.redaction import MASK, redact, redact_event, remember
 from desktop_app.runtime.settings import ProviderSettings
 

@@ -80,7 +80,7 @@ def test_a_copy_of_a_reserved_value_under_another_name_is_refused(credentials: C
 
 def test_the_provider_pool_reserves_the_key_it_hands_out() -> None:
     from desktop_app.runtime.clock import RetrySleeper
-    from desktop_app.runtime.provider_pool import ProviderPool
+    from desktop_app.runtime.providers.pool import ProviderPool
 
     pool = ProviderPool(Credentials(), RetrySleeper(), api_key_override=PROVIDER_KEY)
     assert pool.api_key(ProviderSettings(api_key_env="PASSED_KEY")) == PROVIDER_KEY

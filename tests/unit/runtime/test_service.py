@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import ConversationBusyError, StreamDisconnected, UnknownToolCallError
 from desktop_app.runtime.messages import AssistantMessage, ToolMessage
 from desktop_app.runtime.providers.base import Completion, ContentChunk, UsageChunk
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.conftest import MemoryKeyring

@@ -12,9 +12,9 @@ import pytest
 
 from desktop_app.paths import app_paths
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.messages import SystemMessage, UserMessage
 from desktop_app.runtime.redaction import MASK, remember
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from desktop_app.runtime import events as ev
+from desktop_app.runtime.compaction.tool_digest import digest, replay_limit_for
 from desktop_app.runtime.conversation import wire_messages
 from desktop_app.runtime.messages import ToolCallRequest, ToolMessage
 from desktop_app.runtime.providers.base import Completion, ContentChunk
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
-from desktop_app.runtime.tool_digest import digest, replay_limit_for
 from tests.support.fakes import FakeHost, FakeProvider
 
 BIG = "".join(f"line {i:05d} of a very long tool result\n" for i in range(3000))  # ~111k characters

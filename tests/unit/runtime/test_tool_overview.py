@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_app.runtime.conversation import ProgressCallback
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import CallOutcome, HostTool
-from desktop_app.runtime.tool_overview import overview
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
+from desktop_app.runtime.tools.overview import overview
 
 SEARCH = HostTool(
     name="tool_search", server="switchboard.tools", tool="tool_search", input_schema={}, builtin=True, pinned=True

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_app.assembly import assemble
-from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.store.agents import conversation_agent
 from desktop_app.ui.chat.agent_picker import _row_of
 from tests.support.llm_server import text_reply

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
-from desktop_app.runtime.approvals import Grant
+from desktop_app.runtime.run.approvals import Grant
 from desktop_app.ui.dialogs.approvals import ApprovalsDialog, format_when
 from tests.support.fake_runtime import Content, Tool
 
@@ -98,8 +98,8 @@ def test_a_grant_made_on_a_card_shows_up_in_the_dialog(qtbot, window, fake_runti
 def test_a_grant_for_a_server_whose_definition_changed_shows_stale_until_confirmed(qtbot, qloop, tmp_path):
     """Real Runtime and Host: the grant was made for ``fs`` as ``fs-server --root /a``; mcp.json now says
     ``--root /``. The grant is stale (it no longer applies) until Confirm binds it to the new definition."""
-    from desktop_app.runtime.approvals import GrantStore
     from desktop_app.runtime.host import Host, ServerConfig
+    from desktop_app.runtime.run.approvals import GrantStore
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.settings import Settings
     from desktop_app.ui.dialogs.approvals import STALE_TEXT, ApprovalsDialog

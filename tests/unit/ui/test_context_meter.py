@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from desktop_app.runtime.context_budget import ContextBudget
+from desktop_app.runtime.compaction.budget import ContextBudget
 from desktop_app.runtime.providers.base import Completion, ContentChunk
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings

@@ -7,7 +7,7 @@ import asyncio
 
 from PySide6.QtCore import Qt
 
-from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock, ToolCard

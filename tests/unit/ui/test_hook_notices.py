@@ -14,11 +14,11 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QLabel
 
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.hooks.config import parse_hooks
 from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store

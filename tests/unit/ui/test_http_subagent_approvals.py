@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QLabel, QPlainTextEdit
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.host import Host
-from desktop_app.runtime.http_service import existing_service
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.serve.service import existing_service
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings
 from desktop_app.ui.asyncqt import TaskRunner

@@ -7,9 +7,9 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.messages import ToolCallRequest
 from desktop_app.runtime.providers.base import Completion, ContentChunk
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store

@@ -14,7 +14,7 @@ import pytest
 
 from desktop_app.assembly import assemble
 from desktop_app.paths import app_paths
-from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 from desktop_app.runtime.store import store_path
 from desktop_app.ui.window.main_window import MainWindow

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from desktop_app.assembly import Assembly, assemble
 from desktop_app.paths import app_paths
-from desktop_app.runtime.approvals import ApprovalPolicy
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.settings import ProviderSettings, Settings, save_settings
 from desktop_app.ui.chat.subagents import SubConversation
 from desktop_app.ui.chat.tool_card import ToolCard

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import Grant
+from desktop_app.runtime.run.approvals import Grant
 from desktop_app.ui.chat.blocks import AnswerBlock, ToolCard
 from desktop_app.ui.chat.view import ChatView
 from tests.support.fake_runtime import Content, Tool

@@ -13,13 +13,13 @@ from PySide6.QtCore import QEvent, QKeyCombination, Qt
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QLineEdit
 
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.builtins import TOOLS
 from desktop_app.runtime.builtins.tools import make_tools_server
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host import Host, load_mcp_config
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 from desktop_app.ui.tools.panel import COL_EXCLUDE, COL_PIN, COL_STATE, ToolPanel, summary_text
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls

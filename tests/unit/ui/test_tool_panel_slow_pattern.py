@@ -8,11 +8,11 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from desktop_app.runtime.approvals import ApprovalPolicy
-from desktop_app.runtime.deferral import DeferralSettings, ToolDeferral
 from desktop_app.runtime.host import Host, ServerConfig
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 from desktop_app.ui.tools.panel import ToolPanel
 from tests.support.fakes import FakeProvider
 

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.http_host import make_http_host
+from desktop_app.runtime.serve.host import make_http_host
 from desktop_app.runtime.settings import AgentSettings
 from tests.support.fakes import answer, calls
 from tests.unit.runtime.agents.test_agents import build, chat

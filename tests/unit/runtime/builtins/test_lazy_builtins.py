@@ -17,8 +17,8 @@ import desktop_app.runtime.builtins as builtins
 from desktop_app.assembly import Assembly, assemble
 from desktop_app.paths import AppPaths
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalMode, ApprovalPolicy
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.run.approvals import ApprovalMode, ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import attach_store

@@ -8,8 +8,8 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.host import Host
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.fakes import FakeProvider, answer, calls

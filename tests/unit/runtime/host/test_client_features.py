@@ -21,7 +21,6 @@ from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, 
 from pydantic import BaseModel
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.errors import (
     InvalidElicitationResponseError,
     RunError,
@@ -32,9 +31,10 @@ from desktop_app.runtime.errors import (
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.host.client_features import ClientFeatures, HeadlessMode, check_elicitation_answer
 from desktop_app.runtime.host.connection import ClientMode, ServerConnection
-from desktop_app.runtime.run import CANCELLED_BY_USER
-from desktop_app.runtime.server_requests import wire_client_features
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.run.loop import CANCELLED_BY_USER
 from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.service.server_requests import wire_client_features
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.support.fakes import FakeHost, FakeProvider, answer, calls
 

@@ -19,7 +19,6 @@ from mcp.server.mcpserver import MCPServer
 
 from desktop_app.paths import AppPaths
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.builtins import register_builtins
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.messages import AssistantMessage, SystemMessage, ToolCallRequest, ToolMessage, UserMessage
@@ -28,6 +27,7 @@ from desktop_app.runtime.plugins.prompts import wire_prompts
 from desktop_app.runtime.providers.anthropic_request import build_body
 from desktop_app.runtime.providers.base import ChatRequest
 from desktop_app.runtime.providers.openai import build_request
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, load_settings, save_settings
 from desktop_app.runtime.skills import discover

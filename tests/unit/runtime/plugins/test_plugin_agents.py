@@ -12,12 +12,12 @@ import pytest
 
 from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 from desktop_app.runtime.agents.files import apply_agents
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.plugins import manage
 from desktop_app.runtime.plugins.agents import read_agents
 from desktop_app.runtime.plugins.live import sync_records
 from desktop_app.runtime.plugins.model import read_plugin
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, load_settings, save_settings
 from tests.support.fakes import FakeProvider, answer, calls

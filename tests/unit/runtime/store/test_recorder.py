@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import ApprovalPolicy
 from desktop_app.runtime.messages import SystemMessage, ToolCallRequest
 from desktop_app.runtime.providers.base import Completion, ContentChunk, ProviderEvent, ReasoningChunk, UsageChunk
+from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Recorder, Store, attach_store

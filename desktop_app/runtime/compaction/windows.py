@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from desktop_app.runtime.context_budget import context_window
+from desktop_app.runtime.compaction.budget import context_window
 from desktop_app.runtime.settings import ProviderSettings
 
 log = logging.getLogger(__name__)

@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from desktop_app.runtime.deferral import CHARS_PER_TOKEN, ConversationTools, ToolDeferral, estimate_tokens
 from desktop_app.runtime.host.catalog import CATALOG_SERVER, Catalog, CatalogEntry, make_entry
 from desktop_app.runtime.host.host import HostTool, tool_spec
-from desktop_app.runtime.tool_plan import ToolPlan, Visibility
+from desktop_app.runtime.tools.deferral import CHARS_PER_TOKEN, ConversationTools, ToolDeferral, estimate_tokens
+from desktop_app.runtime.tools.plan import ToolPlan, Visibility
 
 ToolState = Literal["builtin", "pinned", "loaded", "deferred", "excluded", "hook_target"]
 REGEX_CHARACTERS = frozenset("^$*+?()[]{}|\\")

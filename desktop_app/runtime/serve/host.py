@@ -36,8 +36,8 @@ from desktop_app.runtime.agents.definitions import AgentCatalog
 from desktop_app.runtime.agents.progress import ProgressTracker
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
 from desktop_app.runtime.agents.server import AgentAttachment, requested_conversation
-from desktop_app.runtime.approvals import ApprovalPolicy
-from desktop_app.runtime.http_clients import CallStatus, ClientLog, client_key, current_client, current_client_key
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.serve.clients import CallStatus, ClientLog, client_key, current_client, current_client_key
 
 LOOPBACK = "127.0.0.1"
 MCP_PATH = "/mcp"
@@ -161,7 +161,7 @@ class ServedHost(MCPServer):
     async def _handle_list_tools(self, ctx: Any, params: Any) -> mtypes.ListToolsResult:
         session = getattr(ctx, "session", None)
         if session is not None and getattr(session, "protocol_version", "") in HANDSHAKE_PROTOCOL_VERSIONS:
-            from desktop_app.runtime.http_subscriptions import connection_of
+            from desktop_app.runtime.serve.subscriptions import connection_of
 
             self._listing[connection_of(session)] = session  # told when the list changes
         result = await super()._handle_list_tools(ctx, params)
@@ -298,7 +298,7 @@ def make_http_host(
     if runtime is not None:
         _add_resources(server, runtime, bus)
         _follow_subagents(server, runtime)
-    from desktop_app.runtime.http_logging import SessionLogLevels
+    from desktop_app.runtime.serve.log_level import SessionLogLevels
 
     levels = SessionLogLevels(server)
 
@@ -361,7 +361,7 @@ def _follow_subagents(server: ServedHost, runtime: Any) -> None:
 def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBus) -> None:
     import asyncio
 
-    from desktop_app.runtime.http_subscriptions import LegacySubscriptions
+    from desktop_app.runtime.serve.subscriptions import LegacySubscriptions
 
     pending_publishes: set[asyncio.Task[None]] = set()
     legacy = server.legacy_subscriptions = LegacySubscriptions(server)
@@ -448,7 +448,7 @@ def http_app(server: MCPServer, clients: Any = None) -> Any:
     so a regenerated token applies at once): the SDK's streamable HTTP app at ``/mcp``, built for the loopback
     address so that its Host/Origin check refuses a request naming another host (DNS rebinding: 421/403),
     recording the clients in ``clients`` (a :class:`~.http_clients.ClientLog`) when given."""
-    from desktop_app.runtime.http_clients import RecordClients
+    from desktop_app.runtime.serve.clients import RecordClients
 
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
     return app if clients is None else RecordClients(app, clients)

@@ -21,8 +21,8 @@ from mcp import MCPDeprecationWarning
 from mcp import types as mtypes
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.http_subscriptions import connection_of
 from desktop_app.runtime.redaction import redact
+from desktop_app.runtime.serve.subscriptions import connection_of
 
 log = logging.getLogger(__name__)
 LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")

@@ -40,7 +40,7 @@ from desktop_app.runtime.host.jsonfiles import write_json_atomically
 from desktop_app.runtime.host.names import model_safe_name
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.settings import DeferralMode, Settings
-from desktop_app.runtime.tool_plan import ToolPlan, hook_targets
+from desktop_app.runtime.tools.plan import ToolPlan, hook_targets
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from desktop_app.runtime.compaction.tool_digest import digest
 from desktop_app.runtime.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
 from desktop_app.runtime.providers.base import ChatRequest
-from desktop_app.runtime.tool_digest import digest
 
 TRANSCRIPT_TOOL_RESULT_CHARS = 2_000
 """A tool result goes into the summary prompt as a head/tail digest of at most this many characters."""

@@ -1,6 +1,6 @@
 """One tool call of a run: lookup, approval, the ``Host.call``, and recording its result.
 
-:class:`RunTools` is the tool step of :class:`~desktop_app.runtime.run.RunLoop`: it parses the model's
+:class:`RunTools` is the tool step of :class:`~desktop_app.runtime.run.loop.RunLoop`: it parses the model's
 arguments, asks for a decision (the policy, an earlier grant, a ``PermissionRequest`` hook, else the
 approval broker, keyed by the runtime's own tool-call id), records new grants, applies edited arguments,
 calls the one host path with progress and cancellation, and records the result (a ``ToolResult`` event and
@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import (
+from desktop_app.runtime.compaction.tool_digest import replay_limit_for
+from desktop_app.runtime.conversation import Conversation, RunOptions, ToolHost, ToolOutcome, ToolTarget
+from desktop_app.runtime.hooks.context import ToolCallContext, current_tool_call
+from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
+from desktop_app.runtime.hooks.notices import HookNotice
+from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage
+from desktop_app.runtime.run.approvals import (
     ApprovalBroker,
     ApprovalPolicy,
     Decision,
@@ -24,12 +30,6 @@ from desktop_app.runtime.approvals import (
     denied_text,
     edited_note,
 )
-from desktop_app.runtime.conversation import Conversation, RunOptions, ToolHost, ToolOutcome, ToolTarget
-from desktop_app.runtime.hooks.context import ToolCallContext, current_tool_call
-from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
-from desktop_app.runtime.hooks.notices import HookNotice
-from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage
-from desktop_app.runtime.tool_digest import replay_limit_for
 
 CANCELLED_BY_USER = "Cancelled by the user: the run was stopped while the tool was running."
 

@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction import (
+from desktop_app.runtime.compaction.budget import ContextBudget, budget
+from desktop_app.runtime.compaction.plan import (
     Compaction,
     Plan,
     plan,
@@ -33,7 +34,6 @@ from desktop_app.runtime.compaction import (
     summary_request,
     user_indexes,
 )
-from desktop_app.runtime.context_budget import ContextBudget, budget
 from desktop_app.runtime.conversation import Conversation, wire_messages
 from desktop_app.runtime.errors import ProviderHTTPError, RunError, SwitchboardError
 from desktop_app.runtime.hooks.model import post_compact_payload, pre_compact_payload

@@ -7,7 +7,7 @@ provider failures end the run with an ``Error`` event, keeping any partial answe
 
 This module owns the turn (the user message with its attachments and context, the model stream, the
 tool-round limit, the lifecycle hooks the loop fires); one tool call's step (decision, call, result) is
-:class:`~desktop_app.runtime.run_tools.RunTools`, which :class:`RunLoop` builds on.
+:class:`~desktop_app.runtime.run.tool_step.RunTools`, which :class:`RunLoop` builds on.
 """
 
 from __future__ import annotations
@@ -18,11 +18,6 @@ from dataclasses import asdict
 from typing import Literal
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.approvals import (
-    ApprovalBroker,
-    ApprovalPolicy,
-    GrantStore,
-)
 from desktop_app.runtime.attachments import (
     PathOrAttachment,
     attachment_name,
@@ -32,7 +27,7 @@ from desktop_app.runtime.attachments import (
     vision_refusal,
 )
 from desktop_app.runtime.clock import current_conversation
-from desktop_app.runtime.compaction import request_history
+from desktop_app.runtime.compaction.plan import request_history
 from desktop_app.runtime.context import ContextItem, file_items, render_context
 from desktop_app.runtime.conversation import (
     Conversation,
@@ -62,7 +57,12 @@ from desktop_app.runtime.providers.base import (
     UsageChunk,
 )
 from desktop_app.runtime.providers.error_text import raw_details
-from desktop_app.runtime.run_tools import CANCELLED_BY_USER, RunTools
+from desktop_app.runtime.run.approvals import (
+    ApprovalBroker,
+    ApprovalPolicy,
+    GrantStore,
+)
+from desktop_app.runtime.run.tool_step import CANCELLED_BY_USER, RunTools
 
 Emit = Callable[[ev.Event], None]
 VisionFactory = Callable[[], Provider]

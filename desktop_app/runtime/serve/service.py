@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from desktop_app.runtime.http_clients import ClientLog, current_client, current_client_key
-from desktop_app.runtime.http_host import TOKEN_NAME
 from desktop_app.runtime.secret_scope import reserve
+from desktop_app.runtime.serve.clients import ClientLog, current_client, current_client_key
+from desktop_app.runtime.serve.host import TOKEN_NAME
 
 log = logging.getLogger(__name__)
 
@@ -260,7 +260,7 @@ class HttpHostService:
     async def _start(self, port: int, expose: list[str], *, bearer: str | None = "") -> None:
         import uvicorn
 
-        from desktop_app.runtime.http_host import (
+        from desktop_app.runtime.serve.host import (
             LOOPBACK,
             MCP_PATH,
             BearerAuth,
