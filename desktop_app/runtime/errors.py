@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from desktop_app.runtime.error_body import error_message
 from desktop_app.runtime.redaction import redact
 
 
@@ -101,8 +102,6 @@ class ProviderHTTPError(ProviderError):
         self.args = (self._describe(),)
 
     def _describe(self) -> str:
-        from desktop_app.runtime.providers.error_text import error_message  # lazy: error_text imports settings
-
         head = error_message(self.body) or ""
         hint = {
             400: "the request was rejected; check the model name and the conversation",
