@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from desktop_app.runtime.errors import SwitchboardError
+from desktop_app.runtime.extensions.errors import BundleError
 
 if TYPE_CHECKING:
     from desktop_app.runtime.extensions.manifest import Manifest
@@ -34,12 +34,6 @@ MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_RATIO = 100
 """Unpacked bytes per packed byte above which an archive (over :data:`RATIO_FLOOR`) is a zip bomb."""
 RATIO_FLOOR = 16 * 1024 * 1024
-
-
-class BundleError(SwitchboardError):
-    """A bundle cannot be installed: the message says why and what to do."""
-
-    code = "bundle_error"
 
 
 def split_signature(content: bytes) -> tuple[bytes, bytes | None]:

@@ -22,9 +22,9 @@ from typing import Any
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.extensions import compat
 from desktop_app.runtime.extensions.archive import Bundle, BundleError, extract, read_bundle, read_manifest_file
-from desktop_app.runtime.extensions.launch import extensions_dir
 from desktop_app.runtime.extensions.manifest import Manifest, parse_manifest
 from desktop_app.runtime.extensions.user_config import Value, keyring_name, resolve
+from desktop_app.runtime.extensions.variables import extensions_dir
 from desktop_app.runtime.host import config_edit
 from desktop_app.runtime.settings import load_settings, save_settings
 

@@ -33,11 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.errors import ServerStartError
+from desktop_app.runtime.extensions.variables import (
+    WHOLE_USER_CONFIG,
+    bundle_command,
+    extensions_dir,
+    substitute,
+    system_variables,
+)
 
-_VARIABLE = re.compile(r"\$\{([^}]+)\}")
-_WHOLE_USER_CONFIG = re.compile(r"^\$\{(user_config\.[^}]+)\}$")
 _USER_CONFIG = re.compile(r"\$\{(user_config\.[^}]+)\}")
-EXTENSIONS_FOLDER = "extensions"
 
 
 @dataclass
@@ -62,48 +66,6 @@ def uninstall_configured(name: str, credentials: Any) -> bool:
         return False
     places = Places(_WHERE.data_dir, _WHERE.settings_file, _WHERE.data_dir / ".no-mcp-json")
     return uninstall(name, places, credentials)
-
-
-def extensions_dir(data_dir: Path) -> Path:
-    return data_dir / EXTENSIONS_FOLDER
-
-
-def system_variables() -> dict[str, str]:
-    home = Path.home()
-    return {
-        "HOME": str(home),
-        "DESKTOP": str(home / "Desktop"),
-        "DOCUMENTS": str(home / "Documents"),
-        "DOWNLOADS": str(home / "Downloads"),
-        "pathSeparator": os.sep,
-        "/": os.sep,
-    }
-
-
-def substitute(value: Any, variables: Mapping[str, str | list[str]]) -> Any:
-    """``value`` (a string, list or dict) with each known ``${NAME}`` replaced; unknown ones stay."""
-    if isinstance(value, str):
-
-        def one(match: re.Match[str]) -> str:
-            found = variables.get(match.group(1))
-            if found is None:
-                return match.group(0)
-            return ",".join(found) if isinstance(found, list) else found
-
-        return _VARIABLE.sub(one, value)
-    if isinstance(value, list):
-        out: list[Any] = []
-        for item in value:
-            whole = _WHOLE_USER_CONFIG.match(item) if isinstance(item, str) else None
-            found = variables.get(whole.group(1)) if whole else None
-            if isinstance(found, list):
-                out.extend(found)
-            else:
-                out.append(substitute(item, variables))
-        return out
-    if isinstance(value, dict):
-        return {key: substitute(item, variables) for key, item in value.items()}
-    return value
 
 
 def _text(value: Any) -> str | list[str]:
@@ -209,7 +171,7 @@ def fit_to_bundle(
     kept: list[str] = []
     for item in args:
         if _unset(item, variables):
-            if _WHOLE_USER_CONFIG.match(item) and kept and _is_option(kept[-1]):
+            if WHOLE_USER_CONFIG.match(item) and kept and _is_option(kept[-1]):
                 kept.pop()  # "--database", "${user_config.db}": the option goes with its value
             continue
         kept.append(item)
@@ -218,17 +180,6 @@ def fit_to_bundle(
     if resolved in ("python", "python3") and shutil.which(resolved) is None:
         resolved = "python3" if resolved == "python" else "python"
     return bundle_command(folder, resolved), substitute(kept, variables), substitute(written, variables)
-
-
-def bundle_command(folder: Path, command: str) -> str:
-    """``command`` (substituted) as it starts: a relative path (``server/my-server``) is the bundle's file, not
-    one under the app's folder; on Windows ``.exe`` is added where only that file exists, as the spec says."""
-    if ("/" in command or "\\" in command) and not Path(command).is_absolute():
-        command = str(folder / command)
-    windows_binary = os.name == "nt" and Path(command).is_absolute() and not Path(command).suffix
-    if windows_binary and Path(command + ".exe").is_file():
-        command += ".exe"
-    return command
 
 
 def is_loader_var(key: str) -> bool:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from desktop_app.runtime.extensions.archive import BundleError
+from desktop_app.runtime.extensions.errors import BundleError
 
 SUPPORTED_VERSIONS = ("0.1", "0.2", "0.3", "0.4")
 Platform = Literal["darwin", "win32", "linux"]

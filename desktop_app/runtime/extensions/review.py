@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.extensions import compat
-from desktop_app.runtime.extensions.launch import bundle_command, substitute, system_variables
 from desktop_app.runtime.extensions.manifest import Manifest
+from desktop_app.runtime.extensions.variables import bundle_command, substitute, system_variables
 from desktop_app.runtime.host.launch_view import command_line, environment_lines
 
 

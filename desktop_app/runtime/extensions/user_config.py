@@ -23,7 +23,7 @@ def keyring_name(bundle: str, key: str) -> str:
 
 def coerce(key: str, option: UserConfigOption, text: str | list[str]) -> Value:
     """``text`` (from ``--set`` or a form) as the option's type; ``ValueError`` says what is wrong."""
-    from desktop_app.runtime.extensions.launch import substitute, system_variables
+    from desktop_app.runtime.extensions.variables import substitute, system_variables
 
     if option.type == "boolean":
         raw = text if isinstance(text, str) else ",".join(text)
