@@ -26,7 +26,6 @@ hooks keep Whale's payload and rules (:mod:`.model`, :mod:`.decisions`). Followi
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -223,19 +222,6 @@ def matcher_subject(payload: Any) -> str:
     return ""
 
 
-def matches(matcher: str | None, names: tuple[str, ...]) -> bool:
-    """Claude Code's matcher rule: empty or ``*`` matches all; otherwise a regular expression that must match one
-    of ``names`` whole (``Bash``, ``Edit|Write``, ``mcp__github__.*``); an invalid one never matches."""
-    pattern = (matcher or "").strip()
-    if not pattern or pattern == "*":
-        return True
-    try:
-        compiled = re.compile(f"(?:{pattern})")
-    except re.error:
-        return False
-    return any(name and compiled.fullmatch(name) for name in names)
-
-
 # -- output ---------------------------------------------------------------------------------------------------
 
 
@@ -393,7 +379,6 @@ __all__ = [
     "claude_tool",
     "matcher_note",
     "matcher_subject",
-    "matches",
     "read_answer",
     "tool_input",
     "updated_arguments",

@@ -52,6 +52,19 @@ def effective_timeout(value: float | None) -> float:
     return max(MIN_TIMEOUT_S, float(value))
 
 
+def claude_matches(matcher: str | None, names: tuple[str, ...]) -> bool:
+    """Claude Code's matcher rule: empty or ``*`` matches all; otherwise a regular expression that must match one
+    of ``names`` whole (``Bash``, ``Edit|Write``, ``mcp__github__.*``); an invalid one never matches."""
+    pattern = (matcher or "").strip()
+    if not pattern or pattern == "*":
+        return True
+    try:
+        compiled = re.compile(f"(?:{pattern})")
+    except re.error:
+        return False
+    return any(name and compiled.fullmatch(name) for name in names)
+
+
 class HookDef(BaseModel):
     """One lifecycle hook as written in a config file (``hooks.<Event>[]``)."""
 
@@ -153,11 +166,9 @@ class LifecycleHook:
         and on SessionStart/PreCompact/Subagent events to their ``subject`` (hooks/claude.py).
         """
         if self.definition.format == "claude":
-            from desktop_app.runtime.hooks.claude import matches
-
             if self.event in (*TOOL_EVENTS, "PermissionRequest"):
-                return matches(self.definition.match, (tool_name, claude_name))
-            return not subject or matches(self.definition.match, (subject,))
+                return claude_matches(self.definition.match, (tool_name, claude_name))
+            return not subject or claude_matches(self.definition.match, (subject,))
         if self.event not in TOOL_EVENTS:
             return True
         pattern = (self.definition.match or "").strip()
