@@ -15,9 +15,16 @@ import hashlib
 import heapq
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+
+from desktop_app.runtime.host.catalog_entry import (
+    CLOSE_TAG,
+    DEFAULT_DESCRIPTION,
+    OPEN_TAG,
+    CatalogEntry,
+    make_entry,
+)
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.catalog_index import DeferredIndex
@@ -28,30 +35,8 @@ CATALOG_TOOL = "tool_search"
 """The built-in server that offers ``tool_search`` (see :mod:`desktop_app.runtime.builtins.tools`)."""
 MAX_SEARCH_RESULTS = 5
 DEFERRED_BLOCK_LIMIT = 4000
-DEFAULT_DESCRIPTION = "MCP tool"
-OPEN_TAG = "<available-deferred-tools>"
-CLOSE_TAG = "</available-deferred-tools>"
 _LITERAL = re.compile(r"[A-Za-z0-9_ \-:/,@#%=~'\"]*")
 """Patterns made only of these characters mean themselves as a regex: they take the substring fast path."""
-
-
-@dataclass(frozen=True)
-class CatalogEntry:
-    """One deferred tool: its model-facing name, its server's raw name and its description."""
-
-    name: str
-    server: str
-    description: str
-    input_schema: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    """Kept for promotion (the schema the model gets); not part of the hash."""
-
-
-def make_entry(
-    name: str, server: str, description: str | None, input_schema: Mapping[str, Any] | None = None
-) -> CatalogEntry:
-    """An entry with the description trimmed, or ``MCP tool`` when there is none (as Whale does)."""
-    text = (description or "").strip() or DEFAULT_DESCRIPTION
-    return CatalogEntry(name=name, server=server, description=text, input_schema=dict(input_schema or {}))
 
 
 def _go_json(value: Any) -> str:

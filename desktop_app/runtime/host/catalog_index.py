@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from desktop_app.runtime.host.catalog import CLOSE_TAG, OPEN_TAG, CatalogEntry
+from desktop_app.runtime.host.catalog_entry import CLOSE_TAG, OPEN_TAG, CatalogEntry
 from desktop_app.runtime.host.names import TOOL_DELIMITER, TOOL_PREFIX, sanitize_component
 
 DESCRIPTION_LIMIT = 200
