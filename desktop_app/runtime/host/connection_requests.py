@@ -1,4 +1,5 @@
-"""Requests around a :class:`~desktop_app.runtime.host.connection.ServerConnection` besides tool calls.
+"""Requests around a server connection (:class:`RequestTarget`, what ``host.connection`` provides) besides
+tool calls.
 
 User-initiated requests (resources, prompts, subscriptions) go through :func:`server_request`, which raises
 :class:`~desktop_app.runtime.errors.ServerRequestError` with a message for the user (unlike tool calls,
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import Protocol, TypeVar
 
 import anyio
 import mcp_types as mtypes
@@ -22,12 +23,28 @@ from desktop_app.runtime.errors import ServerRequestError
 from desktop_app.runtime.host.oauth import SignInError, SignInRequired
 from desktop_app.runtime.host.transports import HttpTarget
 
-if TYPE_CHECKING:
-    from desktop_app.runtime.host.connection import ServerConnection
-
 logger = logging.getLogger(__name__)
 
 _T = TypeVar("_T")
+
+
+class RequestTarget(Protocol):
+    """What a request needs of a server's connection (``ServerConnection``; this module does not import it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def error(self) -> object: ...
+
+    @property
+    def call_timeout(self) -> float: ...
+
+    @property
+    def client(self) -> Client | None: ...
 
 
 def leaf_exception(exc: BaseException) -> BaseException:
@@ -37,7 +54,7 @@ def leaf_exception(exc: BaseException) -> BaseException:
     return exc
 
 
-async def server_request(connection: ServerConnection, what: str, operation: Callable[[Client], Awaitable[_T]]) -> _T:
+async def server_request(connection: RequestTarget, what: str, operation: Callable[[Client], Awaitable[_T]]) -> _T:
     """Run ``operation`` on the connection's live client, bounded by its call timeout.
 
     ``what`` completes "cannot …" in the error message (e.g. ``"read demo://x"``)."""
@@ -65,7 +82,7 @@ async def server_request(connection: ServerConnection, what: str, operation: Cal
         raise ServerRequestError(f"MCP server '{connection.name}' could not {what}: {detail}") from exc
 
 
-async def notify_roots_changed(connection: ServerConnection) -> bool:
+async def notify_roots_changed(connection: RequestTarget) -> bool:
     """Tell a handshake-era server that the roots changed (``notifications/roots/list_changed``).
 
     2026-07-28 has no such notification (servers ask for roots inside each request), and the SDK's
