@@ -24,12 +24,14 @@ import time
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.arguments import ArgumentsPanel
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
 from desktop_app.ui.chat.tool_card_media import image_labels, resource_boxes, strip_shown
+from desktop_app.ui.delegate import Delegated
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
@@ -59,7 +61,7 @@ def format_duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-class ToolCard(ApprovalControls, QFrame):
+class ToolCard(QFrame):
     """One tool call in the transcript.
 
     Signals:
@@ -68,6 +70,19 @@ class ToolCard(ApprovalControls, QFrame):
 
     decided = Signal(str, object)
     user_toggled = Signal(bool)  # the user folded (False) or unfolded (True) the card
+
+    # The approval controls' widgets (``card.approval``, an ``ApprovalControls``).
+    buttons = Delegated("approval")
+    deny_row = Delegated("approval")
+    edit_button = Delegated("approval")
+    deny_button = Delegated("approval")
+    approve_button = Delegated("approval")
+    approve_menu = Delegated("approval")
+    approve_menu_button = Delegated("approval")
+    scope_actions = Delegated("approval")
+    reason_edit = Delegated("approval")
+    deny_cancel_button = Delegated("approval")
+    deny_confirm_button = Delegated("approval")
 
     def __init__(
         self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any], parent: QWidget | None = None
@@ -114,14 +129,13 @@ class ToolCard(ApprovalControls, QFrame):
         self.expanded = True
 
         self.args = ArgumentsPanel(arguments)
-        self.args.validity_changed.connect(self._on_validity_changed)
         self.arguments = self.args.label
         layout.addWidget(self.args)
 
-        self.buttons = self._build_buttons(tool)
-        layout.addWidget(self.buttons)
-        self.deny_row = self._build_deny_row(tool)
-        layout.addWidget(self.deny_row)
+        self.approval = ApprovalControls(self, tool)
+        self.args.validity_changed.connect(self.approval.on_validity_changed)
+        layout.addWidget(self.approval.buttons)
+        layout.addWidget(self.approval.deny_row)
 
         self.result_caption = QLabel("Result")
         self.result_caption.setObjectName("toolCardResultCaption")
@@ -153,16 +167,7 @@ class ToolCard(ApprovalControls, QFrame):
         self.pending = True
         self.state = "waiting"
         self._set_status("Waiting for approval")
-        self.edit_button.setChecked(False)
-        self.args.stop_editing()
-        self.reason_edit.clear()
-        self.deny_row.hide()
-        for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
-            button.setEnabled(True)
-        self.deny_confirm_button.setEnabled(True)
-        self.reason_edit.setEnabled(True)
-        self.buttons.show()
-        self.approve_button.setFocus()
+        self.approval.arm()
 
     def disarm(self, note: str = "Not answered") -> None:
         """The call no longer waits (the run stopped or failed): hide the controls, keep the card."""
@@ -334,8 +339,12 @@ class ToolCard(ApprovalControls, QFrame):
         self.args.show_hook_changes(hook_argument_changes(notices))
 
     def _hide_controls(self) -> None:
-        self.buttons.hide()
-        self.deny_row.hide()
+        self.approval.buttons.hide()
+        self.approval.deny_row.hide()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if not self.approval.handle_enter(event):  # Enter approves (``ApprovalControls.handle_enter``)
+            super().keyPressEvent(event)
 
     def _set_status(self, text: str, color: str | None = None) -> None:
         self.status.setText(text)

@@ -1,18 +1,22 @@
 """A tool card's approval controls: Approve (once, or a wider scope from its menu), Deny with a reason, Edit.
 
-``ApprovalControls`` is mixed into ``tool_card.ToolCard``: it builds the button row and the deny row, handles
-Enter on the card and the clicks, and sends the answer as ``decided(tool_call_id, ApprovalAnswer)``. It
-uses the card's ``pending``, ``tool_call_id``, ``args`` (the ``ArgumentsPanel``) and ``decided`` signal.
+``ApprovalControls`` is a collaborator of ``tool_card.ToolCard`` (``card.approval``): it builds and owns the
+button row and the deny row, handles Enter on the card (``handle_enter``) and the clicks, and sends the answer
+as the card's ``decided(tool_call_id, ApprovalAnswer)``. It reads the card's ``pending``, ``tool_call_id`` and
+``args`` (the ``ArgumentsPanel``); the card keeps its widgets' old names as pass-throughs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLineEdit, QMenu, QPushButton, QToolButton, QWidget
+
+if TYPE_CHECKING:
+    from desktop_app.ui.chat.tool_card import ToolCard
 
 _ENTER_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
 
@@ -46,14 +50,25 @@ def describe_decision(approved: bool, reason: str | None, source: str, scope: st
 
 
 class ApprovalControls:
-    """The approval half of a ``ToolCard`` (a mixin: it sits before ``QFrame`` in the card's bases)."""
+    """The approval half of a ``ToolCard``: its Approve/Deny/Edit row and deny row (``card.approval``)."""
 
-    pending: bool
-    tool_call_id: str
-    args: Any  # the card's ArgumentsPanel
-    decided: Any  # the card's Signal(str, object)
-    buttons: QWidget
-    deny_row: QWidget
+    def __init__(self, card: ToolCard, tool: str) -> None:
+        self.card = card
+        self.buttons = self._build_buttons(tool)
+        self.deny_row = self._build_deny_row(tool)
+
+    def arm(self) -> None:
+        """Asked (again): the controls enabled and shown, no edits, no reason, focus on Approve."""
+        self.edit_button.setChecked(False)
+        self.card.args.stop_editing()
+        self.reason_edit.clear()
+        self.deny_row.hide()
+        for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
+            button.setEnabled(True)
+        self.deny_confirm_button.setEnabled(True)
+        self.reason_edit.setEnabled(True)
+        self.buttons.show()
+        self.approve_button.setFocus()
 
     def _build_buttons(self, tool: str) -> QWidget:
         box = QWidget()
@@ -82,7 +97,7 @@ class ApprovalControls:
         self.approve_button.setDefault(True)
         self.approve_button.clicked.connect(self._on_approve_clicked)
         pair.addWidget(self.approve_button)
-        self.approve_menu = QMenu(self)
+        self.approve_menu = QMenu(self.card)
         self.approve_menu.setObjectName("approveMenu")
         self.scope_actions: dict[str, QAction] = {}
         for scope, label in SCOPE_ACTIONS:
@@ -129,33 +144,34 @@ class ApprovalControls:
 
     # -- user input --------------------------------------------------------------------------------------
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Enter approves once when the card (or its Approve button) has focus; on another button it clicks it."""
+    def handle_enter(self, event: QKeyEvent) -> bool:
+        """Enter approves once when the card (or its Approve button) has focus; on another button it clicks it.
+        False: not this object's key (the card handles it as a frame)."""
         mods = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
-        if event.key() not in _ENTER_KEYS or mods != Qt.KeyboardModifier.NoModifier or not self.pending:
-            super().keyPressEvent(event)
-            return
+        if event.key() not in _ENTER_KEYS or mods != Qt.KeyboardModifier.NoModifier or not self.card.pending:
+            return False
         event.accept()
         focus = QApplication.focusWidget()
         if focus is self.reason_edit:  # returnPressed already denied
-            return
+            return True
         if focus is self.approve_menu_button:
             self.approve_menu_button.showMenu()
         elif focus in (self.deny_button, self.edit_button, self.deny_cancel_button, self.deny_confirm_button):
             focus.click()
         elif self.buttons.isVisible():
             self._approve("once")
+        return True
 
     def _on_approve_clicked(self) -> None:
         self._approve("once")
 
     def _approve(self, scope: str) -> None:
-        if not self.pending or not self.args.valid:
+        if not self.card.pending or not self.card.args.valid:
             return
-        self._send(ApprovalAnswer(True, scope=scope, arguments=self.args.edited()))
+        self._send(ApprovalAnswer(True, scope=scope, arguments=self.card.args.edited()))
 
     def _on_deny_clicked(self) -> None:
-        if not self.pending:
+        if not self.card.pending:
             return
         self.buttons.hide()
         self.deny_row.show()
@@ -167,28 +183,28 @@ class ApprovalControls:
         self.deny_button.setFocus()
 
     def _on_deny_confirmed(self) -> None:
-        if not self.pending:
+        if not self.card.pending:
             return
         reason = self.reason_edit.text().strip() or None
         self._send(ApprovalAnswer(False, reason=reason))
 
     def _on_edit_toggled(self, editing: bool) -> None:
         if editing:
-            self.args.start_editing()
+            self.card.args.start_editing()
             self.edit_button.setText("Undo edits")
         else:
-            self.args.stop_editing()
+            self.card.args.stop_editing()
             self.edit_button.setText("Edit arguments")
 
-    def _on_validity_changed(self, valid: bool) -> None:
+    def on_validity_changed(self, valid: bool) -> None:
         self.approve_button.setEnabled(valid)
         self.approve_menu_button.setEnabled(valid)
         self.approve_button.setToolTip("Approve this call once (Enter)" if valid else "Fix the arguments first")
 
     def _send(self, answer: ApprovalAnswer) -> None:
-        self.pending = False
+        self.card.pending = False
         for button in (self.edit_button, self.deny_button, self.approve_button, self.approve_menu_button):
             button.setEnabled(False)
         self.deny_confirm_button.setEnabled(False)
         self.reason_edit.setEnabled(False)
-        self.decided.emit(self.tool_call_id, answer)
+        self.card.decided.emit(self.card.tool_call_id, answer)

@@ -1,6 +1,6 @@
 """The scrolling transcript: stacks blocks for each turn and follows the stream while at the bottom.
 
-Slots are named after the ``ChatController`` signals they render (``_on_<signal>``). Within one assistant
+The stream's slots are named after the ``ChatController`` signals they render (``_on_<signal>``). Within one assistant
 turn the view keeps the open reasoning block and the open answer block; a tool call closes both (the
 answer gets its one markdown render), so the next response of the turn starts fresh blocks below the card.
 
@@ -13,7 +13,8 @@ A run that pauses after the tool-round limit, or is stopped while tool calls wai
 is already shown (same tool-call id) re-arms that card instead of adding a second one.
 
 This module builds the transcript (blocks, cards, notices, stored conversations); the slots that render a
-controller's stream live in ``view_stream.StreamSlots``, mixed in.
+controller's stream live in ``view_stream.StreamRenderer``, the view's ``stream`` (its slots and working line
+pass through under their old names).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from desktop_app.ui.chat.earlier import EarlierLine
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.retry import Clock, RetryLine
 from desktop_app.ui.chat.tool_card import ToolCard
-from desktop_app.ui.chat.view_stream import StreamSlots
+from desktop_app.ui.chat.view_stream import FOLLOWED_SIGNALS, StreamRenderer
+from desktop_app.ui.delegate import Delegated
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -68,7 +70,7 @@ def reading_width(font: QFont | None = None) -> int:
 STICK_MARGIN_PX = 24
 
 
-class ChatView(StreamSlots, QScrollArea):
+class ChatView(QScrollArea):
     """The transcript of the current conversation.
 
     Signals:
@@ -89,8 +91,18 @@ class ChatView(StreamSlots, QScrollArea):
     continue_requested = Signal()
     transcript_loaded = Signal()  # load_transcript has rebuilt the view from the store
 
+    # The stream's slots and working line (``view.stream``, a ``StreamRenderer``).
+    follow = Delegated("stream")
+    show_working = Delegated("stream")
+    hide_working = Delegated("stream")
+    working = Delegated("stream")
+    for _signal in FOLLOWED_SIGNALS:
+        locals()[f"_on_{_signal}"] = Delegated("stream", f"on_{_signal}")
+    del _signal
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.stream = StreamRenderer(self)
         self.setObjectName("chatView")
         self.setAccessibleName("Conversation")
         self.setWidgetResizable(True)
@@ -132,7 +144,6 @@ class ChatView(StreamSlots, QScrollArea):
         self.empty_hint.setWordWrap(True)  # the column can be narrower than the line: wrap, never clip
         self._add(self.empty_hint)
         self._stick = True
-        self._turn_answered = False
         self._assistant_labelled = False
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scroll_value_changed)
@@ -176,9 +187,7 @@ class ChatView(StreamSlots, QScrollArea):
         """Regenerate only on the last answer, and only when nothing runs."""
         answers = [b for b in self.blocks() if isinstance(b, AnswerBlock)]
         for answer in answers:
-            answer.actions_row.regenerate_button.setVisible(answer is answers[-1] and not self._running)
-
-    _running = False
+            answer.actions_row.regenerate_button.setVisible(answer is answers[-1] and not self.stream.running)
 
     def add_retry_run(self) -> QWidget:
         """A Retry button under a failed or stopped run."""
@@ -241,7 +250,7 @@ class ChatView(StreamSlots, QScrollArea):
         self.earlier_line = None
         self.retry_run_row = None
         self._assistant_labelled = False
-        self._running = False
+        self.stream.running = False
         self._stick = True
 
     def add_user_message(self, text: str) -> UserMessageBlock:

@@ -11,7 +11,7 @@ conversations), ``window.provider`` (``provider``: model label and picker, setti
 (``turns``: run controls and turn actions), ``window.files`` (``files``: launch files, bundles, MCP features) and
 ``window.dialogs`` (``dialogs``: the dialogs, each through one ``DialogSlot``). The names other modules use on
 the window itself (``open_conversation``, ``store``, ``new_chat_action``…) pass through to their owner
-(``delegate.Delegated``).
+(``ui.delegate.Delegated``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.window.conversation_ctl import ConversationControl
-from desktop_app.ui.window.delegate import Delegated
+from desktop_app.ui.delegate import Delegated
 from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.files import FileIntake
 from desktop_app.ui.window.menu_bar import MenuBar
