@@ -11,8 +11,10 @@ Wiring (the app and ``switchboard ask``)::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
+from desktop_app.runtime import events as ev
 from desktop_app.runtime.store.db import Store
 from desktop_app.runtime.store.read import fts_query
 from desktop_app.runtime.store.recorder import FLUSH_INTERVAL_S, Recorder
@@ -30,9 +32,20 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from desktop_app.paths import AppPaths
-    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.settings import ProviderSettings
 
 DB_FILENAME = "switchboard.db"
+
+
+class RecordedRuntime(Protocol):
+    """What the store needs of the runtime it records (the ``Runtime`` facade; the store never imports it)."""
+
+    def conversation_provider(self, conversation_id: str) -> ProviderSettings: ...
+
+    def notify(self, event: ev.Event) -> None: ...
+
+    def subscribe(self, listener: Callable[[ev.Event], None]) -> Callable[[], None]: ...
+
 
 __all__ = [
     "DB_FILENAME",
@@ -59,7 +72,7 @@ def store_path(paths: AppPaths) -> Path:
     return paths.data_dir / DB_FILENAME
 
 
-def attach_store(runtime: Runtime, store: Store) -> Recorder:
+def attach_store(runtime: RecordedRuntime, store: Store) -> Recorder:
     """Subscribe a ``Recorder`` for ``store`` to every event of ``runtime`` and return it.
 
     Each conversation is stored with the endpoint it really talks to (its own provider, else the default).

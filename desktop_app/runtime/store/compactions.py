@@ -14,16 +14,13 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.compaction.plan import Compaction
 from desktop_app.runtime.store.db import Store
-
-if TYPE_CHECKING:
-    from desktop_app.runtime.service import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +102,13 @@ def load(store: Store, conversation_id: str) -> list[StoredCompaction]:
     return out
 
 
-def restore(runtime: Runtime, store: Store, conversation_id: str) -> None:
+class CompactionHolder(Protocol):
+    """What :func:`restore` needs of the runtime (the ``Runtime`` facade; the store never imports it)."""
+
+    def load_compactions(self, conversation_id: str, compactions: Sequence[Compaction]) -> None: ...
+
+
+def restore(runtime: CompactionHolder, store: Store, conversation_id: str) -> None:
     """Give a conversation the runtime has just loaded its stored compactions."""
     runtime.load_compactions(conversation_id, [row.compaction for row in load(store, conversation_id)])
 
