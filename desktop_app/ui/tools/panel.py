@@ -8,7 +8,7 @@ excluded or "hook target": nothing), estimated tokens and, for the selected one,
 schema preview; a marker on the tools promoted in this conversation and a highlight on those the model
 loaded in its last turn; pin and exclude toggles (written to ``mcp.json`` as ``pinned``/``excludedTools``
 and applied without a restart); the context cost per server and in total, and what deferral saves.
-"Deferral settings…" opens the Settings page for the mode and thresholds. Its texts: :mod:`.tool_texts`.
+"Deferral settings…" opens the Settings page for the mode and thresholds. Its texts: :mod:`.texts`.
 """
 
 from __future__ import annotations
@@ -482,4 +482,4 @@ def install_tools_dock(window: QMainWindow) -> ToolsDock:
     return dock
 
 
-__all__ = ["ToolPanel", "ToolsDock", "detail_text", "install_tools_dock", "summary_text"]  # texts: tool_texts.py
+__all__ = ["ToolPanel", "ToolsDock", "detail_text", "install_tools_dock", "summary_text"]  # texts: texts.py

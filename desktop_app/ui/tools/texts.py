@@ -1,5 +1,5 @@
 """The Tools panel's words and styles: state labels (a deferred tool's says whether the model sees its name),
-the summary, the detail text, the empty states and the Pin/Exclude box style (see :mod:`.tool_panel`)."""
+the summary, the detail text, the empty states and the Pin/Exclude box style (see :mod:`.panel`)."""
 
 from __future__ import annotations
 

@@ -29,8 +29,8 @@ from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.window.conversation_ctl import ConversationControl
 from desktop_app.ui.delegate import Delegated
+from desktop_app.ui.window.conversation_ctl import ConversationControl
 from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.files import FileIntake
 from desktop_app.ui.window.menu_bar import MenuBar
@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         order_menus(self)
 
     def _set_tab_order(self) -> None:
-        """Tab follows the reading order; the focused stop shows a ring (``window_focus``)."""
+        """Tab follows the reading order; the focused stop shows a ring (``window.focus``)."""
         from desktop_app.ui.window.focus import install_focus_within, set_tab_order
 
         if getattr(self, "_focus_within", None) is None:
@@ -329,7 +329,7 @@ class MainWindow(QMainWindow):
     """Asked first when the window closes; ``True`` keeps the app running (close to tray)."""
 
     state_path: Path | None = None
-    """Where the window's geometry, docks and splitters are kept (``window_state``); None: not kept."""
+    """Where the window's geometry, docks and splitters are kept (``window.state``); None: not kept."""
 
     def restore_state(self, path: Path) -> bool:
         """Put geometry, docks and splitters back from ``path`` (the docks are built first if they were
