@@ -128,7 +128,8 @@ from desktop_app import app as appmod
 started = appmod.App._start_runtime
 async def probe(self):
     await started(self)
-    loaded = sorted(m for m in sys.modules if m.startswith(("desktop_app.runtime.http", "desktop_app.ui.http")))
+    http = ("desktop_app.runtime.http", "desktop_app.ui.servers.http_host")
+    loaded = sorted(m for m in sys.modules if m.startswith(http))
     print("loaded:", " ".join(loaded) or "-", flush=True)
     self.request_quit()
 appmod.App._start_runtime = probe
