@@ -27,7 +27,7 @@ from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import card_for
 from tests.support.llm_server import DONE, Gate, Reply, chunk, error_reply, split, text_reply, tool_call_reply
 
-RESOURCES = Path(__file__).resolve().parents[3] / "resources"
+RESOURCES = Path(__file__).resolve().parents[4] / "resources"
 ANSWER = "It is **12:00** in Paris.\n\n- sunny\n- 21 °C"
 CLIPBOARD = "a private note from the clipboard"
 

@@ -18,7 +18,7 @@ from desktop_app.paths import app_paths
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.ui.extensions.dialog import InstallExtensionDialog
 from desktop_app.ui.window.main_window import MainWindow
-from tests.unit.ui.test_import_dialog import NoHost
+from tests.unit.ui.extensions.test_import_dialog import NoHost
 
 
 def test_the_install_screen_lists_how_each_part_carries_over(

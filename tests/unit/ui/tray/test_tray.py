@@ -21,7 +21,7 @@ from desktop_app.runtime import events as ev
 from desktop_app.ui.tray.icon import RunActivity, Tray, render_icon
 from desktop_app.ui.window.main_window import MainWindow
 
-RESOURCES = Path(__file__).resolve().parents[3] / "resources"
+RESOURCES = Path(__file__).resolve().parents[4] / "resources"
 IDS = {"conversation_id": "c1", "run_id": "r1"}
 
 

@@ -16,9 +16,9 @@ from desktop_app.ui.extensions.dialog import InstallExtensionDialog
 from desktop_app.ui.tray.desktop import DesktopShell
 from desktop_app.ui.tray.single_instance import InstanceServer
 from desktop_app.ui.window.main_window import MainWindow
-from tests.unit.ui.test_import_dialog import NoHost
+from tests.unit.ui.extensions.test_import_dialog import NoHost
 
-RESOURCES = Path(__file__).resolve().parents[3] / "resources"
+RESOURCES = Path(__file__).resolve().parents[4] / "resources"
 
 
 def _shell(qtbot, tmp_path: Path) -> tuple[MainWindow, DesktopShell]:

@@ -13,7 +13,7 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import Settings
 from desktop_app.ui.settings.window import SettingsWindow
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "skills" / "release-notes"
+EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "skills" / "release-notes"
 
 
 def test_skills_page_shows_source_and_what_is_missing(qtbot, qloop, monkeypatch) -> None:

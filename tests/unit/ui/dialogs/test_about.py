@@ -11,7 +11,7 @@ from PySide6.QtGui import QAction, QDesktopServices
 
 from desktop_app.ui.dialogs.about import about_html, guide_path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[4]
 PYPROJECT = REPO / "pyproject.toml"
 
 

@@ -17,7 +17,7 @@ from desktop_app.runtime.extensions.archive import Bundle
 from desktop_app.runtime.extensions.manifest import parse_manifest
 from desktop_app.ui.extensions.dialog import InstallExtensionDialog, _PathField
 from desktop_app.ui.window.main_window import MainWindow
-from tests.unit.ui.test_import_dialog import NoHost
+from tests.unit.ui.extensions.test_import_dialog import NoHost
 
 
 def _file_menu_action(window: MainWindow, object_name: str):

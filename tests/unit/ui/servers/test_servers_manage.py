@@ -24,7 +24,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.servers.log_view import ServerInfo
 from desktop_app.ui.servers.panel import summary_text
 from desktop_app.ui.window.main_window import MainWindow
-from tests.unit.ui.test_servers_panel import FakeHost
+from tests.unit.ui.servers.test_servers_panel import FakeHost
 
 DEMO_SERVER = textwrap.dedent(
     """

@@ -20,7 +20,7 @@ from desktop_app.ui.extensions.dialog import InstallExtensionDialog
 from desktop_app.ui.window.main_window import MainWindow
 from tests.conftest import MemoryKeyring
 from tests.support.bundles import sign_self_signed
-from tests.unit.ui.test_import_dialog import NoHost
+from tests.unit.ui.extensions.test_import_dialog import NoHost
 
 
 def test_signed_tampered_and_unsigned_bundles_show_their_state(
