@@ -331,7 +331,7 @@ class QuickPrompt(QWidget):
         self.status.setText(text)
 
     def show_exception(self, exc: BaseException) -> None:
-        from desktop_app.ui.window.main_window import describe_exception
+        from desktop_app.ui.error_text import describe_exception
 
         log.error("error shown in the quick prompt", exc_info=exc)
         self._show_view()

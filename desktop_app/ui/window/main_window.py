@@ -25,11 +25,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
-from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.delegate import Delegated
+from desktop_app.ui.error_text import describe_exception
 from desktop_app.ui.window.conversation_ctl import ConversationControl
 from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.files import FileIntake
@@ -44,13 +44,6 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from desktop_app.ui.chat.controller import ChatController, RuntimeLike
     from desktop_app.ui.extensions.import_dialog import McpImporter
-
-
-def describe_exception(exc: BaseException) -> str:
-    """A user-facing sentence for an exception: our own errors already say what to do."""
-    if isinstance(exc, SwitchboardError):
-        return str(exc)
-    return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."
 
 
 class MainWindow(QMainWindow):

@@ -1,6 +1,7 @@
 """Composition, not mixins (issue 23): no class in ``desktop_app/ui`` has more than one base once ``Protocol`` and
 ``Generic[...]`` are set aside, so a Qt widget class is the only base of a widget and behaviour comes from
-collaborators it holds (``window.turns``, ``view.stream``, ``card.approval``…), never from a mixin."""
+collaborators it holds (``window.turns``, ``view.stream``, ``card.approval``…), never from a mixin; and no import
+circle runs through the UI or the composition root (``app.py`` ↔ ``ui/tray/desktop.py`` was one)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,22 @@ def test_the_check_sees_a_mixin_and_allows_protocol_and_generic(tmp_path: Path) 
         encoding="utf-8",
     )
     assert mixin_classes(tmp_path / "pkg") == ["pkg/m.py:1 A(Slots, QScrollArea)", "pkg/m.py:6 F(QFrame, Mixin)"]
+
+
+def ui_import_circles() -> list[tuple[str, str]]:
+    """``(module, imported)`` pairs of ``desktop_app.ui`` (and ``desktop_app.app``) where ``imported`` leads back
+    to ``module``: an import circle (imports under ``TYPE_CHECKING`` do not run, so they do not count)."""
+    import grimp
+
+    graph = grimp.build_graph("desktop_app", exclude_type_checking_imports=True)
+    inside = {m for m in graph.modules if m.startswith("desktop_app.ui")} | {"desktop_app.app"}
+    return sorted(
+        (module, imported)
+        for module in inside
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported in inside and graph.chain_exists(importer=imported, imported=module)
+    )
+
+
+def test_the_ui_and_the_app_have_no_import_circle() -> None:
+    assert ui_import_circles() == []
