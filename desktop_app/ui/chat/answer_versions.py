@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from desktop_app.ui.chat.usage import UsageFooter
+from desktop_app.ui.chat.version_switch import add_version_switch
 
 
 class AnswerVersions(QWidget):
@@ -38,22 +39,9 @@ class AnswerVersions(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(0)
-        self.previous_version_button = QToolButton()
-        self.previous_version_button.setObjectName("previousVersionButton")
-        self.previous_version_button.setAccessibleName("Previous version of the answer")
-        self.previous_version_button.setText("‹")
-        self.previous_version_button.setAutoRaise(True)
-        self.previous_version_button.clicked.connect(lambda: self.version_requested.emit(self.version - 1))
-        self.version_label = QLabel("")
-        self.version_label.setObjectName("versionLabel")
-        self.next_version_button = QToolButton()
-        self.next_version_button.setObjectName("nextVersionButton")
-        self.next_version_button.setAccessibleName("Next version of the answer")
-        self.next_version_button.setText("›")
-        self.next_version_button.setAutoRaise(True)
-        self.next_version_button.clicked.connect(lambda: self.version_requested.emit(self.version + 1))
-        for widget in (self.previous_version_button, self.version_label, self.next_version_button):
-            row.addWidget(widget)
+        self.previous_version_button, self.version_label, self.next_version_button = add_version_switch(
+            row, lambda step: self.version_requested.emit(self.version + step), of=" of the answer"
+        )
         self.version, self.count = version, count
         self.version_label.setText(f"{version}/{count}")
         self.previous_version_button.setEnabled(version > 1)

@@ -31,6 +31,7 @@ from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, pretty_json
 from desktop_app.ui.chat.markdown_view import AutoHeightText, MarkdownView
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
+from desktop_app.ui.chat.version_switch import add_version_switch
 
 EDIT_MIN_EMS = 30  # a message's text wraps at this many ems; the inline edit's box is this wide (if it fits)
 EDIT_MIN_LINES = 3
@@ -145,22 +146,9 @@ class UserMessageBlock(QWidget):
         switch = QHBoxLayout(self.versions)
         switch.setContentsMargins(0, 0, 0, 0)
         switch.setSpacing(0)
-        self.previous_version_button = QToolButton()
-        self.previous_version_button.setObjectName("previousVersionButton")
-        self.previous_version_button.setAccessibleName("Previous version")
-        self.previous_version_button.setText("‹")
-        self.previous_version_button.setAutoRaise(True)
-        self.previous_version_button.clicked.connect(lambda: self.version_requested.emit(self.version - 1))
-        self.version_label = QLabel("")
-        self.version_label.setObjectName("versionLabel")
-        self.next_version_button = QToolButton()
-        self.next_version_button.setObjectName("nextVersionButton")
-        self.next_version_button.setAccessibleName("Next version")
-        self.next_version_button.setText("›")
-        self.next_version_button.setAutoRaise(True)
-        self.next_version_button.clicked.connect(lambda: self.version_requested.emit(self.version + 1))
-        for widget in (self.previous_version_button, self.version_label, self.next_version_button):
-            switch.addWidget(widget)
+        self.previous_version_button, self.version_label, self.next_version_button = add_version_switch(
+            switch, lambda step: self.version_requested.emit(self.version + step)
+        )
         self.versions.hide()
         self.version, self.version_count = 1, 1
         footer = QHBoxLayout()
