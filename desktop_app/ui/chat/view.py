@@ -93,8 +93,6 @@ class ChatView(QScrollArea):
 
     # The stream's slots and working line (``view.stream``, a ``StreamRenderer``).
     follow = Delegated("stream")
-    show_working = Delegated("stream")
-    hide_working = Delegated("stream")
     working = Delegated("stream")
     for _signal in FOLLOWED_SIGNALS:
         locals()[f"_on_{_signal}"] = Delegated("stream", f"on_{_signal}")

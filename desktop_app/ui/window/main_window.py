@@ -54,10 +54,6 @@ class MainWindow(QMainWindow):
     import_action = Delegated("menus")
     install_extension_action = Delegated("menus")
     quit_action = Delegated("menus")
-    settings_menu = Delegated("menus")
-    settings_action = Delegated("menus")
-    find_action = Delegated("menus")
-    copy_answer_action = Delegated("menus")
     provider_action = Delegated("menus")
     approvals_action = Delegated("menus")
     roots_action = Delegated("menus")
@@ -71,12 +67,7 @@ class MainWindow(QMainWindow):
     # Settings in force (``window.provider``).
     apply_settings = Delegated("provider")
     # Turn actions (``window.turns``).
-    copy_last_answer = Delegated("turns")
-    regenerate_last_answer = Delegated("turns")
-    retry_last_run = Delegated("turns")
-    edit_and_resend = Delegated("turns")
     switch_version = Delegated("turns")
-    delete_turn = Delegated("turns")
     # Files and MCP features (``window.files``).
     add_launch_files = Delegated("files")
     mcp_host = Delegated("files")
@@ -92,7 +83,6 @@ class MainWindow(QMainWindow):
     open_resources_dialog = Delegated("dialogs")
     open_roots_dialog = Delegated("dialogs")
     open_provider_dialog = Delegated("dialogs")
-    open_welcome = Delegated("dialogs")
     open_approvals_dialog = Delegated("dialogs")
     detect_local_on_welcome = Delegated("dialogs")
 
@@ -214,9 +204,9 @@ class MainWindow(QMainWindow):
 
         self.compaction = install_compaction(self, runtime, lambda: controller.conversation_id)  # #16
         self.composer.setEnabled(True)
-        self.provider_action.setEnabled(True)
-        self.approvals_action.setEnabled(True)
-        self.settings_action.setEnabled(True)
+        self.menus.provider_action.setEnabled(True)
+        self.menus.approvals_action.setEnabled(True)
+        self.menus.settings_action.setEnabled(True)
         self.provider.apply_settings(runtime.settings)
         self.provider.show_round_limit()
         self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
@@ -267,11 +257,11 @@ class MainWindow(QMainWindow):
             self.mcp_config_path = mcp_config
             self.importer = McpImporter(self, target=mcp_config, credentials=credentials)
             self.importer.imported.connect(self.dialogs.on_servers_imported)
-            self.import_action.setEnabled(True)
+            self.menus.import_action.setEnabled(True)
             from desktop_app.ui.extensions.install import ExtensionInstaller
 
             self.extensions = ExtensionInstaller(self, credentials, self.dialogs.on_servers_imported)
-            self.install_extension_action.setEnabled(True)
+            self.menus.install_extension_action.setEnabled(True)
             self.files.open_pending_bundles()
             if hasattr(host, "apply_servers"):  # Add…, Edit…, Enable/Disable, Remove; mcp.json followed on disk
                 from desktop_app.runtime.host.manage import ServerManager
