@@ -61,3 +61,22 @@ def test_the_guide_table_comes_from_the_report_table() -> None:
     readme = (REPO / "docs" / "bundles.md").read_text(encoding="utf-8")
     assert support_markdown() in readme
     assert list(BUNDLE_SUPPORT) == ["MCP Bundle (.mcpb)"]
+
+
+def test_an_unknown_top_level_field_installs_and_is_named_but_a_typo_inside_a_part_is_refused() -> None:
+    """Two official examples carry top-level keys the spec does not define (``id``, ``scripts``): they are read,
+    not used, and each gets a "not available" line; inside a part an unknown key is still an error."""
+    import pytest
+
+    from desktop_app.runtime.extensions.archive import BundleError
+    from desktop_app.runtime.extensions.manifest import parse_manifest
+
+    document = json.loads((HERE / "hello-node" / "manifest.json").read_text())
+    manifest = parse_manifest(json.dumps({**document, "id": "hello", "scripts": {"build": "tsc"}}), "hello.mcpb")
+    assert manifest.unknown_fields == ["id", "scripts"]
+    lines = {line.part: line for line in bundle_report(manifest, Path("/b"), probe=probe, which=lambda c: None)}
+    assert lines["id"].status == lines["scripts"].status == "not available"
+    assert "not used" in lines["id"].detail
+    server = {**document["server"], "comand": "node"}
+    with pytest.raises(BundleError, match=r"server\.comand: unknown field"):
+        parse_manifest(json.dumps({**document, "server": server}), "typo.mcpb")
