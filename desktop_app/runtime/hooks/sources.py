@@ -26,14 +26,14 @@ CLAUDE_PROJECT_FILES = (Path(".claude") / "settings.json", Path(".claude") / "se
 """A project's Claude Code settings: their ``hooks`` run as Claude Code runs them (hooks/claude.py)."""
 IMPORTED_DIR = "imported-hooks"
 PLUGINS_DIR = "plugins"
+PLUGIN_FILES_DIR = "plugin-files"
+"""An installed plugin's own files (``<data>/plugin-files/<id>``, its ``${CLAUDE_PLUGIN_ROOT}``)."""
 
 
 def plugin_source(data_dir: Path, plugin_id: str) -> HookSource:
     """The source of an installed plugin's hooks file; its folder is the plugin's own (``CLAUDE_PLUGIN_ROOT``)."""
-    from desktop_app.runtime.plugins.manage import FILES_DIR
-
     return HookSource(
-        "plugin", data_dir / PLUGINS_DIR / plugin_id / PLUGIN_HOOKS_FILE, folder=data_dir / FILES_DIR / plugin_id
+        "plugin", data_dir / PLUGINS_DIR / plugin_id / PLUGIN_HOOKS_FILE, folder=data_dir / PLUGIN_FILES_DIR / plugin_id
     )
 
 

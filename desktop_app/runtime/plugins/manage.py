@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.hooks.model import PLUGIN_ROOT_VARIABLES
+from desktop_app.runtime.hooks.sources import PLUGIN_FILES_DIR
 from desktop_app.runtime.host import config_edit
 from desktop_app.runtime.plugins.model import Plugin, PluginError, read_plugin, substitute_root
 from desktop_app.runtime.settings import load_settings, save_settings
 
-FILES_DIR = "plugin-files"
+FILES_DIR = PLUGIN_FILES_DIR
 
 
 @dataclass(frozen=True)
