@@ -22,13 +22,13 @@ from desktop_app.runtime.host.host import (
     ServerStatus,
     normalize_schema,
 )
-from desktop_app.runtime.host.names import (
+from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
+from desktop_app.runtime.tool_names import (
     parse_qualified_tool_name,
     qualify_tool_name,
     sanitize_component,
     unique_tool_name,
 )
-from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.connection import ConnectionState, ServerConnection, StderrBuffer

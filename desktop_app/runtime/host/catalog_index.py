@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktop_app.runtime.host.catalog_entry import CLOSE_TAG, OPEN_TAG, CatalogEntry
-from desktop_app.runtime.host.names import TOOL_DELIMITER, TOOL_PREFIX, sanitize_component
+from desktop_app.runtime.tool_names import TOOL_DELIMITER, TOOL_PREFIX, sanitize_component
 
 DESCRIPTION_LIMIT = 200
 WRAP = 110

@@ -17,9 +17,9 @@ from pydantic import BaseModel, ConfigDict
 
 from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.names import model_safe_name, qualify_tool_name, unique_tool_name
 from desktop_app.runtime.host.servers import HostServers
 from desktop_app.runtime.messages import ToolSpec
+from desktop_app.runtime.tool_names import model_safe_name, qualify_tool_name, unique_tool_name
 
 
 class HostTool(BaseModel):

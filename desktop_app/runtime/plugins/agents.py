@@ -1,5 +1,5 @@
 """Plugin agents, read into Switchboard agent definitions (served as ``chat-with-<plugin>.<agent>``, which the
-model sees as ``chat-with-<plugin>_<agent>``: see :func:`desktop_app.runtime.host.names.model_safe_name`).
+model sees as ``chat-with-<plugin>_<agent>``: see :func:`desktop_app.runtime.tool_names.model_safe_name`).
 
 Where they come from: ``agents/*.md`` in both layouts — Claude Code's frontmatter ``name`` (default: the file
 name), ``description``, ``tools`` (a comma list split outside parentheses, or a YAML list) and ``model``; the body
@@ -133,8 +133,8 @@ def agent_rule(plugin: Plugin, entry: str) -> list[str] | None:
 def map_tools(plugin: Plugin, declared: list[str] | None) -> tuple[list[str] | None, list[str]]:
     """The allowlist for ``declared`` (``None``: every tool, as Claude Code's omitted ``tools``) and the
     entries left out because they name Claude Code's own tools."""
-    from desktop_app.runtime.host.names import sanitize_component
     from desktop_app.runtime.plugins.manage import server_name
+    from desktop_app.runtime.tool_names import sanitize_component
 
     if declared is None:
         return None, []

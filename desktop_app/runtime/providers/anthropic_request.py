@@ -51,7 +51,7 @@ def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
     if message.content:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
-        from desktop_app.runtime.host.names import model_safe_name  # pure; the host package loads with the app
+        from desktop_app.runtime.tool_names import model_safe_name  # pure string rules (the kernel)
 
         name = model_safe_name(call.name)  # a call stored before names were made safe for providers (issue 22)
         blocks.append({"type": "tool_use", "id": call.id, "name": name, "input": _tool_input(call)})

@@ -62,7 +62,7 @@ Dialect = Literal["openai", "deepseek"]
 
 
 def _tool_call_wire(call: ToolCallRequest) -> dict[str, Any]:
-    from desktop_app.runtime.host.names import model_safe_name  # pure; the host package loads with the app
+    from desktop_app.runtime.tool_names import model_safe_name  # pure string rules (the kernel)
 
     name = model_safe_name(call.name)  # a call stored before names were made safe for providers (issue 22)
     return {"id": call.id, "type": "function", "function": {"name": name, "arguments": call.arguments}}

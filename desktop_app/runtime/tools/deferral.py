@@ -37,9 +37,9 @@ from desktop_app.runtime.host.catalog import CATALOG_TOOL as TOOL_SEARCH
 from desktop_app.runtime.host.catalog import Catalog, make_entry
 from desktop_app.runtime.host.host import HostTool, tool_spec
 from desktop_app.runtime.host.jsonfiles import write_json_atomically
-from desktop_app.runtime.host.names import model_safe_name
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.settings import DeferralMode, Settings
+from desktop_app.runtime.tool_names import model_safe_name
 from desktop_app.runtime.tools.plan import ToolPlan, hook_targets
 
 log = logging.getLogger(__name__)

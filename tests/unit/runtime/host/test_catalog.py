@@ -13,7 +13,7 @@ from desktop_app.runtime.host.catalog import (
     catalog_hash,
     make_entry,
 )
-from desktop_app.runtime.host.names import qualify_tool_name, unique_tool_name
+from desktop_app.runtime.tool_names import qualify_tool_name, unique_tool_name
 
 
 def entry(name: str, server: str, description: str) -> CatalogEntry:

@@ -95,7 +95,7 @@ def test_same_inputs_same_bytes_in_any_order() -> None:
 def test_long_server_names_fall_back_to_a_keyword_hint() -> None:
     # Names over 64 bytes are hashed, so they share no "+mcp__<server>__" prefix.
     server = "a-server-with-a-really-long-name-that-does-not-fit-in-the-tool-name"
-    from desktop_app.runtime.host.names import qualify_tool_name
+    from desktop_app.runtime.tool_names import qualify_tool_name
 
     entries = [make_entry(qualify_tool_name(server, f"tool_{i:03d}"), server, "x " * 60) for i in range(80)]
     block = Catalog([*entries, TIME]).render_capped()

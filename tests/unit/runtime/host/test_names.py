@@ -7,7 +7,7 @@ import hashlib
 
 import pytest
 
-from desktop_app.runtime.host.names import (
+from desktop_app.runtime.tool_names import (
     PROVIDER_NAME_PATTERN,
     model_safe_name,
     parse_qualified_tool_name,
