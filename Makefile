@@ -31,7 +31,7 @@ typecheck:
 pytest:
 	QT_QPA_PLATFORM=offscreen timeout --signal=KILL $(TEST_TIMEOUT) $(VENV)/pytest -q
 
-# Every benchmark against its baseline, one table (benchmarks/bench.py; README "Performance").
+# Every benchmark against its baseline, one table (benchmarks/bench.py; docs/performance.md).
 bench: bootstrap test-servers
 	QT_QPA_PLATFORM=offscreen $(VENV)/python benchmarks/bench.py
 

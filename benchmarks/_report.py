@@ -1,6 +1,6 @@
 """The one row format every benchmark script can emit (``--json FILE``), read by ``benchmarks/bench.py``.
 
-A row is one line of the README's performance table: the figure, Switchboard's value, the baseline measured
+A row is one line of the performance table (docs/performance.md): the figure, Switchboard's value, the baseline measured
 in the same run (or "—"), their ratio, the budget, and whether the budget is met. Scripts keep printing
 their own detailed report; the row is the summary ``make bench`` collects.
 """

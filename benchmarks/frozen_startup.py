@@ -4,7 +4,7 @@ measured in the same run, plus the size of every artefact ``make package`` built
 Both sides run ``--smoke-test`` with a fresh ``--home`` each time, offscreen, alternating (source, frozen,
 source, …) after one untimed run of each; times are taken by this script from spawning the process (the same
 ``run_once`` as ``benchmarks/startup.py``): to the ``startup:`` line (first paint), to ``runtime: ready``, and
-to exit, with the child's peak RSS. The report (``--report FILE``, JSON) feeds the README's install section.
+to exit, with the child's peak RSS. The report (``--report FILE``, JSON) feeds the install page (docs/install.md).
 
     .venv/bin/python benchmarks/frozen_startup.py [--runs 5] [--report dist/package-report.json]
 """

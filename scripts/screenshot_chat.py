@@ -1,4 +1,4 @@
-"""The README's main screenshots, from the real app under Xvfb, light and dark: the main window, a tool call
+"""The main screenshots (README.md, docs/), from the real app under Xvfb, light and dark: the main window, a tool call
 waiting for approval, the finished card collapsed and expanded, Settings, and the Servers panel.
 
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot_chat.py [light|dark ...]

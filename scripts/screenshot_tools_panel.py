@@ -1,4 +1,4 @@
-"""Screenshots of the Tools panel from the real app under Xvfb (light and dark), as in the README.
+"""Screenshots of the Tools panel from the real app under Xvfb (light and dark), as in docs/tools.md.
 
     xvfb-run -a -s "-screen 0 1400x900x24" .venv/bin/python scripts/screenshot_tools_panel.py
 
