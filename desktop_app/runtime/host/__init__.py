@@ -3,12 +3,14 @@ for the model, and offers one call path (:meth:`Host.call`) for every server.
 
 Modules:
     ``config``      ``mcp.json`` -> :class:`ServerConfig` models (never writes the file)
-    ``names``       Whale's ``mcp__<server>__<tool>`` names (64-byte limit, SHA-1 suffix, collisions)
+    (``runtime/tool_names.py``: Whale's ``mcp__<server>__<tool>`` names, 64-byte limit, SHA-1 suffix)
     ``connection``  one server's lifecycle in its own task, stderr capture, :class:`CallOutcome`
+    ``registry``    :class:`ServerRegistry`: the servers by name (configs, factories, connections)
     ``servers``     :class:`HostServers`: which servers exist, start/stop/restart/pause, status
-    ``tool_table``  :class:`HostToolTable`: model-facing tool names, preferences, lookups
+    ``tool_table``  :class:`ToolTable`: model-facing tool names, preferences, lookups
     ``targets``     where a server lives: stdio launch parameters, a ``url`` server's target
-    ``host``        :class:`Host`: the host's state, hooks and the one call path (:meth:`Host.call`)
+    ``host``        :class:`Host`: owns registry, servers, tool table and features (resources, prompts,
+                    roots, logs); the hooks and the one call path (:meth:`Host.call`)
 """
 
 from typing import TYPE_CHECKING, Any

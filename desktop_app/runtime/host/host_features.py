@@ -1,7 +1,7 @@
 """The host's MCP features beyond tools: resources, prompts, subscriptions, roots, logs and server requests.
 
-:class:`HostFeatures` is mixed into :class:`~desktop_app.runtime.host.host.Host`; it only needs the
-host's :class:`ClientFeatures` and two lookups the host provides. Everything here is user-initiated
+:class:`HostFeatures` is a collaborator of :class:`~desktop_app.runtime.host.host.Host`; it only needs the
+host's :class:`ClientFeatures` and two lookups the host gives it. Everything here is user-initiated
 (the UI browses resources, picks a prompt, grants a folder), so failures raise
 :class:`~desktop_app.runtime.errors.ServerRequestError` (or ``ServerNotFoundError``) with a message for the
 user, unlike :meth:`Host.call`, whose outcome goes to the model.
@@ -9,7 +9,7 @@ user, unlike :meth:`Host.call`, whose outcome goes to the model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +26,17 @@ if TYPE_CHECKING:
 class HostFeatures:
     """Resources, prompts, roots, server logs and the answers to sampling/elicitation requests."""
 
-    client_features: ClientFeatures
-
-    async def _connection_for(self, server: str) -> ServerConnection:  # pragma: no cover - Host overrides
-        """The connection of a configured, enabled server, connected if needed (raises otherwise)."""
-        raise NotImplementedError
-
-    def _live_connections(self) -> list[ServerConnection]:  # pragma: no cover - Host overrides
-        raise NotImplementedError
+    def __init__(
+        self,
+        client_features: ClientFeatures,
+        connection_for: Callable[[str], Awaitable[ServerConnection]],
+        live_connections: Callable[[], list[ServerConnection]],
+    ) -> None:
+        """``connection_for(server)``: the connection of a configured, enabled server, connected if needed
+        (raises otherwise); ``live_connections()``: the connections with a live client."""
+        self.client_features = client_features
+        self._connection_for = connection_for
+        self._live_connections = live_connections
 
     # -- server logs ----------------------------------------------------------------------------
 

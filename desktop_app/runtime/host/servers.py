@@ -1,10 +1,10 @@
 """The host's servers: which exist, starting and stopping them, restarts and their status.
 
-:class:`HostServers` is the lifecycle layer of :class:`~desktop_app.runtime.host.host.Host`: external
+:class:`HostServers` is the lifecycle collaborator of :class:`~desktop_app.runtime.host.host.Host`: external
 servers from ``mcp.json`` and built-in ones registered as lazy factories (plus in-process ones), starting
 them concurrently, applying a re-read ``mcp.json``, pause/resume, restarts after a crash (through the
 :class:`~desktop_app.runtime.host.lifecycle.RestartSupervisor`) and the :class:`ServerStatus` the UI shows.
-The state it works on is set up by ``Host.__init__``.
+The servers' tables it works on are the :class:`~.registry.ServerRegistry` it is given.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from pydantic import BaseModel, ConfigDict
 
@@ -21,7 +22,8 @@ from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
 from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor
+from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor, Sleep
+from desktop_app.runtime.host.registry import ServerRegistry
 from desktop_app.runtime.host.transport_memory import TransportMemory
 from desktop_app.runtime.redaction import redact
 
@@ -83,22 +85,54 @@ def _without_tool_preferences(config: ServerConfig) -> ServerConfig:
 class HostServers:
     """Registration, start-up, re-configuration, pause/resume, restarts and status of every server."""
 
-    refused: dict[str, str]
-    _configs: dict[str, ServerConfig]
-    call_timeout: float
-    startup_timeout: float
-    _credentials: Credentials | None
-    _builtins: dict[str, BuiltinFactory]
-    _builtin_timeouts: dict[str, float]
-    _in_process: dict[str, BuiltinFactory]
-    _connections: dict[str, ServerConnection]
-    _last_tools: dict[str, list[Any]]
-    _closed: bool
-    paused: bool
-    _events: EventBus
-    _memory: TransportMemory
-    _supervisor: RestartSupervisor
-    client_features: ClientFeatures
+    def __init__(
+        self,
+        registry: ServerRegistry,
+        servers: Mapping[str, ServerConfig],
+        *,
+        call_timeout: float,
+        startup_timeout: float,
+        credentials: Credentials | None,
+        transport_cache: Path | None,
+        sleep: Sleep,
+        max_restarts: int | None,
+    ) -> None:
+        self.refused: dict[str, str] = {}
+        """User servers that were not taken, with why (a ``switchboard.*`` name belongs to the built-ins)."""
+        # The registry's tables (the same dicts: the tool table and the call path read them).
+        self._configs = registry.configs
+        self._builtins = registry.builtins
+        self._builtin_timeouts = registry.builtin_timeouts
+        self._in_process = registry.in_process
+        self._connections = registry.connections
+        self._last_tools = registry.last_tools
+        self._configs.update(self._accept(servers))
+        self.call_timeout = call_timeout
+        self.startup_timeout = startup_timeout
+        self._credentials = credentials
+        self._closed = False
+        self.paused = False
+        """``pause()``: every external server is stopped until ``resume()`` (built-ins keep working)."""
+        self._events = EventBus()
+        self._memory = TransportMemory(transport_cache)
+        self._supervisor = RestartSupervisor(
+            reconnect=self._reconnect,
+            describe=lambda name: (self._status(name).error, self._status(name).tool_count),
+            publish=self._events.publish,
+            sleep=sleep,
+            max_restarts=max_restarts,
+        )
+        self.client_features = ClientFeatures(self._events.publish)
+        """The client side offered to servers (sampling, elicitation, roots, logs); the runtime wires it."""
+
+    @property
+    def supervisor(self) -> RestartSupervisor:
+        """Restarts after a crash: which servers are restarting, their phase, waiting for an attempt."""
+        return self._supervisor
+
+    async def connect(self, server: str) -> ServerConnection:
+        """The server's connection, created if needed, once it is ready or has failed."""
+        return await self._ensure(server)
 
     # -- registration and lifecycle -------------------------------------------------------------
 

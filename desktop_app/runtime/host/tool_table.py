@@ -1,6 +1,7 @@
 """The host's tool table: the model-facing names of every ready server's tools.
 
-:class:`HostToolTable` (a layer of :class:`~desktop_app.runtime.host.host.Host`) names tools Whale's way
+:class:`ToolTable` (a collaborator of :class:`~desktop_app.runtime.host.host.Host`, reading the
+:class:`~.registry.ServerRegistry`) names tools Whale's way
 (``mcp__<server>__<tool>`` for external tools, bare names for built-in ones; every name as every provider
 accepts it, see :mod:`.names`), applies ``pinned`` and
 ``excludedTools``, caches the list, and answers which server and tool a model-facing name means.
@@ -10,14 +11,14 @@ accepts it, see :mod:`.names`), applies ``pinned`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.config import ServerConfig
-from desktop_app.runtime.host.servers import HostServers
+from desktop_app.runtime.host.registry import ServerRegistry
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.tool_names import model_safe_name, qualify_tool_name, unique_tool_name
 
@@ -69,34 +70,38 @@ def _same_key(old: list[object], new: list[object]) -> bool:
     return True
 
 
-class HostToolTable(HostServers):
+class ToolTable:
     """The tool list (:meth:`tools`), its per-server preferences and name lookups."""
 
-    _tools_cache: tuple[list[object], bool, list[HostTool]] | None
+    def __init__(self, registry: ServerRegistry, restarting: Callable[[str], bool]) -> None:
+        """``restarting(server)``: a crashed server is being restarted (its last tools stay on offer)."""
+        self._registry = registry
+        self._restarting = restarting
+        self._tools_cache: tuple[list[object], bool, list[HostTool]] | None = None
 
     def set_tool_preferences(self, server: str, *, pinned: bool | list[str], excluded_tools: list[str]) -> None:
         """Change a server's ``pinned`` and ``excludedTools`` while running (no restart); the next tool list
         follows. The caller writes mcp.json (see :mod:`.config_edit`)."""
-        self._require_known(server)
-        if server in self._builtins:
+        self._registry.require_known(server)
+        if server in self._registry.builtins:
             raise ValueError(f"'{server}' is a built-in server; its tools are always loaded")
-        self._configs[server] = self._configs[server].model_copy(
+        self._registry.configs[server] = self._registry.configs[server].model_copy(
             update={"pinned": pinned, "excluded_tools": list(excluded_tools)}
         )
 
     def config(self, server: str) -> ServerConfig | None:
         """The current configuration of an external server (``None`` for a built-in or an unknown name)."""
-        return self._configs.get(server)
+        return self._registry.configs.get(server)
 
     def is_builtin(self, server: str) -> bool:
-        return server in self._builtins
+        return server in self._registry.builtins
 
     def server_identity(self, server: str) -> str | None:
         """What a grant for ``server`` is bound to: its command and arguments (stdio) or its URL, as
         configured now; ``None`` for an unknown server. A changed definition is another identity."""
-        if server in self._builtins:
+        if server in self._registry.builtins:
             return f"builtin:{server}"
-        config = self._configs.get(server)
+        config = self._registry.configs.get(server)
         if config is None:
             return None
         if config.transport == "stdio":
@@ -115,8 +120,8 @@ class HostToolTable(HostServers):
         for the restart.
         """
         key: list[object] = [
-            (name, c.state, c.tools, self._configs.get(name), self._supervisor.active(name))
-            for name, c in sorted(self._connections.items())
+            (name, c.state, c.tools, self._registry.configs.get(name), self._restarting(name))
+            for name, c in sorted(self._registry.connections.items())
         ]
         cached = self._tools_cache
         if cached is not None and cached[1] == include_excluded and _same_key(cached[0], key):
@@ -128,15 +133,15 @@ class HostToolTable(HostServers):
     def _build_tools(self, include_excluded: bool) -> list[HostTool]:
         seen: set[str] = set()
         result: list[HostTool] = []
-        ready = {name: c.tools for name, c in self._connections.items() if c.state == "ready"}
-        for name, last in self._last_tools.items():
-            if name not in ready and self._supervisor.active(name):
+        ready = {name: c.tools for name, c in self._registry.connections.items() if c.state == "ready"}
+        for name, last in self._registry.last_tools.items():
+            if name not in ready and self._restarting(name):
                 ready[name] = last
-        builtin_names = sorted(name for name in ready if name in self._builtins)
-        external_names = sorted(name for name in ready if name not in self._builtins)
+        builtin_names = sorted(name for name in ready if name in self._registry.builtins)
+        external_names = sorted(name for name in ready if name not in self._registry.builtins)
         for server in [*builtin_names, *external_names]:
-            builtin = server in self._builtins
-            config = None if builtin else self._configs[server]
+            builtin = server in self._registry.builtins
+            config = None if builtin else self._registry.configs[server]
             excluded = set(config.excluded_tools) if config is not None else set()
             pinned = config.pinned if config is not None else False
             for tool in sorted(ready[server], key=lambda t: t.name):
@@ -174,12 +179,12 @@ class HostToolTable(HostServers):
             found = next((tool for tool in tools if tool.name == safe), None)
         return found
 
-    def _model_name(self, server: str, tool: str) -> str:
+    def model_name(self, server: str, tool: str) -> str:
         """The model-facing name of ``server``'s ``tool`` (what hook ``match`` patterns see)."""
         for known in self.tools():
             if known.server == server and known.tool == tool:
                 return known.name
-        return model_safe_name(tool) if server in self._builtins else qualify_tool_name(server, tool)
+        return model_safe_name(tool) if server in self._registry.builtins else qualify_tool_name(server, tool)
 
 
-__all__ = ["HostTool", "HostToolTable", "normalize_schema", "tool_spec"]
+__all__ = ["HostTool", "ToolTable", "normalize_schema", "tool_spec"]
