@@ -168,7 +168,7 @@ class PluginsPage(PageExtra):
 
     def _show_selected(self) -> None:
         from desktop_app.runtime.plugins.live import plugin_hooks
-        from desktop_app.ui.plugin_review import contributions_html
+        from desktop_app.ui.extensions.plugin_review import contributions_html
 
         plugin_id = self.selected()
         plugin, enabled = self.found.get(plugin_id, (None, False)) if plugin_id else (None, False)
@@ -207,7 +207,7 @@ class PluginsPage(PageExtra):
         self._say(f"Installed {plugin.id}, disabled. Enable… shows what it adds before it does.")
 
     def ask_enable(self) -> Any:
-        from desktop_app.ui.plugin_review import EnablePluginDialog
+        from desktop_app.ui.extensions.plugin_review import EnablePluginDialog
 
         plugin_id = self.selected()
         plugin = self.found.get(plugin_id, (None, False))[0] if plugin_id else None

@@ -16,7 +16,7 @@ from desktop_app.cli import main as cli_main
 from desktop_app.runtime.extensions.archive import read_bundle
 from desktop_app.runtime.plugins.model import read_plugin
 from desktop_app.ui.extensions.dialog import InstallExtensionDialog
-from desktop_app.ui.plugin_review import EnablePluginDialog
+from desktop_app.ui.extensions.plugin_review import EnablePluginDialog
 from tests.unit.runtime.extensions.test_bundles import manifest, write_bundle
 
 

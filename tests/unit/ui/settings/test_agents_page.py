@@ -15,7 +15,7 @@ from desktop_app.assembly import assemble
 from desktop_app.runtime.agents import parse_agent_file
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings, save_settings
 from desktop_app.ui.settings.window import SettingsWindow
-from tests.unit.ui.test_subagent_nesting import make_home
+from tests.unit.ui.chat.test_subagent_nesting import make_home
 
 BROKEN = "---\ndescription: half done\ncolour: blue\n---\nBody.\n"
 

@@ -99,7 +99,7 @@ def _stop_on(stop: Callable[[], None]) -> Iterator[None]:
 async def _terminal_ask(err: TextIO, lock: asyncio.Lock, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
     import json
 
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
 
     async with lock:
         err.write(terminal_safe(f"\nAn MCP client asks to call {tool} {json.dumps(arguments)}. Allow? [y/N] "))
@@ -113,7 +113,7 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, aut
     conformance suite's stand-in (``tests/conformance/serve_host.py``) runs it so, as the suite cannot
     send a token."""
     from desktop_app.assembly import assemble
-    from desktop_app.cli_terminal import TerminalApprover, terminal_safe
+    from desktop_app.cli.terminal import TerminalApprover, terminal_safe
     from desktop_app.runtime.redaction import redact
     from desktop_app.runtime.run.approvals import ApprovalPolicy
     from desktop_app.runtime.serve.service import HttpHostError, HttpHostService

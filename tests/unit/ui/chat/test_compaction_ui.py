@@ -15,7 +15,7 @@ from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from desktop_app.ui.chat.compaction import CompactionDivider
 from tests.support.fakes import FakeHost, FakeProvider, answer
-from tests.unit.ui.test_replay import _wait, _window
+from tests.unit.ui.chat.test_replay import _wait, _window
 
 SUMMARY = "The user asked q0 and q1; both were answered."
 

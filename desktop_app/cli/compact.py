@@ -59,8 +59,8 @@ def _provider(ns: argparse.Namespace, settings: Any) -> Any:
 
 async def compact_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.assembly import assemble
-    from desktop_app.cli_conversations import UnknownConversation, continue_conversation, resolve_conversation
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.conversations import UnknownConversation, continue_conversation, resolve_conversation
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime import events as ev
     from desktop_app.runtime.compaction.compactor import CompactionError
     from desktop_app.runtime.compaction.plan import describe

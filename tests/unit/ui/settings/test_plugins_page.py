@@ -16,11 +16,11 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton
 from desktop_app.assembly import assemble
 from desktop_app.paths import app_paths
 from desktop_app.runtime.messages import SystemMessage
-from desktop_app.ui.plugin_review import EnablePluginDialog
+from desktop_app.ui.extensions.plugin_review import EnablePluginDialog
 from desktop_app.ui.settings.plugins_page import PluginsPage
 from desktop_app.ui.window.main_window import MainWindow
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "plugins" / "notes-plugin"
+EXAMPLE = Path(__file__).resolve().parents[4] / "docs" / "examples" / "plugins" / "notes-plugin"
 SERVER = "notes-plugin.notes"
 AGENT = "notes-plugin.note-reviewer"
 

@@ -77,7 +77,7 @@ def _iso(ts: float) -> str:
 
 
 def conversations_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime.store import Store, StoreError, store_path
 
     paths = app_paths(ns.home).ensure()

@@ -9,7 +9,7 @@ from desktop_app.runtime.errors import ProviderHTTPError
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from tests.support.fakes import FakeHost, FakeProvider, answer
-from tests.unit.ui.test_replay import _runtime, _wait, _window
+from tests.unit.ui.chat.test_replay import _runtime, _wait, _window
 
 
 def _of(win, cls) -> list:

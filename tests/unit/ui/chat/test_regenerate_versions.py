@@ -13,8 +13,8 @@ from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from desktop_app.ui.chat.replay import REPLAY_WINDOW
 from desktop_app.ui.chat.usage import UsageFooter
 from tests.support.fakes import FakeHost, FakeProvider
-from tests.unit.ui.test_edit_resend import _click, _edit, _of, _send, _Session
-from tests.unit.ui.test_replay import _runtime, _window
+from tests.unit.ui.chat.test_edit_resend import _click, _edit, _of, _send, _Session
+from tests.unit.ui.chat.test_replay import _runtime, _window
 
 
 def _answer(text: str, prompt: int, completion: int) -> list:

@@ -154,7 +154,8 @@ class TerminalApprover:
     async def _ask_line(self, question: str) -> str:
         self._out.write(question)
         self._out.flush()
-        return (await asyncio.to_thread(sys.stdin.readline)).strip()
+        line: str = await asyncio.to_thread(sys.stdin.readline)
+        return line.strip()
 
     async def _approve(self, event: ev.ApprovalRequired) -> None:
         if not self._has_terminal():

@@ -26,7 +26,7 @@ from desktop_app.ui.chat.hook_notice import HookNoticeChip, HookNoticeDialog
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer, calls, card_for
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 EXAMPLES = ROOT / "docs" / "examples" / "hooks"
 REASON = "redacted 1 e-mail address, 1 phone number"
 

@@ -14,7 +14,7 @@ from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.store.agents import conversation_agent
 from desktop_app.ui.chat.agent_picker import _row_of
 from tests.support.llm_server import text_reply
-from tests.unit.ui.test_subagent_nesting import close, make_home, open_window, send
+from tests.unit.ui.chat.test_subagent_nesting import close, make_home, open_window, send
 
 RESEARCHER_TOOLS = {"search_conversations", "read_conversation"}
 

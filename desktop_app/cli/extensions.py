@@ -55,7 +55,7 @@ def _places(home: Path | None) -> object:
 
 
 def _describe(out: TextIO, bundle: object, places: object) -> None:
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime.extensions.archive import Bundle
     from desktop_app.runtime.extensions.install import Places, installed
     from desktop_app.runtime.extensions.review import launch_lines, publisher_warning
@@ -90,8 +90,8 @@ def _describe(out: TextIO, bundle: object, places: object) -> None:
     from desktop_app.runtime.extensions.report import bundle_report
 
     out.write("  Compatibility (works as in Claude Desktop / translated / not available here):\n")
-    for line in bundle_report(m, places.folder(m.name)):
-        out.write(f"    {terminal_safe(line.text())}\n")
+    for part in bundle_report(m, places.folder(m.name)):
+        out.write(f"    {terminal_safe(part.text())}\n")
 
 
 def _dry_run(ns: argparse.Namespace, out: TextIO, err: TextIO, places: object) -> int:

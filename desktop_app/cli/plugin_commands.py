@@ -30,7 +30,7 @@ async def expand_command(
     prompt: str, data_dir: Path, records: dict[str, dict[str, Any]], mode: str, err: TextIO
 ) -> str:
     """``prompt`` as sent to the model: a plugin command filled in and its context commands run (approved)."""
-    from desktop_app.cli_terminal import NO_TERMINAL, terminal_safe
+    from desktop_app.cli.terminal import NO_TERMINAL, terminal_safe
     from desktop_app.runtime.plugins.context_commands import Verdict, expand
 
     found = find_command(prompt, data_dir, records)

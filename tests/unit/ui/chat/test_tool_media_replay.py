@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from desktop_app.ui.chat.tool_card import ToolCard
 from tests.support.fakes import FakeHost, answer, calls
-from tests.unit.ui.test_edit_resend import _click, _Session
+from tests.unit.ui.chat.test_edit_resend import _click, _Session
 from tests.unit.ui.test_full_conversation import MediaOutcome, _png
 
 RESOURCE_TEXT = "# Notes\nline two\nline three"

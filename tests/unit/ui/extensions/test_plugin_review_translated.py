@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from desktop_app.runtime.plugins.model import read_plugin
-from desktop_app.ui.plugin_review import contributions_html
+from desktop_app.ui.extensions.plugin_review import contributions_html
 from tests.support import claude_plugins as cp
 
 

@@ -19,9 +19,9 @@ from desktop_app.runtime.settings import ProviderSettings, Settings, save_settin
 from desktop_app.runtime.store import store_path
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.llm_server import ScriptedLLMServer, text_reply
-from tests.unit.ui.test_replay import _wait
+from tests.unit.ui.chat.test_replay import _wait
 
-SKILL = Path(__file__).resolve().parents[3] / "docs" / "examples" / "skills" / "release-notes"
+SKILL = Path(__file__).resolve().parents[4] / "docs" / "examples" / "skills" / "release-notes"
 
 
 def _session(qtbot, home: Path):

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from desktop_app.ui.chat.blocks import AnswerBlock, UserMessageBlock
 from tests.support.fakes import answer
-from tests.unit.ui.test_edit_resend import _click, _of, _Session
+from tests.unit.ui.chat.test_edit_resend import _click, _of, _Session
 
 
 def _streaming(qtbot, session, text: str) -> None:

@@ -66,7 +66,7 @@ def skill_warnings(plugin: object) -> dict[str, list[str]]:
 
 
 def describe(out: TextIO, plugin: object, paths: object, *, enabled: bool) -> None:
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime.host.launch_view import command_line, environment_lines
     from desktop_app.runtime.plugins.manage import server_name
     from desktop_app.runtime.plugins.model import Plugin, substitute_root

@@ -30,13 +30,13 @@ def add_hooks_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _shown_body(body: str) -> str:
     """A hook's body as the user reviews it: control characters escaped (a CR or an erase-line sequence cannot
     hide part of the command), each further line indented under it (none can pass for another hook's entry)."""
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
 
     return "\n    ".join(terminal_safe(line) for line in body.split("\n"))
 
 
 def hooks_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime.errors import ConfigError
     from desktop_app.runtime.hooks.sources import build_runner
     from desktop_app.runtime.settings import Settings, load_settings

@@ -34,7 +34,7 @@ def add_tools_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 async def tools_command(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from desktop_app.assembly import assemble
-    from desktop_app.cli_terminal import terminal_safe
+    from desktop_app.cli.terminal import terminal_safe
     from desktop_app.runtime.host.bounded_regex import SearchTimeout
     from desktop_app.runtime.tools.overview import overview
 
