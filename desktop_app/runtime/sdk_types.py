@@ -5,7 +5,7 @@ that names them.
 a 2-core machine). The runtime's modules that only need those types once a server talks to them (results,
 sampling and elicitation requests, roots) write ``from desktop_app.runtime.sdk_types import mtypes``; type
 checkers see the real module, and at run time the first attribute looked up on ``mtypes`` imports it (the
-host's first connection does so already, in a worker thread: ``host.servers.import_sdk``). So the runtime
+host's first connection does so already, in a worker thread: ``host.sdk_import.import_sdk``). So the runtime
 is created, and the user can send, before the SDK's types exist.
 
 :class:`OnFirstUse` does the same for any module (``providers.discovery`` uses it for httpx, which also

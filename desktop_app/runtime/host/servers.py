@@ -10,7 +10,6 @@ The servers' tables it works on are the :class:`~.registry.ServerRegistry` it is
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -24,10 +23,11 @@ from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor, Sleep
 from desktop_app.runtime.host.registry import ServerRegistry
+from desktop_app.runtime.host.sdk_import import import_sdk
 from desktop_app.runtime.host.transport_memory import TransportMemory
 from desktop_app.runtime.redaction import redact
 
-if TYPE_CHECKING:  # the SDK (client and server halves) loads with the first connection: see ``import_sdk``
+if TYPE_CHECKING:  # the SDK (client and server halves) loads with the first connection: see :mod:`.sdk_import`
     from mcp.server.mcpserver import MCPServer
 
     from desktop_app.runtime.host.connection import ServerConnection, Target
@@ -39,28 +39,6 @@ ServerState = HostServerState
 BuiltinFactory: TypeAlias = "Callable[[], MCPServer]"
 RESERVED_PREFIX = "switchboard."
 """Server names the built-in servers own; a user server may not use them."""
-
-
-_CONNECTION_MODULE = "desktop_app.runtime.host.connection"
-
-
-async def import_sdk() -> None:
-    """Import the MCP SDK (``mcp``: its client and, through it, its server half; ~0.5 s of CPU) in a worker
-    thread the first time a server connects, built-in or external. The runtime is created, and the user
-    can send, before that: no connection, no SDK."""
-    if _CONNECTION_MODULE not in _imported:
-        await asyncio.to_thread(_load_sdk)
-        _imported.add(_CONNECTION_MODULE)
-
-
-def _load_sdk() -> None:
-    importlib.import_module(_CONNECTION_MODULE)
-    from desktop_app.runtime.host import sdk_logging
-
-    sdk_logging.install()  # in-process servers leave logging to us (no rich, no root-logger setup)
-
-
-_imported: set[str] = set()
 
 
 class ServerStatus(BaseModel):
