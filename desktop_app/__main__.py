@@ -22,13 +22,17 @@ HEADLESS_COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in HEADLESS_COMMANDS:
-        from desktop_app.cli import exit_now
-        from desktop_app.cli import main as cli_main
+        from desktop_app.cli.main import exit_now
+        from desktop_app.cli.main import main as cli_main
 
         code = cli_main(args)
         if argv is None and args[0] == "ask":  # the process is the command: end it as the answer ends
             exit_now(code)
         return code
+    if "-h" in args or "--help" in args:  # the window's options and every command, without loading Qt
+        from desktop_app.cli.main import print_help
+
+        return print_help(sys.stdout)
     # A second launch hands its arguments to the running instance and exits, before anything heavy loads.
     from desktop_app.instance import forward_main
 

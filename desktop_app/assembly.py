@@ -1,7 +1,7 @@
 """Builds the Qt-free half of the app from the user's files: settings, mcp.json, keyring, host, grants, store.
 
 Both composition roots use it: ``app.py`` (lenient: a broken file becomes a problem line and defaults) and
-``cli.py`` (strict: a broken config is an error, exit code 2). Nothing here imports Qt.
+``cli/`` (strict: a broken config is an error, exit code 2). Nothing here imports Qt.
 """
 
 from __future__ import annotations

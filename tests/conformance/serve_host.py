@@ -3,7 +3,7 @@
 The suite (``@modelcontextprotocol/conformance server``, checked at 0.2.0-alpha.11) has no option to send a
 header or a token (``conformance server --help``: ``--url``, ``--scenario``, ``--suite``,
 ``--expected-failures``, ``-o``, ``--spec-version``, ``--force``, ``--requirements``, ``--verbose``), so
-this runs ``desktop_app.cli_serve.serve_command`` itself, the code path of ``switchboard serve``, with
+this runs ``desktop_app.cli.serve.serve_command`` itself, the code path of ``switchboard serve``, with
 ``auth=False``, the one difference: the assembled host in a fresh home, ``HttpHostService``, the agents'
 ``chat-with-*`` tools, the resources and their subscriptions, the client recorder, the SDK's streamable
 HTTP app (with its DNS-rebinding guard), bound to 127.0.0.1. Approvals: ``never`` (no model is configured).
@@ -18,7 +18,7 @@ import asyncio
 import sys
 import tempfile
 
-from desktop_app.cli_serve import serve_command
+from desktop_app.cli.serve import serve_command
 
 
 async def main(port: int) -> int:

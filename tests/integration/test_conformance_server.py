@@ -3,7 +3,7 @@
 Starts ``tests/conformance/serve_host.py`` and runs ``conformance server --url …`` from the suite that
 ``scripts/run-conformance.sh`` installs. The suite cannot send a token (``conformance server --help`` has no
 header or token option), so the stand-in runs ``switchboard serve``'s own code path,
-``desktop_app.cli_serve.serve_command(…, auth=False)``: everything the real process runs, with only the
+``desktop_app.cli.serve.serve_command(…, auth=False)``: everything the real process runs, with only the
 bearer check left out (the suite lives in ``.test-servers/conformance/``). The passing checks and scenarios
 may not drop below ``tests/conformance/server-baseline.json``, which also explains each failing scenario.
 Raise the baseline when more pass; never lower it to make this test green.

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 from desktop_app.cli import build_parser, main
-from desktop_app.cli_terminal import NO_TERMINAL
+from desktop_app.cli.terminal import NO_TERMINAL
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 
 BOUND_S = 20  # a hang is a failure, not a stuck suite

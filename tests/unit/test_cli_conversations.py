@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli import main
-from desktop_app.cli_conversations import UnknownConversation, resolve_conversation
+from desktop_app.cli.conversations import UnknownConversation, resolve_conversation
 from desktop_app.paths import app_paths
 from desktop_app.runtime.store import Store, store_path
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from desktop_app.cli import main as cli_main
-from desktop_app.cli_serve import MIN_TOKEN_LENGTH
+from desktop_app.cli.serve import MIN_TOKEN_LENGTH
 
 
 @pytest.mark.parametrize("token", ["x", "a" * (MIN_TOKEN_LENGTH - 1)])

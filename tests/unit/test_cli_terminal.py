@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from desktop_app.cli_terminal import NO_TERMINAL, TerminalApprover
+from desktop_app.cli.terminal import NO_TERMINAL, TerminalApprover
 from desktop_app.runtime import events as ev
 
 
@@ -119,7 +119,7 @@ async def test_without_a_terminal_everything_is_declined_with_a_reason(monkeypat
 def test_text_output_names_a_compaction_and_a_failed_one_on_stderr() -> None:
     import io
 
-    from desktop_app.cli_terminal import TextPrinter
+    from desktop_app.cli.terminal import TextPrinter
     from desktop_app.runtime import events as ev
 
     out, err = io.StringIO(), io.StringIO()
