@@ -139,7 +139,7 @@ def planned_calls(scenario: str, tools: list[HostTool], context: dict[str, Any])
 
 def client_features(host: Host) -> Any:
     """The host's client side (``ClientFeatures``: elicitation, sampling, roots), if this host has one."""
-    for name in ("features", "client_features"):
+    for name in ("client_features", "features"):  # the ClientFeatures itself (it holds elicitation_enabled)
         features = getattr(host, name, None)
         if features is not None and hasattr(features, "answer_elicitation"):
             return features
