@@ -123,8 +123,9 @@ async def run_command(command: str, cwd: Path, root: Path | None, limit_s: float
     try:
         output = await asyncio.wait_for(_read_capped(process.stdout), limit_s)
         cut = len(output) >= MAX_OUTPUT
-        if cut:  # enough: the rest is not read, and a writer blocked on it would never end
-            _kill_group(process)
+        if cut:  # enough: a writer blocked on the rest would never end; the rest is read and dropped, since
+            _kill_group(process)  # the process only counts as done once its pipe has closed
+            await asyncio.wait_for(_drain(process.stdout), limit_s)
         await asyncio.wait_for(process.wait(), limit_s)
     except TimeoutError:
         _kill_group(process)
@@ -153,6 +154,11 @@ async def _read_capped(stream: asyncio.StreamReader) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
     return b"".join(chunks)
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.read(65536):
+        pass
 
 
 def _kill_group(process: asyncio.subprocess.Process) -> None:
