@@ -233,7 +233,7 @@ class ChatController(QObject):
         kind = event.kind
         if kind in ("subagent_started", "subagent_finished"):
             root = self._subagents.get(event.conversation_id, event.conversation_id)
-            if kind == "subagent_started":
+            if event.kind == "subagent_started":
                 self._subagents[event.child_conversation_id] = root  # nested agents show in the same view
             if root == self.conversation_id:
                 self.flush()
@@ -243,13 +243,13 @@ class ChatController(QObject):
             if self._subagents.get(event.conversation_id) == self.conversation_id:
                 self._on_subagent_event(event)
             return
-        if kind == "reasoning_delta":
+        if event.kind == "reasoning_delta":
             if self._content:  # keep order: answer text before this reasoning goes out first
                 self.flush()
             self._reasoning.append(event.text)
             self._buffered += len(event.text)
             self._schedule()
-        elif kind == "content_delta":
+        elif event.kind == "content_delta":
             if self._reasoning:
                 self.flush()
             self._content.append(event.text)
@@ -269,12 +269,12 @@ class ChatController(QObject):
 
     def _on_subagent_event(self, event: ev.Event) -> None:
         kind = event.kind
-        if kind in ("reasoning_delta", "content_delta"):
+        if event.kind == "reasoning_delta" or event.kind == "content_delta":
             last = self._child_deltas[-1] if self._child_deltas else None
             if last is not None and (last[0].conversation_id, last[0].kind) == (event.conversation_id, kind):
-                last[1].append(event.text)  # type: ignore[union-attr]
+                last[1].append(event.text)
             else:
-                self._child_deltas.append((event, [event.text]))  # type: ignore[union-attr]
+                self._child_deltas.append((event, [event.text]))
             self._schedule()
             return
         self.flush()

@@ -213,28 +213,28 @@ class RunActivity:
         return found
 
     def __call__(self, event: ev.Event) -> None:
-        kind = event.kind
+        # narrowed by ``event.kind`` (the events module is not imported at run time: start-up cost)
         cid = event.conversation_id
         outcome: tuple[str, str] | None = None
-        if kind == "subagent_started":
+        if event.kind == "subagent_started":
             self.callers[event.child_conversation_id] = cid
             return
-        if kind == "run_started":
+        if event.kind == "run_started":
             self.running.add(cid)
-        elif kind == "approval_required":
+        elif event.kind == "approval_required":
             self.waiting[event.tool_call_id] = cid
             outcome = ("approval", event.tool)
-        elif kind == "approval_decided":
+        elif event.kind == "approval_decided":
             self.waiting.pop(event.tool_call_id, None)
-        elif kind in ("run_finished", "error"):
+        elif event.kind == "error" or event.kind == "run_finished":
             self.running.discard(cid)
-            reason = getattr(event, "reason", "")
-            if kind == "error":
+            cancelled = event.kind == "run_finished" and event.reason == "cancelled"
+            if event.kind == "error":
                 outcome = ("failed", event.message)
-            elif reason != "cancelled":
+            elif not cancelled:
                 # a run stopped with calls still waiting keeps them waiting (Continue answers them)
                 outcome = ("finished", event.content)
-            if kind == "error" or reason != "cancelled":
+            if not cancelled:
                 self.waiting = {k: v for k, v in self.waiting.items() if v != cid}
         else:
             return
