@@ -1,8 +1,8 @@
 """Applying ``Settings.appearance`` (theme and font size) to the running application.
 
-:func:`apply_appearance` sets the application font size and records the chosen theme as the
-application property ``switchboardTheme`` ("system", "light" or "dark"), then calls every hook
-registered with :func:`on_appearance_changed`: the theme code registers one that loads the theme's
+:func:`apply_appearance` sets the application font (the tokens' UI font chain, at the chosen size) and
+records the chosen theme as the application property ``switchboardTheme`` ("system", "light" or "dark"),
+then calls every hook registered with :func:`on_appearance_changed`: the theme code registers one that loads the theme's
 stylesheet. Until a hook is registered, a built-in light/dark palette is applied, so the choice is
 visible either way. Settings and start-up both call it; it is cheap and idempotent.
 """
@@ -14,8 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
+
+from desktop_app.ui.theme.palette import palette_for
+from desktop_app.ui.theme.tokens import UI_FONTS
 
 log = logging.getLogger(__name__)
 
@@ -46,27 +49,15 @@ def resolved_theme(theme: str) -> str:
 
 def _palette(theme: str) -> QPalette:
     assert _system_palette is not None
-    if theme != "dark":
-        return QPalette(_system_palette)
-    palette = QPalette()
-    colors = {
-        QPalette.ColorRole.Window: "#1f2124",
-        QPalette.ColorRole.WindowText: "#e6e6e6",
-        QPalette.ColorRole.Base: "#17181a",
-        QPalette.ColorRole.AlternateBase: "#26282c",
-        QPalette.ColorRole.Text: "#e6e6e6",
-        QPalette.ColorRole.Button: "#2b2d31",
-        QPalette.ColorRole.ButtonText: "#e6e6e6",
-        QPalette.ColorRole.Highlight: "#3d6fb6",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.ToolTipBase: "#2b2d31",
-        QPalette.ColorRole.ToolTipText: "#e6e6e6",
-        QPalette.ColorRole.PlaceholderText: "#8a8f98",
-        QPalette.ColorRole.Link: "#7aa7ff",
-    }
-    for role, color in colors.items():
-        palette.setColor(role, QColor(color))
-    return palette
+    return palette_for("dark") if theme == "dark" else QPalette(_system_palette)
+
+
+def ui_font(base: QFont) -> QFont:
+    """``base`` (the system's UI font, its size) with the UI font chain of the tokens: the first family the OS
+    ships wins (Inter, Segoe UI, SF Pro, Cantarell, Noto Sans…), the system's own family last."""
+    font = QFont(base)
+    font.setFamilies([*UI_FONTS[:-1], base.family(), UI_FONTS[-1]])
+    return font
 
 
 def apply_appearance(appearance: Any, app: QApplication | None = None) -> str:
@@ -77,7 +68,7 @@ def apply_appearance(appearance: Any, app: QApplication | None = None) -> str:
         return "light"
     if _system_font is None:
         _system_font, _system_palette = QFont(app.font()), QPalette(app.palette())
-    font = QFont(_system_font)
+    font = ui_font(_system_font)
     if getattr(appearance, "font_size", 0):
         font.setPointSize(int(appearance.font_size))
     if font != app.font():  # the same font again would still re-lay out every widget
@@ -94,4 +85,4 @@ def apply_appearance(appearance: Any, app: QApplication | None = None) -> str:
     return theme
 
 
-__all__ = ["apply_appearance", "on_appearance_changed", "resolved_theme"]
+__all__ = ["apply_appearance", "on_appearance_changed", "resolved_theme", "ui_font"]

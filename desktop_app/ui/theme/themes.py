@@ -1,5 +1,5 @@
-"""The light and dark themes: a palette and one stylesheet per theme (``resources/light.qss``,
-``resources/dark.qss``), applied to the whole application.
+"""The light and dark themes: a palette and one stylesheet per theme, both built from the design tokens
+(``tokens.py``, ``stylesheet.py``), applied to the whole application.
 
 :func:`install` registers an ``appearance`` hook (``desktop_app.ui.theme.appearance``): every time the
 appearance settings are applied, the theme they name ("system" follows the platform's colour scheme) gets
@@ -16,47 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.ui.theme.appearance import on_appearance_changed, resolved_theme
+from desktop_app.ui.theme.palette import palette_for
+from desktop_app.ui.theme.stylesheet import stylesheet
+from desktop_app.ui.theme.tokens import base_point_size
 
 log = logging.getLogger(__name__)
 
-LIGHT = {
-    QPalette.ColorRole.Window: "#f6f7f9",
-    QPalette.ColorRole.WindowText: "#1f2328",
-    QPalette.ColorRole.Base: "#ffffff",
-    QPalette.ColorRole.AlternateBase: "#f0f2f5",
-    QPalette.ColorRole.Text: "#1f2328",
-    QPalette.ColorRole.Button: "#eef0f3",
-    QPalette.ColorRole.ButtonText: "#1f2328",
-    QPalette.ColorRole.Highlight: "#2f6fde",
-    QPalette.ColorRole.HighlightedText: "#ffffff",
-    QPalette.ColorRole.ToolTipBase: "#ffffff",
-    QPalette.ColorRole.ToolTipText: "#1f2328",
-    QPalette.ColorRole.PlaceholderText: "#6e7781",
-    QPalette.ColorRole.Link: "#0969da",
-    QPalette.ColorRole.Mid: "#d0d7de",
-    QPalette.ColorRole.Midlight: "#e4e8ec",
-}
-DARK = {
-    QPalette.ColorRole.Window: "#1b1d21",
-    QPalette.ColorRole.WindowText: "#e6e8eb",
-    QPalette.ColorRole.Base: "#202226",
-    QPalette.ColorRole.AlternateBase: "#25282d",
-    QPalette.ColorRole.Text: "#e6e8eb",
-    QPalette.ColorRole.Button: "#2a2d33",
-    QPalette.ColorRole.ButtonText: "#e6e8eb",
-    QPalette.ColorRole.Highlight: "#3d7be0",
-    QPalette.ColorRole.HighlightedText: "#ffffff",
-    QPalette.ColorRole.ToolTipBase: "#2a2d33",
-    QPalette.ColorRole.ToolTipText: "#e6e8eb",
-    QPalette.ColorRole.PlaceholderText: "#8b929c",
-    QPalette.ColorRole.Link: "#6ea8ff",
-    QPalette.ColorRole.Mid: "#3a3e45",
-    QPalette.ColorRole.Midlight: "#30343a",
-}
+
 _installed: list[Any] = []  # [the last appearance applied] once installed
 _removers: list[Any] = []
 _in_force: list[str] = []  # [the theme ``apply_theme`` last put in force]
@@ -68,18 +38,9 @@ def resources_dir() -> Path:
     return (Path(base) if base else Path(__file__).resolve().parents[3]) / "resources"
 
 
-def stylesheet_path(theme: str) -> Path:
-    return resources_dir() / f"{'dark' if theme == 'dark' else 'light'}.qss"
-
-
-def palette_for(theme: str) -> QPalette:
-    palette = QPalette()
-    for role, colour in (DARK if theme == "dark" else LIGHT).items():
-        palette.setColor(role, QColor(colour))
-    disabled = QColor(palette.color(QPalette.ColorRole.PlaceholderText))
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
-        palette.setColor(QPalette.ColorGroup.Disabled, role, disabled)
-    return palette
+def stylesheet_for(theme: str) -> str:
+    """The application stylesheet of ``theme`` at the application font's size (built once, then cached)."""
+    return stylesheet(theme, base_point_size())
 
 
 def _is_fusion(app: QApplication) -> bool:
@@ -102,20 +63,21 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
     if not _is_fusion(app):
         app.setStyle("Fusion")  # the one style whose drawing follows the palette on every platform
         app.setProperty("switchboardFusion", True)
+    app.setProperty("switchboardTheme", theme)  # first: ``tokens()`` answers for this theme from here on
     app.setPalette(palette_for(theme))
-    path = stylesheet_path(theme)
-    try:
-        app.setStyleSheet(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        log.warning("the %s theme's stylesheet %s could not be read: %s", theme, path, exc)
-    app.setProperty("switchboardTheme", theme)
-    _in_force[:] = [theme]
+    app.setStyleSheet(stylesheet_for(theme))
+    _in_force[:] = [_key(theme)]
+
+
+def _key(theme: str) -> str:
+    """What the sheet in force depends on: the theme and the application font's size."""
+    return f"{theme}@{base_point_size()}"
 
 
 def _on_appearance(appearance: Any) -> None:
     _installed[:] = [appearance]
     theme = resolved_theme(getattr(appearance, "theme", "system"))
-    if _in_force != [theme]:  # setting the same stylesheet again re-polishes every widget (~60 ms at start-up)
+    if _in_force != [_key(theme)]:  # setting the same stylesheet again re-polishes every widget (~60 ms at start-up)
         apply_theme(theme)
 
 
@@ -146,4 +108,4 @@ def uninstall() -> None:
     QGuiApplication.styleHints().colorSchemeChanged.disconnect(_on_scheme_changed)
 
 
-__all__ = ["apply_theme", "install", "palette_for", "resources_dir", "stylesheet_path", "uninstall"]
+__all__ = ["apply_theme", "install", "palette_for", "resources_dir", "stylesheet_for", "uninstall"]

@@ -1,9 +1,10 @@
-"""The light and dark themes: one stylesheet per theme under resources/, a palette to match, the system's
+"""The light and dark themes: one stylesheet per theme built from the tokens, a palette to match, the system's
 scheme followed unless the settings name a theme; the reading column and the turn labels."""
 
 from __future__ import annotations
 
 import pytest
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.settings import AppearanceSettings
@@ -11,6 +12,7 @@ from desktop_app.ui.chat.qt_markdown import is_dark
 from desktop_app.ui.chat.view import ChatView, reading_width
 from desktop_app.ui.theme import appearance
 from desktop_app.ui.theme import themes as theme
+from desktop_app.ui.theme.tokens import DARK, tokens
 
 
 @pytest.fixture
@@ -24,11 +26,10 @@ def restore_app_look():
 
 
 def test_each_theme_has_its_own_stylesheet_and_palette(qapp, restore_app_look):
-    assert theme.stylesheet_path("light").name == "light.qss" and theme.stylesheet_path("light").is_file()
-    assert theme.stylesheet_path("dark").name == "dark.qss" and theme.stylesheet_path("dark").is_file()
     theme.apply_theme("dark")
     assert is_dark(QApplication.palette())
-    assert qapp.styleSheet() == theme.stylesheet_path("dark").read_text(encoding="utf-8")
+    assert qapp.styleSheet() == theme.stylesheet_for("dark") and "dark theme" in qapp.styleSheet()
+    assert tokens().name == "dark" and QApplication.palette().color(QPalette.ColorRole.Base).name() == DARK.surface_page
     theme.apply_theme("light")
     assert not is_dark(QApplication.palette())
     assert "light theme" in qapp.styleSheet()

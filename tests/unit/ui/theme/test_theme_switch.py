@@ -26,4 +26,4 @@ def test_a_theme_switch_keeps_the_style_and_sets_only_palette_and_sheet(qapp, re
     for name in ("dark", "light", "dark"):
         theme.apply_theme(name)
         assert qapp.style() is style, f"the style was set again for {name}"
-        assert qapp.styleSheet() == theme.stylesheet_path(name).read_text(encoding="utf-8")
+        assert qapp.styleSheet() == theme.stylesheet_for(name)

@@ -1,0 +1,353 @@
+"""The design tokens: every colour, font, size, space, radius and elevation the UI uses, defined once.
+
+Usage (the only place colours and sizes come from; no ``#rrggbb``, ``rgb(``, ``QColor("…")``, named
+colour or font size anywhere else under ``desktop_app/ui`` — ``tests/unit/ui/theme/test_no_literals.py``)::
+
+    from desktop_app.ui.theme.tokens import tokens, SPACE, RADIUS, font_pt
+
+    t = tokens()                      # the theme in force (light or dark), a frozen dataclass
+    label.setText(f"<span style='color:{t.danger}'>…</span>")       # colours are "#rrggbb" strings
+    painter.setPen(t.qcolor("text_muted"))                           # … or QColors by role name
+    layout.setSpacing(SPACE.sm)       # the 4/8 px spacing scale
+    font.setPointSizeF(font_pt("small"))                             # the type scale, from the app font
+
+Prefer the application stylesheet (``theme/stylesheet.py``, built once per theme from these tokens) with an
+``objectName`` or a dynamic property (``role="muted"``, ``tone="danger"``…) over a per-widget
+``setStyleSheet``; a colour read in Python (HTML, painters) follows a theme switch only when it is read again
+(``tokens()`` at paint or render time, not at import).
+
+Both themes fill the same roles (``Colours``), so a widget never asks which theme it is in. The contrast of
+every text role on its surfaces (≥ 4.5:1) and of every boundary and focus ring (≥ 3:1) is checked
+(``test_contrast.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from types import MappingProxyType
+from typing import Literal
+
+from PySide6.QtGui import QColor, QFont, QGuiApplication
+
+ThemeName = Literal["light", "dark"]
+
+
+@dataclass(frozen=True)
+class Colours:
+    """Colour roles, one ``#rrggbb`` string each. The doc names use hyphens (``surface-raised``)."""
+
+    surface: str  # the window and its side panels
+    surface_page: str  # the reading page (transcript, inputs)
+    surface_raised: str  # cards, menus, tooltips, the composer field
+    surface_sunken: str  # code blocks
+    surface_alt: str  # headers inside a card, alternate rows
+    surface_disabled: str  # a disabled control's fill
+    control: str  # a button's fill
+    hover: str  # a control or row under the pointer
+    pressed: str  # a control held down
+    selection: str  # the selected row or text
+    user_turn: str  # the user's turn in the transcript
+    user_turn_border: str
+    text: str
+    text_muted: str  # secondary text, captions, placeholders
+    text_disabled: str  # disabled controls (WCAG exempts them; still visibly different from ``text``)
+    border: str  # a control's boundary (inputs, buttons, check boxes): ≥ 3:1 on its surface
+    divider: str  # decorative lines between regions (no contrast requirement)
+    accent: str  # the primary action, the selected state's mark
+    accent_hover: str
+    accent_text: str  # text on ``accent``
+    focus_ring: str  # the keyboard focus ring: ≥ 3:1 on every surface
+    focus_ring_on_accent: str  # the ring around an accent-filled control
+    link: str
+    danger: str  # errors, destructive actions (as text)
+    danger_surface: str  # an error banner's fill
+    danger_text: str  # text on ``danger_surface``
+    warning: str
+    warning_surface: str
+    warning_text: str
+    success: str
+    match: str  # find-in-chat: every match
+    match_current: str  # … the current one
+    match_text: str  # text on either
+    scrollbar: str
+    scrollbar_hover: str
+    shadow: str  # elevation's shadow colour (drawn with ``Elevation.alpha``)
+    brand: str  # the bolt in the app mark
+
+
+LIGHT = Colours(
+    surface="#f6f7f9",
+    surface_page="#ffffff",
+    surface_raised="#ffffff",
+    surface_sunken="#f6f8fa",
+    surface_alt="#eef1f4",
+    surface_disabled="#f6f7f9",
+    control="#f3f4f6",
+    hover="#e9ecf0",
+    pressed="#dfe3e8",
+    selection="#dde7f7",
+    user_turn="#eef3fb",
+    user_turn_border="#d6e2f5",
+    text="#1f2328",
+    text_muted="#636c76",
+    text_disabled="#a8b0b9",
+    border="#848d97",
+    divider="#d8dee4",
+    accent="#2f6fde",
+    accent_hover="#255fc4",
+    accent_text="#ffffff",
+    focus_ring="#2f6fde",
+    focus_ring_on_accent="#1f2328",
+    link="#0969da",
+    danger="#b42318",
+    danger_surface="#fde4e3",
+    danger_text="#a11d19",
+    warning="#8a5c00",
+    warning_surface="#fdf0cc",
+    warning_text="#6b4400",
+    success="#1a7f37",
+    match="#f7d86a",
+    match_current="#f59e3b",
+    match_text="#1f2328",
+    scrollbar="#c9d0d8",
+    scrollbar_hover="#aab3bd",
+    shadow="#000000",
+    brand="#e8930c",
+)
+DARK = Colours(
+    surface="#1b1d21",
+    surface_page="#202226",
+    surface_raised="#262930",
+    surface_sunken="#17191c",
+    surface_alt="#1f2226",
+    surface_disabled="#1f2125",
+    control="#2a2d33",
+    hover="#30343b",
+    pressed="#383c44",
+    selection="#2d3a50",
+    user_turn="#2a3446",
+    user_turn_border="#354259",
+    text="#e6e8eb",
+    text_muted="#9aa1ab",
+    text_disabled="#5d636c",
+    border="#767e89",
+    divider="#373b42",
+    accent="#336fd1",
+    accent_hover="#2a63c0",
+    accent_text="#ffffff",
+    focus_ring="#5b93ee",
+    focus_ring_on_accent="#e6e8eb",
+    link="#6ea8ff",
+    danger="#ff7b72",
+    danger_surface="#4d1f1e",
+    danger_text="#ffb4b0",
+    warning="#e3b341",
+    warning_surface="#4a3a12",
+    warning_text="#f5d58a",
+    success="#56d364",
+    match="#f7d86a",
+    match_current="#f59e3b",
+    match_text="#1f2328",
+    scrollbar="#454a52",
+    scrollbar_hover="#5a6069",
+    shadow="#000000",
+    brand="#e8930c",
+)
+
+# Code colours (Pygments token types → colour, italic), readable on ``surface_sunken`` (≥ 4.5:1).
+SYNTAX: MappingProxyType[str, MappingProxyType[str, tuple[str, bool]]] = MappingProxyType(
+    {
+        "light": MappingProxyType(
+            {
+                "Comment": ("#5e6772", True),
+                "Keyword": ("#cf222e", False),
+                "String": ("#0a3069", False),
+                "Number": ("#0550ae", False),
+                "Name.Builtin": ("#953800", False),
+                "Name.Function": ("#8250df", False),
+                "Name.Class": ("#8250df", False),
+                "Name.Decorator": ("#8250df", False),
+                "Name.Tag": ("#116329", False),
+                "Name.Attribute": ("#0550ae", False),
+                "Operator.Word": ("#cf222e", False),
+                "Literal": ("#0550ae", False),
+            }
+        ),
+        "dark": MappingProxyType(
+            {
+                "Comment": ("#8b949e", True),
+                "Keyword": ("#ff7b72", False),
+                "String": ("#a5d6ff", False),
+                "Number": ("#79c0ff", False),
+                "Name.Builtin": ("#ffa657", False),
+                "Name.Function": ("#d2a8ff", False),
+                "Name.Class": ("#d2a8ff", False),
+                "Name.Decorator": ("#d2a8ff", False),
+                "Name.Tag": ("#7ee787", False),
+                "Name.Attribute": ("#79c0ff", False),
+                "Operator.Word": ("#ff7b72", False),
+                "Literal": ("#79c0ff", False),
+            }
+        ),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Spacing:
+    """The 4/8 px spacing scale (px)."""
+
+    none: int = 0
+    xxs: int = 2
+    xs: int = 4
+    sm: int = 8
+    md: int = 12
+    lg: int = 16
+    xl: int = 24
+    xxl: int = 32
+
+
+@dataclass(frozen=True)
+class Radii:
+    """Corner radii (px): small controls, fields and buttons, cards, the composer and bubbles."""
+
+    sm: int = 4
+    md: int = 8
+    lg: int = 12
+    xl: int = 16
+
+
+@dataclass(frozen=True)
+class Elevation:
+    """A level of elevation: a border only (0, 1) or a soft shadow (2: menus, popups, the quick prompt)."""
+
+    blur: int
+    offset: int
+    alpha: float
+
+
+SPACE = Spacing()
+RADIUS = Radii()
+ELEVATION = MappingProxyType({0: Elevation(0, 0, 0.0), 1: Elevation(0, 0, 0.0), 2: Elevation(16, 2, 0.18)})
+BORDER_WIDTH = 1
+FOCUS_WIDTH = 2  # the focus ring replaces a 1 px border with 2 px (padding shrinks by 1: nothing moves)
+
+# The type scale: each step is a factor of the application font's size (Settings → Appearance → Font size).
+TYPE_SCALE = MappingProxyType(
+    {
+        "caption": 0.85,
+        "small": 0.92,
+        "body": 1.0,
+        "title": 1.35,
+        "display": 1.6,
+        "h1": 1.55,
+        "h2": 1.3,
+        "h3": 1.15,
+        "h4": 1.05,
+        "h5": 1.0,
+        "h6": 0.95,
+    }
+)
+MIN_POINT_SIZE = 7.0
+DEFAULT_POINT_SIZE = 10.0
+
+# Font chains: the first family each OS ships wins (Windows, macOS, GNOME, KDE/other Linux), then a generic.
+UI_FONTS = ("Inter", "Segoe UI Variable Text", "Segoe UI", "SF Pro Text", ".AppleSystemUIFont", "Cantarell",
+            "Noto Sans", "Ubuntu", "DejaVu Sans", "sans-serif")  # fmt: skip
+READING_FONTS = ("Source Serif 4", "Charter", "Iowan Old Style", "Sitka Text", "Georgia", "Noto Serif",
+                 "DejaVu Serif", "serif")  # fmt: skip
+MONO_FONTS = ("JetBrains Mono", "Cascadia Mono", "SF Mono", "Menlo", "Consolas", "Source Code Pro",
+              "Noto Sans Mono", "DejaVu Sans Mono", "monospace")  # fmt: skip
+WEIGHT_SEMIBOLD = 600
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """The tokens of one theme."""
+
+    name: ThemeName
+    colours: Colours
+    syntax: MappingProxyType[str, tuple[str, bool]]
+
+    def __getattr__(self, role: str) -> str:  # t.danger == t.colours.danger
+        return str(getattr(object.__getattribute__(self, "colours"), role))
+
+    def qcolor(self, role: str, alpha: float = 1.0) -> QColor:
+        colour = QColor(getattr(self.colours, role))
+        if alpha < 1.0:
+            colour.setAlphaF(alpha)
+        return colour
+
+    def as_dict(self) -> dict[str, str]:
+        return {f.name: getattr(self.colours, f.name) for f in fields(Colours)}
+
+
+THEMES: MappingProxyType[str, Tokens] = MappingProxyType(
+    {
+        "light": Tokens("light", LIGHT, SYNTAX["light"]),
+        "dark": Tokens("dark", DARK, SYNTAX["dark"]),
+    }
+)
+
+
+def current_theme() -> ThemeName:
+    """The theme in force (the application's ``switchboardTheme`` property; light before any is applied)."""
+    app = QGuiApplication.instance()
+    name = app.property("switchboardTheme") if app is not None else None
+    return "dark" if name == "dark" else "light"
+
+
+def tokens(theme: str | None = None) -> Tokens:
+    """The tokens of ``theme`` ("light"/"dark"), or of the theme in force."""
+    return THEMES["dark" if (theme or current_theme()) == "dark" else "light"]
+
+
+def base_point_size() -> float:
+    """The application font's size in points (the base of the type scale)."""
+    size = QGuiApplication.font().pointSizeF() if QGuiApplication.instance() is not None else -1.0
+    return size if size > 0 else DEFAULT_POINT_SIZE
+
+
+def font_pt(step: str, base: float | None = None) -> float:
+    """The size in points of a type-scale ``step`` (``caption``, ``small``, ``body``, ``title``, ``h1``…)."""
+    return max(MIN_POINT_SIZE, round((base or base_point_size()) * TYPE_SCALE[step], 2))
+
+
+def scaled_font(font: QFont, step: str) -> QFont:
+    """A copy of ``font`` at the type-scale ``step``."""
+    copy = QFont(font)
+    copy.setPointSizeF(font_pt(step))
+    return copy
+
+
+def tabular(font: QFont) -> QFont:
+    """A copy of ``font`` with tabular (equal-width) figures: the OpenType ``tnum`` feature, so numbers in a
+    column or a changing counter line up and do not jiggle."""
+    copy = QFont(font)
+    copy.setFeature(QFont.Tag("tnum"), 1)
+    return copy
+
+
+__all__ = [
+    "BORDER_WIDTH",
+    "DARK",
+    "ELEVATION",
+    "FOCUS_WIDTH",
+    "LIGHT",
+    "MONO_FONTS",
+    "RADIUS",
+    "READING_FONTS",
+    "SPACE",
+    "SYNTAX",
+    "THEMES",
+    "TYPE_SCALE",
+    "UI_FONTS",
+    "Colours",
+    "Tokens",
+    "base_point_size",
+    "current_theme",
+    "font_pt",
+    "scaled_font",
+    "tabular",
+    "tokens",
+]
