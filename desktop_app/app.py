@@ -348,7 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _install_shell(app, args, paths, instance)
     try:
         with loop:
-            return loop.run_until_complete(app.run())
+            exit_code: int = loop.run_until_complete(app.run())  # qasync's loop is untyped
+            return exit_code
     finally:
         quit_signals.close()
         if instance is not None:
@@ -407,7 +408,7 @@ def _install_shell(app: App, args: argparse.Namespace, paths: AppPaths, instance
         shell.show_quick()
     if files:
         if args.quick:
-            shell.quick.add_files(files)
+            shell.quick.attach_files(files)
         else:
             app.window.add_launch_files(files)  # a .mcpb opened from the file manager: the install screen
     if args.background and not shell.has_tray:

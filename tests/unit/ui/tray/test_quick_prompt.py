@@ -314,3 +314,25 @@ def test_start_at_login_writes_and_removes_the_login_entry(qtbot, desk, tmp_path
     box.setChecked(False)
     assert settings_window.save() and not entry.exists()
     settings_window.close()
+
+
+def test_quick_with_files_attaches_them_to_the_quick_prompt(qtbot, tmp_path):
+    """``switchboard --quick notes.txt``: the file is a chip in the quick prompt (it raised AttributeError)."""
+    import time
+
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.app import App, _install_shell, build_parser
+    from desktop_app.paths import app_paths
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("buy milk\n", encoding="utf-8")
+    paths = app_paths().ensure()
+    window = MainWindow()
+    qtbot.addWidget(window)
+    app = App(QApplication.instance(), window, paths, time.perf_counter(), smoke=False)  # type: ignore[arg-type]
+    _install_shell(app, build_parser().parse_args(["--quick", str(notes)]), paths, None)
+    assert app.shell is not None
+    qtbot.addWidget(app.shell.quick)
+    assert [a.name for a in app.shell.quick.composer.attachments] == ["notes.txt"]
+    assert app.shell.quick.isVisible() and window.composer.attachments == []
