@@ -113,28 +113,37 @@ class Autostart:
         os.replace(tmp, path)
         return True
 
-    def _read_run_value(self) -> str | None:  # pragma: no cover - Windows
-        import winreg  # type: ignore[import-not-found,unused-ignore]
+    # The registry is Windows only: each body sits under ``sys.platform`` so that mypy checks winreg's calls
+    # against its real stubs on Windows and skips them elsewhere.
 
-        try:
-            with winreg.OpenKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
-                return str(winreg.QueryValueEx(key, self._value_name)[0])
-        except OSError:
+    def _read_run_value(self) -> str | None:  # pragma: no cover - Windows
+        if sys.platform == "win32":
+            import winreg
+
+            try:
+                with winreg.OpenKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
+                    return str(winreg.QueryValueEx(key, self._value_name)[0])
+            except OSError:
+                return None
+        else:
             return None
 
     def _apply_registry(self, enabled: bool) -> bool:  # pragma: no cover - Windows
-        import subprocess
-        import winreg  # type: ignore[import-not-found,unused-ignore]
+        if sys.platform == "win32":
+            import subprocess
+            import winreg
 
-        current = self._read_run_value()
-        with winreg.CreateKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
-            if not enabled:
-                if current is None:
+            current = self._read_run_value()
+            with winreg.CreateKey(winreg.HKEY_CURRENT_USER, RUN_KEY) as key:
+                if not enabled:
+                    if current is None:
+                        return False
+                    winreg.DeleteValue(key, self._value_name)
+                    return True
+                value = subprocess.list2cmdline(self.command())
+                if current == value:
                     return False
-                winreg.DeleteValue(key, self._value_name)
+                winreg.SetValueEx(key, self._value_name, 0, winreg.REG_SZ, value)
                 return True
-            value = subprocess.list2cmdline(self.command())
-            if current == value:
-                return False
-            winreg.SetValueEx(key, self._value_name, 0, winreg.REG_SZ, value)
-            return True
+        else:
+            return False

@@ -36,13 +36,16 @@ if TYPE_CHECKING:
 
 # hashlib (OpenSSL), tempfile and pathlib would add tens of ms to every second launch: the builtin SHA-256
 # and os.path do the same here.
-try:
-    from _sha256 import sha256  # CPython 3.11
-except ImportError:  # pragma: no cover - 3.12+
+if TYPE_CHECKING:
+    from hashlib import sha256  # the same interface as the builtin ones, typed
+else:
     try:
-        from _sha2 import sha256  # type: ignore[import-not-found,no-redef,unused-ignore]
-    except ImportError:
-        from hashlib import sha256  # type: ignore[assignment,unused-ignore]
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:  # pragma: no cover - 3.12+
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
 
 PROTOCOL_VERSION = 1
 HOME_ENV = "SWITCHBOARD_HOME"  # the same name as desktop_app.paths.HOME_ENV (not imported: it pulls platformdirs)
