@@ -162,7 +162,9 @@ class ProviderDialog(QDialog):
         self.model.setAccessibleName("Model")
         self.model.setEditable(True)
         self.model.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.model.lineEdit().setPlaceholderText("Fetch the list or type the model name")
+        model_line = self.model.lineEdit()
+        assert model_line is not None  # an editable combo box has its line edit
+        model_line.setPlaceholderText("Fetch the list or type the model name")
         self.fetch_button = QPushButton("Fetch models")
         self.fetch_button.setObjectName("fetchModelsButton")
         self.fetch_button.setToolTip("Ask the endpoint which models it offers (GET <base URL>/models)")
@@ -201,7 +203,9 @@ class ProviderDialog(QDialog):
         self.effort.setAccessibleName("Reasoning effort")
         self.effort.setEditable(True)
         self.effort.addItems(list(EFFORTS))
-        self.effort.lineEdit().setPlaceholderText("model default")
+        effort_line = self.effort.lineEdit()
+        assert effort_line is not None  # editable
+        effort_line.setPlaceholderText("model default")
         self.effort.setCurrentText(current.reasoning_effort or "")
         ds_form.addRow("Reasoning &effort:", self.effort)
         layout.addWidget(self.deepseek_box)
@@ -241,7 +245,8 @@ class ProviderDialog(QDialog):
         if warning is None:
             return
         self.keyring_warning.setText(warning)
-        self.keyring_warning.setToolTip(getattr(self.runtime.credentials, "problem", None) or "")
+        credentials = getattr(self.runtime, "credentials", None)  # a Runtime has them, RuntimeLike need not
+        self.keyring_warning.setToolTip(getattr(credentials, "problem", None) or "")
         self.keyring_warning.show()
 
     # -- presets -----------------------------------------------------------------------------------------
@@ -271,7 +276,9 @@ class ProviderDialog(QDialog):
         """The preset's own hints: its note, example URL and model, and whether a key is stored for the URL."""
         self.base_url.setPlaceholderText(preset.base_url or "https://api.example.com/v1")
         example = f"e.g. {preset.models[0]} — or fetch the list" if preset.models else "Fetch the list or type the name"
-        self.model.lineEdit().setPlaceholderText(example)
+        model_line = self.model.lineEdit()
+        assert model_line is not None  # editable
+        model_line.setPlaceholderText(example)
         self.api_key.setPlaceholderText(self.key_placeholder(preset))
         self.note.setText(preset.note)
         self.note.setVisible(bool(preset.note))

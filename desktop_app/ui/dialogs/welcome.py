@@ -73,7 +73,8 @@ class WelcomeDialog(ProviderDialog):
         layout = self.layout()
         assert isinstance(layout, QVBoxLayout)
         layout.insertWidget(0, self._header())
-        intro = layout.itemAt(1).widget()
+        intro_item = layout.itemAt(1)
+        intro = intro_item.widget() if intro_item is not None else None
         if isinstance(intro, QLabel):
             intro.setText(
                 "Choose the model provider to talk to. Switchboard looks for a local server (Ollama, LM Studio) "
@@ -86,7 +87,9 @@ class WelcomeDialog(ProviderDialog):
         self._touched = False
         self.base_url.textEdited.connect(self._on_touched)
         self.preset.activated.connect(self._on_touched)
-        self.model.lineEdit().textEdited.connect(self._on_touched)
+        model_line = self.model.lineEdit()
+        assert model_line is not None  # the provider form's model box is editable
+        model_line.textEdited.connect(self._on_touched)
         if detect_on_open:
             QTimer.singleShot(0, self._detect_if_untouched)
 

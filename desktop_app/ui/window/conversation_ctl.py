@@ -9,7 +9,7 @@ status bar's "not being saved" warning; it reads the window's ``controller``, ``
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from PySide6.QtWidgets import QLabel
 
@@ -17,9 +17,20 @@ from desktop_app.ui.conversations.panel import install_conversations_dock
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
+    from desktop_app.runtime.compaction.budget import ContextBudget
+    from desktop_app.runtime.conversation import Conversation
     from desktop_app.runtime.store import Store
     from desktop_app.ui.chat.replay import ReopenRuntime
     from desktop_app.ui.window.main_window import MainWindow
+
+
+@runtime_checkable
+class BudgetSource(Protocol):
+    """What the composer's context meter reads from the runtime (the real ``Runtime`` has it; a test's fake
+    runtime may not, and then there is no meter)."""
+
+    def conversation(self, conversation_id: str) -> Conversation: ...
+    def context_budget(self, conversation_id: str) -> ContextBudget: ...
 
 
 class ConversationControl:
@@ -128,10 +139,11 @@ class ConversationControl:
         w = self.window
         cid = w.controller.conversation_id if w.controller is not None else None
         budget = None
-        if cid is not None and w.runtime is not None:
+        runtime: object = w.runtime  # (mypy does not intersect two protocols: narrow from object)
+        if cid is not None and isinstance(runtime, BudgetSource):
             try:
-                conv = w.runtime.conversation(cid)
-                budget = w.runtime.context_budget(cid) if conv.loaded else None
+                conv = runtime.conversation(cid)
+                budget = runtime.context_budget(cid) if conv.loaded else None
             except Exception:  # no such conversation yet, or a host without tools: no meter
                 budget = None
         w.composer.context_meter.show_budget(budget)

@@ -69,8 +69,8 @@ class WindowDialogs:
         def build() -> SettingsWindow:
             from desktop_app.ui.settings.window import SettingsWindow  # pydantic forms: not before first paint
 
-            window = SettingsWindow(w.runtime, w, host=w.mcp_host, tasks=w.tasks)  # type: ignore[arg-type]
-            window.applied.connect(w.provider.apply_settings)  # type: ignore[attr-defined]
+            window = SettingsWindow(w.runtime, w, host=w.mcp_host, tasks=w.tasks)
+            window.applied.connect(w.provider.apply_settings)
             return window
 
         window: SettingsWindow = self._slot("settings").open(build)
@@ -87,7 +87,7 @@ class WindowDialogs:
         def build() -> ResourcesDialog:
             from desktop_app.ui.dialogs.resources import ResourcesDialog
 
-            return ResourcesDialog(w.runtime, w.mcp_host, w.composer, w)  # type: ignore[arg-type]
+            return ResourcesDialog(w.runtime, w.mcp_host, w.composer, w)
 
         dialog: ResourcesDialog = self._slot("resources").open(build, on_raise=lambda d: d.refresh())
         return dialog
@@ -101,7 +101,7 @@ class WindowDialogs:
         def build() -> RootsDialog:
             from desktop_app.ui.dialogs.roots import RootsDialog
 
-            return RootsDialog(w.runtime, w)  # type: ignore[arg-type]
+            return RootsDialog(w.runtime, w)
 
         dialog: RootsDialog = self._slot("roots").open(build)
         return dialog
@@ -130,6 +130,8 @@ class WindowDialogs:
         from desktop_app.runtime.host import load_mcp_config
 
         w = self.window
+        if w.mcp_config_path is None:  # checked before this started; the window has no mcp.json now
+            return
         try:
             servers = load_mcp_config(w.mcp_config_path)
         except ConfigError as exc:
@@ -145,14 +147,15 @@ class WindowDialogs:
     def open_provider_dialog(self, *, first_run: bool = False) -> ProviderDialog | None:
         """Settings → Provider…, the key banner's "Enter key": window-modal, non-blocking, every time."""
         w = self.window
-        if w.runtime is None:
+        runtime = w.runtime
+        if runtime is None:
             return None
 
         def build() -> ProviderDialog:
             from desktop_app.ui.dialogs.provider import ProviderDialog  # pydantic settings: not before first paint
 
-            dialog = ProviderDialog(w.runtime, w, first_run=first_run)  # type: ignore[arg-type]
-            dialog.configured.connect(w.provider.on_configured)  # type: ignore[attr-defined]
+            dialog = ProviderDialog(runtime, w, first_run=first_run)
+            dialog.configured.connect(w.provider.on_configured)
             return dialog
 
         dialog: ProviderDialog = self._slot("provider").open(build, modal=True)
@@ -161,19 +164,20 @@ class WindowDialogs:
     def open_welcome(self) -> ProviderDialog | None:
         """First run: the welcome screen (provider, key, optional Claude Desktop import), as the provider dialog."""
         w = self.window
-        if w.runtime is None:
+        runtime = w.runtime
+        if runtime is None:
             return None
 
         def build() -> ProviderDialog:
             from desktop_app.ui.dialogs.welcome import WelcomeDialog
 
             dialog = WelcomeDialog(
-                w.runtime,
-                w,  # type: ignore[arg-type]
+                runtime,
+                w,
                 mcp_config=lambda: w.mcp_config_path,
                 detect_on_open=self.detect_local_on_welcome,
             )
-            dialog.configured.connect(w.provider.on_configured)  # type: ignore[attr-defined]
+            dialog.configured.connect(w.provider.on_configured)
             dialog.servers_imported.connect(self.on_servers_imported)
             return dialog
 
@@ -182,13 +186,14 @@ class WindowDialogs:
 
     def open_approvals_dialog(self) -> ApprovalsDialog | None:
         w = self.window
-        if w.runtime is None:
+        runtime = w.runtime
+        if runtime is None:
             return None
 
         def build() -> ApprovalsDialog:
             from desktop_app.ui.dialogs.approvals import ApprovalsDialog  # pydantic grants: not before first paint
 
-            return ApprovalsDialog(w.runtime, w)  # type: ignore[arg-type]
+            return ApprovalsDialog(runtime, w)
 
         dialog: ApprovalsDialog = self._slot("approvals").open(build, modal=True, on_raise=lambda d: d.refresh())
         return dialog

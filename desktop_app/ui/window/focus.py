@@ -55,9 +55,9 @@ def _row_after(layout: QLayout, widget: QWidget) -> list[QWidget]:
             continue
         if item.widget() is widget:
             found = True
-        elif found and item.layout() is not None:
-            row = item.layout()
-            return [w for i in range(row.count()) if (w := row.itemAt(i).widget()) is not None]
+        elif found and (row := item.layout()) is not None:
+            cells = (row.itemAt(i) for i in range(row.count()))
+            return [w for cell in cells if cell is not None and (w := cell.widget()) is not None]
     return []
 
 

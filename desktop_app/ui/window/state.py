@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtWidgets import QMainWindow, QSplitter
+from PySide6.QtWidgets import QMainWindow, QSplitter, QWidget
 
 log = logging.getLogger(__name__)
 VERSION = 1  # bump when the dock set changes incompatibly (restoreState refuses a foreign version anyway)
@@ -30,7 +30,8 @@ def _splitters(window: QMainWindow) -> dict[str, QSplitter]:
     for splitter in window.findChildren(QSplitter):
         if not splitter.objectName():
             continue
-        names, widget = [], splitter
+        names: list[str] = []
+        widget: QWidget | None = splitter
         while widget is not None and widget is not window:
             if widget.objectName():
                 names.append(widget.objectName())
