@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QActionGroup, QIcon, QKeySequence, QShortcut
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QShortcut
 from PySide6.QtWidgets import QBoxLayout, QLayout, QMenu, QToolButton, QWidget
 
 NAME_CHARS = 18
@@ -88,9 +88,9 @@ class AgentPicker(QToolButton):
         self.setAccessibleName("Agent for this conversation")
         self.setToolTip("The agent this conversation talks to: its instructions, model, servers and tools")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        from desktop_app.ui.theme.themes import resources_dir
+        from desktop_app.ui.theme.icons import icon
 
-        self.setIcon(QIcon(str(resources_dir() / "icons" / "agent.svg")))
+        self.setIcon(icon("agent"))
         self.picker_menu = QMenu(self)
         self.picker_menu.setObjectName("agentPickerMenu")
         self.picker_menu.aboutToShow.connect(self._fill)

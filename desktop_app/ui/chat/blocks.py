@@ -297,7 +297,16 @@ class MessageActions(QWidget):
         self.hovered = False
         self.opacity = QGraphicsOpacityEffect(self)
         self.setGraphicsEffect(self.opacity)
-        for button in (self.copy_button, self.regenerate_button, self.edit_button, self.delete_button):
+        from desktop_app.ui.theme.icons import icon
+
+        for button, name in (
+            (self.copy_button, "copy"),
+            (self.regenerate_button, "regenerate"),
+            (self.edit_button, "edit"),
+            (self.delete_button, "delete"),
+        ):
+            button.setIcon(icon(name))
+            button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             button.installEventFilter(self)
         self._show_revealed()
 

@@ -87,11 +87,11 @@ class PromptEdit(QPlainTextEdit):
             super().insertFromMimeData(source)
 
 
-def _icon(name: str) -> QIcon:
-    """An SVG icon from ``resources/icons`` (sharp at any device pixel ratio)."""
-    from desktop_app.ui.theme.themes import resources_dir
+def _icon(name: str, role: str = "text_muted") -> QIcon:
+    """An icon of the app's set, tinted by the theme (``theme.icons``; sharp at any device pixel ratio)."""
+    from desktop_app.ui.theme.icons import icon
 
-    return QIcon(str(resources_dir() / "icons" / name))
+    return icon(name.removesuffix(".svg"), role)
 
 
 class Composer(QWidget):
@@ -179,6 +179,8 @@ class Composer(QWidget):
         self.model_button.setToolTip("The provider and model this conversation talks to")
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setText("No provider")
+        self.model_button.setIcon(_icon("model"))
+        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         row.addWidget(self.model_button)
 
         self.edit = PromptEdit()
@@ -201,6 +203,7 @@ class Composer(QWidget):
         self.button.setDefault(False)
         self.button.setAutoDefault(False)
         self.button.setMinimumWidth(80)
+        self.button.setIcon(_icon("send", "accent_text"))
         self.button.clicked.connect(self._on_button_clicked)
         row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignVCenter)
         self._busy = False
@@ -237,6 +240,7 @@ class Composer(QWidget):
         self._busy = busy
         label = "Stop" if busy else "Send"
         self.button.setText(label)
+        self.button.setIcon(_icon("stop" if busy else "send", "accent_text"))
         self.button.setAccessibleName(label)
         self.button.setToolTip("Stop (Esc)" if busy else "Send (Ctrl+Enter)")
 

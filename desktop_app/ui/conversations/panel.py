@@ -425,7 +425,11 @@ def install_conversations_dock(window: QMainWindow) -> tuple[QDockWidget, Conver
     window.resizeDocks([dock], [250], Qt.Orientation.Horizontal)
     panel.toggle_action = dock.toggleViewAction()
     panel.toggle_action.setText("&Conversations")
+    panel.toggle_action.setObjectName("conversationsAction")
     panel.toggle_action.setShortcut(QKeySequence("Ctrl+Shift+L"))
+    from desktop_app.ui.window.side_panel import make_side_panel
+
+    make_side_panel(dock, "conversations", "Conversations")  # header: icon, title, collapse
     return dock, panel
 
 

@@ -495,6 +495,9 @@ def install_servers_dock(window: QMainWindow, tasks: TaskRunner | None = None) -
     """Add the (hidden) Servers dock, View → Servers and the status-bar indicator to ``window``."""
     dock = ServersDock(window, tasks=tasks)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    from desktop_app.ui.window.side_panel import make_side_panel
+
+    make_side_panel(dock, "servers", "Servers")  # header: icon, title, collapse (Ctrl+Shift+S)
     dock.hide()
     view_menu(window).addAction(dock.toggleViewAction())
     window.statusBar().addPermanentWidget(dock.indicator)

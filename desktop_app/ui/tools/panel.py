@@ -467,7 +467,13 @@ def install_tools_dock(window: QMainWindow) -> ToolsDock:
     dock = ToolsDock(window)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     dock.hide()
+    from desktop_app.ui.window.side_panel import make_side_panel
+
+    make_side_panel(dock, "tools", "Tools")  # header: icon, title, collapse (Ctrl+Shift+T)
+    dock.toggleViewAction().setText("T&ools")
+    dock.toggleViewAction().setObjectName("toolsPanelAction")
     menu = view_menu(window)
+    menu.addAction(dock.toggleViewAction())
     menu.addAction(dock.search_action)
     dock.shortcut_first = _ShortcutFirst(window, dock.search_action)
     shortcuts = getattr(window, "shortcut_actions", None)

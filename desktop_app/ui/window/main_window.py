@@ -165,6 +165,9 @@ class MainWindow(QMainWindow):
         self._set_tab_order()
         self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
         order_menus(self)
+        from desktop_app.ui.theme.icons import apply_action_icons
+
+        apply_action_icons(self)  # the menus' actions get the icon set's icons (``theme.icons``)
 
     def _set_tab_order(self) -> None:
         """Tab follows the reading order; the focused stop shows a ring (``window.focus``)."""

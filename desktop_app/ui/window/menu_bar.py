@@ -29,6 +29,7 @@ class MenuBar:
         w = self.window
         file_menu = w.menuBar().addMenu("&File")
         self.new_chat_action = QAction("&New chat", w)
+        self.new_chat_action.setObjectName("newChatAction")
         self.new_chat_action.setShortcut(QKeySequence("Ctrl+N"))
         self.new_chat_action.triggered.connect(w.new_chat)
         file_menu.addAction(self.new_chat_action)
@@ -75,6 +76,7 @@ class MenuBar:
         w.shortcut_actions["find"] = self.find_action
         w.shortcut_actions["copy_last_answer"] = self.copy_answer_action
         self.provider_action = QAction("&Provider…", w)
+        self.provider_action.setObjectName("providerAction")
         self.provider_action.setEnabled(False)
         self.provider_action.triggered.connect(lambda: w.dialogs.open_provider_dialog())
         settings_menu.addAction(self.provider_action)
