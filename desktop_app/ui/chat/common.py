@@ -1,12 +1,17 @@
-"""Small helpers shared by the chat blocks: the two fixed accent colours, JSON display and HTML escaping."""
+"""Small helpers shared by the chat blocks: the error and success colours (token roles that format as the theme in
+force), JSON display and HTML escaping."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-ERROR_COLOR = "#d64541"
-OK_COLOR = "#2e9d5b"
+from desktop_app.ui.theme.tokens import Role
+
+ERROR_COLOR = Role("danger")
+OK_COLOR = Role("success")
+WARN_COLOR = Role("warning")
+MUTED_COLOR = Role("text_muted")
 
 
 def pretty_json(value: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QKeyEvent, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -24,9 +24,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.theme.tokens import Role, tokens
 
-ALL_MATCHES = "#f7d86a"
-CURRENT_MATCH = "#f59e3b"
+ALL_MATCHES = Role("match")
+CURRENT_MATCH = Role("match_current")
 
 
 @dataclass
@@ -185,8 +186,8 @@ class FindBar(QFrame):
             for index, match in entries:
                 selection = QTextEdit.ExtraSelection()
                 fmt = QTextCharFormat()
-                fmt.setBackground(QColor(CURRENT_MATCH if index == self.current else ALL_MATCHES))
-                fmt.setForeground(QColor("#1f2328"))
+                fmt.setBackground((CURRENT_MATCH if index == self.current else ALL_MATCHES).qcolor())
+                fmt.setForeground(tokens().qcolor("match_text"))
                 selection.format = fmt
                 cursor = QTextCursor(widget.document())  # type: ignore[attr-defined]
                 cursor.setPosition(match.start)

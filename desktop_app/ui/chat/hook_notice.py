@@ -30,11 +30,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.chat.common import ERROR_COLOR, escape, pretty_json
+from desktop_app.ui.chat.common import ERROR_COLOR, WARN_COLOR, escape, pretty_json
 from desktop_app.ui.naming import name_buttons
+from desktop_app.ui.theme.tokens import THEMES, Role
 
-WARN_COLOR = "#c98a00"
-_CHANGED_BG = "rgba(201, 138, 0, 0.22)"
+_CHANGED_BG = Role("warning_surface")  # a changed line in the before/after view
 _KIND_COLOR = {
     "mutated": WARN_COLOR,
     "warning": WARN_COLOR,
@@ -43,11 +43,14 @@ _KIND_COLOR = {
     "rejected": ERROR_COLOR,
     "failed": ERROR_COLOR,
 }
-# A chip's (background, text) per theme: a tint of the kind's colour with dark (light theme) or light (dark
-# theme) text of the same hue, each pair at least 4.5:1 (WCAG AA); outlined kinds have no fill of their own.
+# A chip's (background, text) per theme: the tokens' warning or danger surface with its text role, each pair
+# at least 4.5:1 (WCAG AA, test_contrast.py); outlined kinds have no fill of their own.
 CHIP_COLORS = {
-    "light": {"amber": ("#fdf0cc", "#6b4400"), "red": ("#fde4e3", "#a11d19")},
-    "dark": {"amber": ("#4a3a12", "#f5d58a"), "red": ("#4d1f1e", "#ffb4b0")},
+    name: {
+        "amber": (THEMES[name].warning_surface, THEMES[name].warning_text),
+        "red": (THEMES[name].danger_surface, THEMES[name].danger_text),
+    }
+    for name in ("light", "dark")
 }
 _KIND_HUE = {"mutated": "amber", "warning": "amber", "blocked": "red", "rejected": "red", "failed": "red"}
 _FILLED = ("mutated", "blocked", "rejected")

@@ -10,43 +10,19 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 from desktop_app.ui.chat.qt_markdown import is_dark
+from desktop_app.ui.theme.tokens import SYNTAX
 
 log = logging.getLogger(__name__)
 
-# Token colours for light and dark backgrounds (GitHub's palettes): (colour, italic).
-LIGHT_COLOURS = {
-    "Comment": ("#6e7781", True),
-    "Keyword": ("#cf222e", False),
-    "String": ("#0a3069", False),
-    "Number": ("#0550ae", False),
-    "Name.Builtin": ("#953800", False),
-    "Name.Function": ("#8250df", False),
-    "Name.Class": ("#8250df", False),
-    "Name.Decorator": ("#8250df", False),
-    "Name.Tag": ("#116329", False),
-    "Name.Attribute": ("#0550ae", False),
-    "Operator.Word": ("#cf222e", False),
-    "Literal": ("#0550ae", False),
-}
-DARK_COLOURS = {
-    "Comment": ("#8b949e", True),
-    "Keyword": ("#ff7b72", False),
-    "String": ("#a5d6ff", False),
-    "Number": ("#79c0ff", False),
-    "Name.Builtin": ("#ffa657", False),
-    "Name.Function": ("#d2a8ff", False),
-    "Name.Class": ("#d2a8ff", False),
-    "Name.Decorator": ("#d2a8ff", False),
-    "Name.Tag": ("#7ee787", False),
-    "Name.Attribute": ("#79c0ff", False),
-    "Operator.Word": ("#ff7b72", False),
-    "Literal": ("#79c0ff", False),
-}
+# Token colours for light and dark code blocks (the design tokens' syntax palettes): (colour, italic).
+LIGHT_COLOURS = SYNTAX["light"]
+DARK_COLOURS = SYNTAX["dark"]
 
 
 def lexer_for(language: str) -> Any:
@@ -71,7 +47,7 @@ def _lexer(language: str) -> Any:
         return None
 
 
-def _colour_for(token_type: Any, colours: dict[str, tuple[str, bool]]) -> tuple[str, bool] | None:
+def _colour_for(token_type: Any, colours: Mapping[str, tuple[str, bool]]) -> tuple[str, bool] | None:
     while token_type is not None and len(token_type):
         name = ".".join(token_type)
         if name in colours:

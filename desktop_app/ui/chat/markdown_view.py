@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.chat.markdown import CodeHighlighter
 from desktop_app.ui.chat.md_stream import Block, MarkdownStream
 from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, quote_bars, write_block
+from desktop_app.ui.theme.tokens import scaled_font
 
 COPIED_FEEDBACK_MS = 1500
 PARSE_CHUNK = 1000  # characters parsed per step of a burst
@@ -181,11 +182,8 @@ class CodeText(QPlainTextEdit):
         self.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        font = QFont(monospace_family())
+        font = scaled_font(QFont(monospace_family()), "code")
         font.setStyleHint(QFont.StyleHint.Monospace)
-        base = QApplication.font().pointSizeF()
-        if base > 0:
-            font.setPointSizeF(base * 0.95)
         self.setFont(font)
         self.document().setDocumentMargin(8)
         self.horizontalScrollBar().rangeChanged.connect(self._fit)

@@ -19,7 +19,6 @@ from PySide6.QtGui import (
     QBrush,
     QColor,
     QFont,
-    QFontDatabase,
     QPalette,
     QTextBlockFormat,
     QTextCharFormat,
@@ -33,9 +32,11 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
+from desktop_app.ui.theme.tokens import TYPE_SCALE, mono_family
+
 LINE_HEIGHT = 145  # percent
 PARAGRAPH_GAP = 10  # px below a paragraph, list or table (the spacing scale: 4, 6, 10, 16)
-HEADING_SCALE = {1: 1.55, 2: 1.3, 3: 1.15, 4: 1.05, 5: 1.0, 6: 0.95}
+HEADING_SCALE = {level: TYPE_SCALE[f"h{level}"] for level in range(1, 7)}  # the tokens' type scale
 CELL_PADDING = 6
 QUOTE_INDENT = 14  # px per quote level; the quote bar sits at the start of each level's indent
 QUOTE_BAR_WIDTH = 3
@@ -95,8 +96,8 @@ _MONOSPACE: list[str] = []
 
 
 def monospace_family() -> str:
-    if not _MONOSPACE:  # asking the font database costs about a millisecond: once per process
-        _MONOSPACE.append(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family())
+    if not _MONOSPACE:  # the tokens' monospace chain (asked once per process)
+        _MONOSPACE.append(mono_family())
     return _MONOSPACE[0]
 
 

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
+from desktop_app.ui.theme.tokens import scaled_font, tabular
+
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
 
@@ -28,9 +30,7 @@ class UsageFooter(QLabel):
         self.setObjectName("usageFooter")
         self.setAccessibleName("Token usage")
         self.setAlignment(Qt.AlignmentFlag.AlignRight)
-        font = self.font()
-        font.setPointSizeF(max(font.pointSizeF() * 0.85, 7.0))
-        self.setFont(font)
+        self.setFont(tabular(scaled_font(self.font(), "caption")))  # figures line up from turn to turn
         self.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         self.totals: dict[str, int] = {}
         self._turn_text = ""

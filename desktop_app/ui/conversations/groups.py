@@ -14,6 +14,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop_app.ui.theme.tokens import scaled_font
+
 DATE_ROLE = Qt.ItemDataRole.UserRole + 7
 SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 8
 HEADER_ROLE = Qt.ItemDataRole.UserRole + 9
@@ -60,9 +62,8 @@ class ConversationDelegate(QStyledItemDelegate):
     ) -> None:
         if index.data(HEADER_ROLE):
             painter.save()
-            font = QFont(option.font)
+            font = scaled_font(option.font, "small")
             font.setBold(True)
-            font.setPointSizeF(max(1.0, font.pointSizeF() * 0.9))
             painter.setFont(font)
             painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
             painter.drawText(option.rect.adjusted(6, 0, 0, 0), Qt.AlignmentFlag.AlignBottom, str(index.data()))

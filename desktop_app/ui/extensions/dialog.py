@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.runtime.extensions.archive import Bundle, BundleError
 from desktop_app.runtime.extensions.manifest import UserConfigOption
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
+from desktop_app.ui.theme.tokens import css_font_size
 
 SIGNATURE_TEXT = {
     "unsigned": "Unsigned: nobody vouches for this bundle",
@@ -144,7 +146,9 @@ class InstallExtensionDialog(QDialog):
         version = (
             _e(m.version) if not previous_version or mode != "update" else f"{_e(previous_version)} → {_e(m.version)}"
         )
-        title = QLabel(f"<b style='font-size:15pt'>{_e(m.title)}</b> &nbsp;{version}<br>by {_e(m.author.name)}")
+        title = QLabel(
+            f"<b style='{css_font_size('title')}'>{_e(m.title)}</b> &nbsp;{version}<br>by {_e(m.author.name)}"
+        )
         title.setObjectName("extensionTitle")
         header.addWidget(title, 1)
         outer.addLayout(header)
@@ -172,13 +176,13 @@ class InstallExtensionDialog(QDialog):
         self.signature = verify(bundle)
         summary = self.signature.summary
         text = SIGNATURE_TEXT["unsigned"] if self.signature.state == "unsigned" else summary[0].upper() + summary[1:]
-        verdict = f"<br><span style='color:gray'>mcpb verify: {_e(self.signature.mcpb_verdict)}</span>"
+        verdict = f"<br><span style='color:{MUTED_COLOR}'>mcpb verify: {_e(self.signature.mcpb_verdict)}</span>"
         self.signature_label = QLabel(_e(text) + verdict)
         self.signature_label.setObjectName("signatureLabel")
         self.signature_label.setProperty("state", self.signature.state)
         self.signature_label.setWordWrap(True)
         if self.signature.state == "invalid":
-            self.signature_label.setStyleSheet("color: #c62828; font-weight: 600")
+            self.signature_label.setStyleSheet(f"color: {ERROR_COLOR}; font-weight: 600")
         facts.addRow("Signature:", self.signature_label)
         from desktop_app.runtime.extensions.review import launch_lines
 
@@ -203,7 +207,7 @@ class InstallExtensionDialog(QDialog):
         self.warning_label = QLabel(_e(warning or ""))
         self.warning_label.setObjectName("publisherWarning")
         self.warning_label.setWordWrap(True)
-        self.warning_label.setStyleSheet("color: #c62828; font-weight: 600")
+        self.warning_label.setStyleSheet(f"color: {ERROR_COLOR}; font-weight: 600")
         facts.addRow("Publisher:", self.warning_label)
         facts.setRowVisible(self.warning_label, bool(warning))
         if mode == "reconfigure":  # installed already: what it needs and how it was signed were shown then
@@ -235,7 +239,7 @@ class InstallExtensionDialog(QDialog):
         self.problem = QLabel("")
         self.problem.setObjectName("installProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #c62828")
+        self.problem.setStyleSheet(f"color: {ERROR_COLOR}")
         outer.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
         button_text = {"install": "Install", "update": "Update", "reconfigure": "Save and restart"}[mode]

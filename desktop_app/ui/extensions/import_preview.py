@@ -193,7 +193,7 @@ class ImportPreviewDialog(QDialog):
             item.setExpanded(True)
             if server.problem:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable & ~Qt.ItemFlag.ItemIsEnabled)
-                item.setForeground(3, Qt.GlobalColor.red)
+                item.setForeground(3, ERROR_COLOR.qcolor())
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 checked = Qt.CheckState.Unchecked if server.conflict else Qt.CheckState.Checked

@@ -13,8 +13,11 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-MUTED = "#888888"
-WARN = "#c98a00"
+from desktop_app.ui.chat.common import MUTED_COLOR, OK_COLOR, WARN_COLOR
+from desktop_app.ui.theme.tokens import css_font_size
+
+MUTED = MUTED_COLOR
+WARN = WARN_COLOR
 
 
 def _command(entry: dict[str, Any]) -> str:
@@ -89,7 +92,7 @@ def permissions(plugin: Any) -> list[str]:
     return found
 
 
-STATUS_COLOURS = {"works": "#2e9d5b", "translated": MUTED, "not available": WARN}
+STATUS_COLOURS = {"works": OK_COLOR, "translated": MUTED, "not available": WARN}
 
 
 def compatibility_lines(plugin: Any) -> list[str]:
@@ -106,7 +109,7 @@ def compatibility_lines(plugin: Any) -> list[str]:
 def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> str:
     """The plugin's declared contributions and permissions; ``hook_states`` (reviewed hooks) once enabled."""
 
-    head = f"<p><b style='font-size:13pt'>{escape(plugin.id)}</b> {escape(plugin.version)}"
+    head = f"<p><b style='{css_font_size('h3')}'>{escape(plugin.id)}</b> {escape(plugin.version)}"
     kind = {"claude": "Claude Code", "whale": "Whale"}.get(plugin.format, plugin.format)
     head += f" <span style='color:{MUTED}'>({escape(kind)} plugin"
     head += f"{', by ' + escape(plugin.author) if plugin.author else ''})</span></p>"
@@ -116,7 +119,7 @@ def contributions_html(plugin: Any, *, hook_states: list[Any] | None = None) -> 
     if hook_states:
         hooks = [
             f"{escape(item.entry.event)}: <code>{escape(item.entry.body)}</code> — "
-            f"<span style='color:{WARN if item.state != 'trusted' else '#2e9d5b'}'>{escape(item.state)}</span>"
+            f"<span style='color:{WARN if item.state != 'trusted' else OK_COLOR}'>{escape(item.state)}</span>"
             for item in hook_states
         ]
     else:

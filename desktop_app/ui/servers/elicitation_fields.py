@@ -200,7 +200,7 @@ def make_field(key: str, spec: dict[str, Any], required: bool) -> FormField:
         help_text.setObjectName(f"help_{key}")
         help_text.setWordWrap(True)
         help_text.setTextFormat(Qt.TextFormat.PlainText)
-        help_text.setStyleSheet("QLabel { color: palette(placeholder-text); font-size: small; }")
+        help_text.setProperty("role", "caption")  # small secondary text (the application stylesheet)
         column.addWidget(help_text)
     return FormField(key, kind, required, label, cell, widget, read)
 

@@ -32,15 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, escape
 
 MAX_LOG_LINES = 500
 """Log lines kept per server (older ones are dropped)."""
 MAX_STDERR_CHARS = 64_000
 """The end of the stderr tail that is shown (the host keeps up to 256 KiB)."""
 
-WARNING_COLOR = "#c77c02"
-MUTED_COLOR = "#8a8a8a"
+WARNING_COLOR = WARN_COLOR
 LEVEL_COLORS = {
     "debug": MUTED_COLOR,
     "info": "",

@@ -59,8 +59,7 @@ if TYPE_CHECKING:
 COUNTDOWN_INTERVAL_MS = 250
 SELECTION_STYLE = (
     "QListWidget#serverList::item { padding: 0px; }"  # the row widget fills its item (the theme pads list items)
-    " QListWidget#serverList::item:selected { background: rgba(64, 128, 210, 0.22); }"
-)
+)  # selected: the theme's selection colour keeps the coloured state text readable (application stylesheet)
 NOTIFY_MS = 30_000
 """How long a server notification stays in the status bar (it goes sooner once its state is over)."""
 INDICATOR_TIP = "MCP servers (yours, and the built-in ones apart) — click to show or hide the Servers panel"
@@ -131,7 +130,7 @@ class ServersPanel(QWidget):
         self.list.setObjectName("serverList")
         self.list.setAccessibleName("MCP servers")
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.list.setStyleSheet(SELECTION_STYLE)  # keep the coloured state text readable when selected
+        self.list.setStyleSheet(SELECTION_STYLE)
         self.list.currentRowChanged.connect(self._on_current_row)
         self.list.viewport().installEventFilter(self)  # rows re-fit their wrapped text to a new width
         self.details = ServerLogView()
@@ -310,9 +309,9 @@ class ServersPanel(QWidget):
         if not isinstance(entry, dict):
             return ""
         if entry.get("extension"):
-            return " <span style='color:gray'>· extension</span>"
+            return f" <span style='color:{MUTED_COLOR}'>· extension</span>"
         if entry.get("plugin"):
-            return f" <span style='color:gray'>· plugin {escape(str(entry['plugin']))}</span>"
+            return f" <span style='color:{MUTED_COLOR}'>· plugin {escape(str(entry['plugin']))}</span>"
         return ""
 
     def row_text(self, name: str) -> str:
@@ -495,10 +494,10 @@ def install_servers_dock(window: QMainWindow, tasks: TaskRunner | None = None) -
     """Add the (hidden) Servers dock, View → Servers and the status-bar indicator to ``window``."""
     dock = ServersDock(window, tasks=tasks)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    dock.hide()
     from desktop_app.ui.window.side_panel import make_side_panel
 
     make_side_panel(dock, "servers", "Servers")  # header: icon, title, collapse (Ctrl+Shift+S)
-    dock.hide()
     view_menu(window).addAction(dock.toggleViewAction())
     window.statusBar().addPermanentWidget(dock.indicator)
     return dock

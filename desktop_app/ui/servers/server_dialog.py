@@ -40,12 +40,12 @@ from PySide6.QtWidgets import (
 
 from desktop_app.runtime.host.manage import ServerDraft
 from desktop_app.runtime.host.secrets import is_secret
-from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.chat.common import ERROR_COLOR, WARN_COLOR
 
 KINDS = (("stdio", "Local command (stdio)"), ("http", "Remote URL (HTTP)"), ("sse", "Remote URL (SSE)"))
 _KEYRING_REF = re.compile(r"^\$\{keyring:([^}]+)\}$")
 MUTED = "QLabel { color: palette(placeholder-text); }"
-WARNING_COLOR = "#c77c02"
+WARNING_COLOR = WARN_COLOR
 CommandCheck = Callable[[str, Mapping[str, str]], "str | None"]
 
 

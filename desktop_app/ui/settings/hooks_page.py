@@ -25,15 +25,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, escape
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, register_page
 
-WARN_COLOR = "#c98a00"
 STATE_TEXT = {
     "trusted": ("Trusted", OK_COLOR),
     "untrusted": ("Untrusted · not run", WARN_COLOR),
     "modified": ("Modified · not run", ERROR_COLOR),
-    "disabled": ("Disabled", "#888888"),
+    "disabled": ("Disabled", MUTED_COLOR),
 }
 COLUMNS = ("State", "Event", "Type", "Command / URL / target", "Source")
 BODY_COLUMN = 3
@@ -132,11 +131,11 @@ class HooksPage(PageExtra):
         self.problems.setVisible(bool(problems))
         for index, item in enumerate(self.items):
             entry = item.entry
-            text, color = STATE_TEXT.get(item.state, (item.state, "#888888"))
+            text, color = STATE_TEXT.get(item.state, (item.state, MUTED_COLOR))
             event = entry.event + (f" · server {entry.scope}" if entry.scope else "")
             kind = entry.type + (f" · match {entry.match}" if entry.match else "")
             row = QTreeWidgetItem([text, event, kind, entry.body, entry.source.short()])
-            row.setForeground(0, QColor(color))
+            row.setForeground(0, QColor(str(color)))  # the role's colour in the theme in force
             row.setToolTip(BODY_COLUMN, entry.body)
             row.setToolTip(1, event)
             row.setToolTip(2, kind)

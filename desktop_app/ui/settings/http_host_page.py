@@ -263,7 +263,7 @@ class HttpHostPanel(PageExtra):
             if call.detail:
                 row.setToolTip(3, call.detail)
             if call.status in ("error", "denied"):
-                row.setForeground(3, Qt.GlobalColor.red)
+                row.setForeground(3, ERROR_COLOR.qcolor())
             self.calls.addTopLevelItem(row)
         for column in range(len(CALL_COLUMNS) - 1):
             self.calls.resizeColumnToContents(column)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, register_page
 
 log = logging.getLogger(__name__)
@@ -332,7 +333,7 @@ class PluginsPage(PageExtra):
         self.busy = self.tasks.start(work, name="plugin-change")
 
     def _say(self, text: str, *, error: bool = False) -> None:
-        self.status.setStyleSheet("color: #d64541;" if error else "")
+        self.status.setStyleSheet(f"color: {ERROR_COLOR};" if error else "")
         self.status.setText(text)
 
     def _on_task_failed(self, exc: BaseException) -> None:

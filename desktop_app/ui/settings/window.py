@@ -32,6 +32,7 @@ from desktop_app.runtime.errors import ConfigError
 from desktop_app.runtime.settings import Settings, load_settings
 from desktop_app.ui.settings.form import ERROR_STYLE, MUTED_STYLE, ModelForm, align_labels, camel
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, registered_pages
+from desktop_app.ui.theme.tokens import scaled_font
 
 log = logging.getLogger(__name__)
 SIDEBAR_STYLE = (
@@ -82,8 +83,7 @@ class PageView(QScrollArea):
         layout.setSpacing(12)
         heading = QLabel(page.title)
         heading.setObjectName(camel("settings", page.key, "heading"))
-        font = heading.font()
-        font.setPointSizeF(font.pointSizeF() * 1.35)
+        font = scaled_font(heading.font(), "title")
         font.setBold(True)
         heading.setFont(font)
         layout.addWidget(heading)

@@ -98,6 +98,7 @@ QListView::item, QListWidget::item { padding: 6px ${sp_sm}px; border-radius: ${r
 QListView::item:selected, QListWidget::item:selected, QTreeView::item:selected, QTableView::item:selected {
     background: $selection; color: $text; }
 QListView::item:hover, QListWidget::item:hover, QTreeView::item:hover { background: $hover; }
+QListWidget#serverList::item:selected { background: $selection; }
 QPushButton { background: $control; border: 1px solid $border; border-radius: ${r_md}px;
     padding: 5px ${sp_md}px; color: $text; }
 QPushButton:hover { background: $hover; }

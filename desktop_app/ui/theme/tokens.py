@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Literal
 
-from PySide6.QtGui import QColor, QFont, QGuiApplication
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QGuiApplication
 
 ThemeName = Literal["light", "dark"]
 
@@ -246,6 +246,7 @@ TYPE_SCALE = MappingProxyType(
         "h4": 1.05,
         "h5": 1.0,
         "h6": 0.95,
+        "code": 0.95,
     }
 )
 MIN_POINT_SIZE = 7.0
@@ -302,6 +303,58 @@ def tokens(theme: str | None = None) -> Tokens:
     return THEMES["dark" if (theme or current_theme()) == "dark" else "light"]
 
 
+class Role(str):
+    """A colour role as a string that formats as the theme in force: ``f"color: {ERROR_COLOR}"`` gives the
+    danger colour of the current theme whenever the text is built (``str()``/``format()``); as a plain
+    string (``QColor(role)``, concatenation) it is the light theme's value. For module constants that
+    existing f-strings use (``chat.common.ERROR_COLOR``); new code calls ``tokens().<role>`` instead."""
+
+    role: str
+
+    def __new__(cls, role: str) -> Role:
+        made = super().__new__(cls, getattr(LIGHT, role))
+        made.role = role
+        return made
+
+    def __str__(self) -> str:
+        return str(getattr(tokens().colours, self.role))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def qcolor(self) -> QColor:
+        return tokens().qcolor(self.role)
+
+
+_FAMILY_CACHE: dict[str, str] = {}
+
+
+def first_installed(chain: tuple[str, ...], fallback: QFontDatabase.SystemFont) -> str:
+    """The first family of ``chain`` this system has, else the system's ``fallback`` font's family (asked once
+    per chain per process: the font database costs about a millisecond)."""
+    key = "|".join(chain)
+    if key not in _FAMILY_CACHE:
+        installed = set(QFontDatabase.families())
+        found = next((family for family in chain if family in installed), None)
+        _FAMILY_CACHE[key] = found or QFontDatabase.systemFont(fallback).family()
+    return _FAMILY_CACHE[key]
+
+
+def mono_family() -> str:
+    """The monospace family for code: the first of ``MONO_FONTS`` installed, else the system's fixed font."""
+    return first_installed(MONO_FONTS[:-1], QFontDatabase.SystemFont.FixedFont)
+
+
+def reading_family() -> str:
+    """The family for answers: the first of ``READING_FONTS`` installed, else the system's UI font."""
+    return first_installed(READING_FONTS[:-1], QFontDatabase.SystemFont.GeneralFont)
+
+
+def css_font_size(step: str) -> str:
+    """``font-size:<n>pt`` for a type-scale ``step``, for rich text (``<b style='…'>``) and stylesheets."""
+    return f"font-size:{font_pt(step)}pt"
+
+
 def base_point_size() -> float:
     """The application font's size in points (the base of the type scale)."""
     size = QGuiApplication.font().pointSizeF() if QGuiApplication.instance() is not None else -1.0
@@ -343,10 +396,15 @@ __all__ = [
     "TYPE_SCALE",
     "UI_FONTS",
     "Colours",
+    "Role",
     "Tokens",
     "base_point_size",
+    "css_font_size",
     "current_theme",
+    "first_installed",
     "font_pt",
+    "mono_family",
+    "reading_family",
     "scaled_font",
     "tabular",
     "tokens",

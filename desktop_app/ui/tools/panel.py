@@ -99,7 +99,7 @@ class ToolPanel(QWidget):
         self.notice = QLabel("")
         self.notice.setObjectName("toolNotice")
         self.notice.setWordWrap(True)
-        self.notice.setStyleSheet("QLabel { color: #c0392b; }")
+        self.notice.setProperty("tone", "danger")  # the application stylesheet's error text (theme tokens)
         self.notice.hide()
         layout.addWidget(self.notice)
 

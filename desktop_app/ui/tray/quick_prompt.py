@@ -28,6 +28,7 @@ from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.view import ChatView
+from desktop_app.ui.theme.tokens import tokens
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -43,7 +44,8 @@ TOP_FRACTION = 0.16
 
 
 QUICK_ICON_SVG = b"""<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">
-<path d="M9.5 1 3 9h4.2L6.2 15 13 6.6H8.7z" fill="#e8930c"/></svg>"""
+<path d="M9.5 1 3 9h4.2L6.2 15 13 6.6H8.7z" fill="BRAND"/></svg>"""
+"""The bolt; ``BRAND`` is replaced by the tokens' brand colour."""
 
 
 def quick_icon() -> QIcon:
@@ -52,7 +54,8 @@ def quick_icon() -> QIcon:
     pixmap.fill(Qt.GlobalColor.transparent)
     painter = QPainter(pixmap)
     try:
-        QSvgRenderer(QByteArray(QUICK_ICON_SVG)).render(painter, QRectF(0, 0, 32, 32))
+        svg = QUICK_ICON_SVG.replace(b"BRAND", tokens().brand.encode())
+        QSvgRenderer(QByteArray(svg)).render(painter, QRectF(0, 0, 32, 32))
     finally:
         painter.end()
     return QIcon(pixmap)

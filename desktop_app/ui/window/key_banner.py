@@ -14,9 +14,6 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushBut
 
 from desktop_app.runtime.errors import MissingKeyError
 
-BANNER_STYLE = (
-    "QFrame#keyBanner { background: rgba(214, 69, 65, 0.12); border-bottom: 1px solid rgba(214, 69, 65, 0.45); }"
-)
 REFUSED = "The provider refused the API key (HTTP 401). Enter the key again to go on."
 SESSION_ONLY_KEY = (
     "No system keyring works on this computer: the key is kept for this session only, and Switchboard "
@@ -65,7 +62,7 @@ class KeyBanner(QFrame):
         super().__init__(parent)
         self.setObjectName("keyBanner")
         self.setAccessibleName("API key needed")
-        self.setStyleSheet(BANNER_STYLE)
+        self.setProperty("frame", "banner-danger")  # the application stylesheet's error banner (theme tokens)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(16, 8, 8, 8)
         layout.setSpacing(8)

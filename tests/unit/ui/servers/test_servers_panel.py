@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.events import HostEvent, ServerLog, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host import Host, ServerConfig, ServerStatus
+from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.servers.log_view import LogLine, ServerLogView
 from desktop_app.ui.servers.panel import ServersPanel, summary_text
 from desktop_app.ui.window.main_window import MainWindow
@@ -184,7 +185,7 @@ def test_stderr_and_level_coloured_log_per_server(panel: ServersPanel) -> None:
     assert "ERROR db: disk full" in text
     assert 'INFO: {"rows": 3}' in text
     assert "slow" not in text  # beta's line waits until beta is selected
-    assert "#d64541" in panel.details.log_lines("alpha")[0].html()
+    assert str(ERROR_COLOR) in panel.details.log_lines("alpha")[0].html()  # the theme's danger colour
 
     panel.select("beta")
     assert panel.details.stderr_view.toPlainText() == "beta: crashed"
