@@ -16,7 +16,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.compaction.plan import Compaction
@@ -102,6 +102,7 @@ def load(store: Store, conversation_id: str) -> list[StoredCompaction]:
     return out
 
 
+@runtime_checkable
 class CompactionHolder(Protocol):
     """What :func:`restore` needs of the runtime (the ``Runtime`` facade; the store never imports it)."""
 

@@ -38,7 +38,12 @@ async def run_context_commands(owner: Any, command: str, name: str, text: str) -
     run.setObjectName("runContextCommands")
     box.addButton("Don't run", QMessageBox.ButtonRole.RejectRole).setObjectName("skipContextCommands")
     answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-    box.finished.connect(lambda _r: answer.done() or answer.set_result(box.clickedButton() is run))
+
+    def settle(_result: int) -> None:
+        if not answer.done():
+            answer.set_result(box.clickedButton() is run)
+
+    box.finished.connect(settle)
     owner.approval = box
     box.open()
     approved = await answer

@@ -16,6 +16,7 @@ store or pydantic at module level (the window imports this before the first pain
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from desktop_app.runtime.store import ConversationInfo, Store, StoredMessage, StoredPart, StoredRun
     from desktop_app.ui.chat.blocks import AnswerBlock
+    from desktop_app.ui.chat.subagents import SubTranscript
     from desktop_app.ui.chat.tool_card import ToolCard
     from desktop_app.ui.chat.view import ChatView
 
@@ -68,8 +70,8 @@ def read_transcript(store: Store, conversation_id: str, limit: int | None = REPL
     from desktop_app.runtime.store.agents import subagent_runs
 
     start, earlier = (0, 0) if limit is None else store.tail_position(conversation_id, limit)
-    children = {
-        call_id: (link.agent, lambda cid=link.conversation_id: read_transcript(store, cid, None))
+    children: dict[str, tuple[str, Callable[[], Transcript]]] = {
+        call_id: (link.agent, functools.partial(read_transcript, store, link.conversation_id, None))
         for call_id, link in subagent_runs(store, conversation_id).items()
     }
     return Transcript(
@@ -174,7 +176,12 @@ class _Replayer:
             from desktop_app.ui.chat.subagents import attach_stored
 
             agent, read = child
-            sub = attach_stored(card, agent, lambda body, read=read: _Replayer(body, read()).run())  # type: ignore[arg-type]
+
+            def load(body: SubTranscript) -> None:
+                # SubTranscript has the part of ChatView's interface that replaying uses (not a ChatView)
+                _Replayer(body, read()).run()  # type: ignore[arg-type]
+
+            sub = attach_stored(card, agent, load)
             sub.body.decided.connect(self.view.decided)
         if approval is None:
             return
@@ -313,10 +320,11 @@ def reopen(store: Store, runtime: ReopenRuntime, view: ChatView, conversation_id
         return messages
 
     runtime.load_conversation(conversation_id, history)
-    if hasattr(runtime, "load_compactions"):  # its compactions: requests and the divider go on from them (#16)
-        from desktop_app.runtime.store.compactions import restore
+    from desktop_app.runtime.store.compactions import CompactionHolder, restore
 
-        restore(runtime, store, conversation_id)
+    holder: object = runtime  # (mypy does not intersect two protocols: narrow from object)
+    if isinstance(holder, CompactionHolder):  # its compactions: requests and the divider go on from them (#16)
+        restore(holder, store, conversation_id)
     agent_notice = None
     if info is not None and info.agent:  # it goes on with its agent (its instructions replace the prompt)
         from desktop_app.ui.chat.agent_picker import restore_agent

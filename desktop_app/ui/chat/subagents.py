@@ -383,9 +383,9 @@ class SubagentNesting:
             if event.hooks:
                 card.show_hook_notices(list(event.hooks))
         elif kind == "tool_progress":
-            card = body.cards.get(event.tool_call_id)
-            if card is not None and card.state in ("running", "approved"):
-                card.show_progress(event.progress, event.total, event.message)
+            running = body.cards.get(event.tool_call_id)
+            if running is not None and running.state in ("running", "approved"):
+                running.show_progress(event.progress, event.total, event.message)
         elif kind == "hook_notice" and not event.tool_call_id:
             body.add_hook_notice(event.notice)
         elif kind == "error":

@@ -62,12 +62,13 @@ def _size(data: str) -> int:
 
 def _embedded(media: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The embedded resources of ``media`` that are not images."""
-    out = []
+    out: list[dict[str, Any]] = []
     for block in media:
         resource = block.get("resource")
-        is_resource = block.get("type") == "resource" and isinstance(resource, dict)
-        if is_resource and not str(resource.get("mimeType") or "").startswith("image/"):  # type: ignore[union-attr]
-            out.append(resource)  # type: ignore[arg-type]
+        if block.get("type") != "resource" or not isinstance(resource, dict):
+            continue
+        if not str(resource.get("mimeType") or "").startswith("image/"):
+            out.append(resource)
     return out
 
 

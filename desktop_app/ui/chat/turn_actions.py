@@ -32,7 +32,8 @@ class MainWindow(Protocol):
 
 def _user_positions(window: MainWindow, conversation_id: str) -> list[int]:
     assert window.store is not None
-    return window.store.user_positions(conversation_id)
+    positions: list[int] = window.store.user_positions(conversation_id)
+    return positions
 
 
 def _usable(window: MainWindow) -> str | None:
@@ -43,7 +44,7 @@ def _usable(window: MainWindow) -> str | None:
     if controller.busy:
         window.set_status("Stop the run first")
         return None
-    cid = controller.conversation_id
+    cid: str | None = controller.conversation_id
     if cid is None or window.store.get_conversation(cid) is None:
         window.set_status("This conversation is not stored yet")
         return None

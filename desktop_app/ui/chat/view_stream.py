@@ -247,7 +247,7 @@ class StreamRenderer:
         if event.retryable:
             text += " Retry sends the message again."
         self.view.show_error(text)
-        if getattr(event, "details", None):  # the raw answer, one click away
+        if event.details:  # the raw answer, one click away
             from desktop_app.ui.chat.error_details import ErrorDetails
 
             self.view._add(ErrorDetails(event.details))
