@@ -120,6 +120,19 @@ class ContentDelta(_Event):
     text: str
 
 
+class ToolInputDelta(_Event):
+    """A fragment of a tool call's arguments while the model writes them (an MCP App view fills from these).
+
+    ``index`` counts the calls of one response (0, 1, …); ``name`` and ``model_call_id`` are the ones known so
+    far (providers send them with the first fragment). The whole call follows as a :class:`ToolCall`."""
+
+    kind: Literal["tool_input_delta"] = "tool_input_delta"
+    index: int
+    name: str = ""
+    model_call_id: str = ""
+    arguments_delta: str = ""
+
+
 class ToolCall(_ToolEvent):
     """The model asked for a tool. ``name`` is the model-facing name; ``server``/``tool`` the target."""
 
@@ -339,6 +352,7 @@ Event = Annotated[
     | ImagesDescribed
     | ReasoningDelta
     | ContentDelta
+    | ToolInputDelta
     | ToolCall
     | ApprovalRequired
     | ApprovalDecided
@@ -458,6 +472,12 @@ class ServerRequestClosed(_HostEvent):
     outcome: Literal["answered", "cancelled"]
 
 
+class ResourcesChanged(_HostEvent):
+    """A server said its resource list changed (``notifications/resources/list_changed``)."""
+
+    kind: Literal["resources_changed"] = "resources_changed"
+
+
 class ResourceUpdated(_HostEvent):
     """A subscribed resource changed on the server (``Host.subscribe_resource``); read it again to see how."""
 
@@ -472,6 +492,7 @@ HostEvent = Annotated[
     | SamplingRequested
     | ElicitationRequested
     | ServerRequestClosed
+    | ResourcesChanged
     | ResourceUpdated,
     Field(discriminator="kind"),
 ]

@@ -31,6 +31,7 @@ from desktop_app.runtime.errors import InvalidElicitationResponseError
 from desktop_app.runtime.events import (
     ElicitationRequested,
     HostEvent,
+    ResourcesChanged,
     ResourceUpdated,
     SamplingRequested,
     ServerLog,
@@ -78,6 +79,8 @@ class ClientCallbacks:
     elicitation: ElicitationFnT | None = None
     list_roots: ListRootsFnT | None = None
     logging: LoggingFnT | None = None
+    apps: bool = False
+    """Advertise MCP Apps (``io.modelcontextprotocol/ui``): views of this server's tools are rendered."""
 
     @property
     def log_level(self) -> mtypes.LoggingLevel | None:
@@ -139,6 +142,9 @@ class ClientFeatures:
         """Set by the runtime; without it, sampling is not offered to servers that connect."""
         self.elicitation_enabled = False
         """Set by the runtime (it answers elicitations); without it, elicitation is not offered."""
+        self.apps_enabled: Callable[[str], bool] = lambda server: False
+        """Whether views of ``server``'s tools are rendered (the runtime points it at the Apps setting);
+        only then is MCP Apps advertised to that server."""
         self.mode: Callable[[], HeadlessMode] = lambda: "ask"
         """The approval mode to apply to server requests (the runtime points it at its ``ApprovalPolicy``)."""
 
@@ -166,6 +172,7 @@ class ClientFeatures:
             elicitation=elicitation if self.elicitation_enabled else None,
             list_roots=list_roots,
             logging=log,
+            apps=self.apps_enabled(server),
         )
 
     # -- roots ----------------------------------------------------------------------------------
@@ -210,6 +217,10 @@ class ClientFeatures:
 
     def resource_updated(self, server: str, uri: str) -> None:
         self._publish(ResourceUpdated(server=server, uri=uri))
+
+    def resources_changed(self, server: str) -> None:
+        """``server`` said its resource list changed (MCP App views are fetched again)."""
+        self._publish(ResourcesChanged(server=server))
 
     # -- server requests ------------------------------------------------------------------------
 

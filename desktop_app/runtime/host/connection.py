@@ -28,11 +28,13 @@ import anyio
 import mcp_types as mtypes
 from mcp import Client, MCPError, StdioServerParameters
 from mcp.client._transport import TransportStreams
+from mcp.client.extension import advertise
 from mcp.client.session import IncomingMessage
 from mcp.client.subscriptions import Subscription
 from mcp.server.mcpserver import MCPServer
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from desktop_app.runtime.apps.meta import CLIENT_SETTINGS, EXTENSION_ID
 from desktop_app.runtime.events import HostEvent
 from desktop_app.runtime.host.client_features import ClientCallbacks, ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.config import DEFAULT_TIMEOUT
@@ -193,12 +195,15 @@ class ServerConnection:
             list_roots_callback=callbacks.list_roots,
             logging_callback=callbacks.logging,
             log_level=callbacks.log_level,
+            extensions=[advertise(EXTENSION_ID, CLIENT_SETTINGS)] if callbacks.apps else None,
         )
 
     async def _on_message(self, message: IncomingMessage) -> None:
         # Runs on the session's read loop: never await session I/O here, only flag the work.
         if isinstance(message, mtypes.ToolListChangedNotification):
             self._tools_dirty.set()
+        elif isinstance(message, mtypes.ResourceListChangedNotification) and self._features is not None:
+            self._features.resources_changed(self.name)
         elif isinstance(message, mtypes.ResourceUpdatedNotification) and self._features is not None:
             client = self._client  # 2026-07-28 updates also tee here; their listen stream reports them
             if client is not None and client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
@@ -299,18 +304,26 @@ class ServerConnection:
     async def _listen_for_tool_changes(self, stack: AsyncExitStack, client: Client) -> Subscription | None:
         """On 2026-07-28 connections, an acknowledged ``subscriptions/listen`` stream for tool changes."""
         capability = client.server_capabilities.tools
-        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (capability and capability.list_changed):
-            return None  # legacy servers push notifications/tools/list_changed to the message handler
-        try:
-            return await stack.enter_async_context(client.listen(tools_list_changed=True))
+        tools = bool(capability and capability.list_changed)
+        resources = bool(client.server_capabilities.resources and client.server_capabilities.resources.list_changed)
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (tools or resources):
+            return None  # legacy servers push notifications/…/list_changed to the message handler
+        try:  # resource-list changes too: MCP App views are read again after one
+            return await stack.enter_async_context(
+                client.listen(tools_list_changed=tools, resources_list_changed=resources)
+            )
         except Exception as exc:  # listening is a convenience: the connection stays usable without it
             logger.info("MCP server '%s': not following tool-list changes: %s", self.name, exc)
             return None
 
     async def _mark_dirty_on_events(self, subscription: Subscription) -> None:
         try:
-            async for _event in subscription:
-                self._tools_dirty.set()
+            async for event in subscription:
+                if type(event).__name__ == "ResourcesListChanged":
+                    if self._features is not None:
+                        self._features.resources_changed(self.name)
+                else:
+                    self._tools_dirty.set()
         except Exception as exc:  # e.g. SubscriptionLost: the connection itself may still be fine
             logger.info("MCP server '%s': stopped following tool-list changes: %s", self.name, exc)
 

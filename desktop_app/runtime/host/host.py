@@ -272,8 +272,8 @@ class Host:
     def server_identity(self, server: str) -> str | None:
         return self.tool_table.server_identity(server)
 
-    def tools(self, *, include_excluded: bool = False) -> list[HostTool]:
-        return self.tool_table.tools(include_excluded=include_excluded)
+    def tools(self, *, include_excluded: bool = False, include_app_only: bool = False) -> list[HostTool]:
+        return self.tool_table.tools(include_excluded=include_excluded, include_app_only=include_app_only)
 
     def tool_specs(self) -> list[ToolSpec]:
         return self.tool_table.tool_specs()
@@ -311,6 +311,9 @@ class Host:
 
     async def read_resource(self, server: str, uri: str) -> ResourceRead:
         return await self.features.read_resource(server, uri)
+
+    async def read_resource_json(self, server: str, uri: str) -> dict[str, Any]:
+        return await self.features.read_resource_json(server, uri)
 
     async def subscribe_resource(self, server: str, uri: str) -> None:
         await self.features.subscribe_resource(server, uri)

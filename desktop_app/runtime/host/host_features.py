@@ -101,6 +101,19 @@ class HostFeatures:
             connection, f"read {uri}", lambda client: resources.read_resource(client, server, uri)
         )
 
+    async def read_resource_json(self, server: str, uri: str) -> dict[str, Any]:
+        """``resources/read`` as the server answered it (MCP JSON: ``contents`` with ``_meta``, blobs kept),
+        for MCP App views."""
+        connection = await self._connection_for(server)
+        from desktop_app.runtime.host.connection_requests import server_request
+
+        async def read(client: Any) -> dict[str, Any]:
+            result = await client.read_resource(uri)
+            dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+            return dumped
+
+        return await server_request(connection, f"read {uri}", read)
+
     async def subscribe_resource(self, server: str, uri: str) -> None:
         """Follow ``uri``: each change is published as a ``ResourceUpdated`` host event. The subscription is
         remembered and renewed when the server restarts. Raises ``ServerRequestError`` if unsupported."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from desktop_app.runtime.apps.meta import tool_ui
 from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.registry import ServerRegistry
@@ -39,6 +40,13 @@ class HostTool(BaseModel):
     """``pinned`` in mcp.json (the whole server, or this tool): always loaded, never deferred."""
     excluded: bool = False
     """In the server's ``excludedTools``: never offered (listed only by ``tools(include_excluded=True)``)."""
+    ui_resource_uri: str | None = None
+    """MCP Apps: the ``ui://`` view this tool's results render in (``_meta.ui.resourceUri``)."""
+    app_only: bool = False
+    """MCP Apps ``visibility: ["app"]``: callable by its server's views only, never offered to the model
+    (listed only by ``tools(include_app_only=True)``)."""
+    app_visible: bool = True
+    """MCP Apps ``visibility`` includes ``app``: its server's views may call it."""
 
 
 def normalize_schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -77,7 +85,7 @@ class ToolTable:
         """``restarting(server)``: a crashed server is being restarted (its last tools stay on offer)."""
         self._registry = registry
         self._restarting = restarting
-        self._tools_cache: tuple[list[object], bool, list[HostTool]] | None = None
+        self._tools_cache: tuple[list[object], tuple[bool, bool], list[HostTool]] | None = None
 
     def set_tool_preferences(self, server: str, *, pinned: bool | list[str], excluded_tools: list[str]) -> None:
         """Change a server's ``pinned`` and ``excludedTools`` while running (no restart); the next tool list
@@ -108,7 +116,7 @@ class ToolTable:
             return json.dumps({"command": config.command, "args": list(config.args)}, ensure_ascii=False)
         return json.dumps({"url": config.url}, ensure_ascii=False)
 
-    def tools(self, *, include_excluded: bool = False) -> list[HostTool]:
+    def tools(self, *, include_excluded: bool = False, include_app_only: bool = False) -> list[HostTool]:
         """Every tool of every ready server, sorted by model-facing name.
 
         Names are assigned in a fixed order (built-ins first, then external servers sorted by name,
@@ -124,13 +132,14 @@ class ToolTable:
             for name, c in sorted(self._registry.connections.items())
         ]
         cached = self._tools_cache
-        if cached is not None and cached[1] == include_excluded and _same_key(cached[0], key):
+        wanted = (include_excluded, include_app_only)
+        if cached is not None and cached[1] == wanted and _same_key(cached[0], key):
             return list(cached[2])
-        result = self._build_tools(include_excluded)
-        self._tools_cache = (key, include_excluded, result)
+        result = self._build_tools(include_excluded, include_app_only)
+        self._tools_cache = (key, wanted, result)
         return list(result)
 
-    def _build_tools(self, include_excluded: bool) -> list[HostTool]:
+    def _build_tools(self, include_excluded: bool, include_app_only: bool = False) -> list[HostTool]:
         seen: set[str] = set()
         result: list[HostTool] = []
         ready = {name: c.tools for name, c in self._registry.connections.items() if c.state == "ready"}
@@ -148,6 +157,7 @@ class ToolTable:
                 is_excluded = tool.name in excluded
                 base = model_safe_name(tool.name) if builtin else qualify_tool_name(server, tool.name)
                 annotations = tool.annotations
+                ui = tool_ui(tool.meta)
                 result.append(
                     HostTool(
                         name=unique_tool_name(base, seen),
@@ -159,9 +169,13 @@ class ToolTable:
                         builtin=builtin,
                         pinned=builtin or pinned is True or (isinstance(pinned, list) and tool.name in pinned),
                         excluded=is_excluded,
+                        ui_resource_uri=ui.resource_uri,
+                        app_only=not ui.model_visible,
+                        app_visible=ui.app_visible,
                     )
                 )
         kept = result if include_excluded else [t for t in result if not t.excluded]  # never offered
+        kept = kept if include_app_only else [t for t in kept if not t.app_only]  # views' tools only
         return sorted(kept, key=lambda t: t.name)
 
     def tool_specs(self) -> list[ToolSpec]:

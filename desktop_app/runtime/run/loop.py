@@ -54,6 +54,7 @@ from desktop_app.runtime.providers.base import (
     Provider,
     ReasoningChunk,
     RetryChunk,
+    ToolCallChunk,
     UsageChunk,
 )
 from desktop_app.runtime.providers.error_text import raw_details
@@ -279,6 +280,7 @@ class RunLoop(RunTools):
         self._partial_content.clear()
         self._partial_reasoning.clear()
         completion: Completion | None = None
+        calls: dict[int, tuple[str, str]] = {}  # index -> (name, model id) as far as known
         async for item in self._provider.stream(request):
             if isinstance(item, ContentChunk):
                 if item.text:
@@ -288,6 +290,8 @@ class RunLoop(RunTools):
                 if item.text:
                     self._partial_reasoning.append(item.text)
                     self._emit(ev.ReasoningDelta(**self._ids, text=item.text))
+            elif isinstance(item, ToolCallChunk):
+                self._tool_input_delta(item, calls)
             elif isinstance(item, UsageChunk):
                 self._emit(ev.Usage(**self._ids, usage=item.usage))
             elif isinstance(item, RetryChunk):
@@ -302,6 +306,17 @@ class RunLoop(RunTools):
         self._partial_content.clear()
         self._partial_reasoning.clear()
         return completion
+
+    def _tool_input_delta(self, item: ToolCallChunk, calls: dict[int, tuple[str, str]]) -> None:
+        """Re-emit a fragment of a tool call's arguments (MCP App views fill while the model writes)."""
+        name, model_id = calls.get(item.index, ("", ""))
+        calls[item.index] = (name or item.name, model_id or item.id)
+        name, model_id = calls[item.index]
+        self._emit(
+            ev.ToolInputDelta(
+                **self._ids, index=item.index, name=name, model_call_id=model_id, arguments_delta=item.arguments_delta
+            )
+        )
 
     def _request_messages(self) -> tuple[Message, ...]:
         """The conversation, plus the host's system note (the deferred tools block) after the system prompt."""

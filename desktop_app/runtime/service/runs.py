@@ -56,6 +56,9 @@ class Runs:
         self._tasks = tasks
         self._publish = publish
         self._broker = ApprovalBroker()
+        self.extra_context: Callable[[str], list[ContextItem]] | None = None
+        """Context items a new prompt takes along besides its own (MCP App views' model context), by
+        conversation id; taken when the prompt is sent."""
 
     def answer(self, tool_call_id: str, decision: Decision) -> None:
         self._broker.answer(tool_call_id, decision)
@@ -104,6 +107,10 @@ class Runs:
                     ToolMessage(tool_call_id=call.id, content="Not run: the user moved on.", is_error=True)
                 )
             pending = []
+        if prompt is not None and self.extra_context is not None:
+            extra = self.extra_context(conversation_id)
+            if extra:
+                context = [*(context or []), *extra]
         run_id = uuid.uuid4().hex
         vision = self._settings.settings.vision_provider
         run_host = self._routing.run_host(conv.id, run_id)

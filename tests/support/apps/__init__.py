@@ -1,0 +1,1 @@
+"""MCP Apps test servers (issue 26)."""
