@@ -11,7 +11,7 @@ def name_buttons(box: QDialogButtonBox, prefix: str) -> QDialogButtonBox:
         if button.objectName():
             continue
         standard = box.standardButton(button)
-        word = standard.name if standard != QDialogButtonBox.StandardButton.NoButton else button.text()
+        word = (standard.name if standard != QDialogButtonBox.StandardButton.NoButton else None) or button.text()
         word = "".join(part[:1].upper() + part[1:] for part in word.replace("&", "").split())
         button.setObjectName(f"{prefix}{word}Button")
     return box

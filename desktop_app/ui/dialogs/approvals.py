@@ -118,7 +118,7 @@ class ApprovalsDialog(QDialog):
         self.table.setRowCount(len(self.grants))
         for row, grant in enumerate(self.grants):
             conversation = grant.conversation_id or "—"
-            cells = (
+            cells: tuple[str, ...] = (
                 SCOPE_LABELS.get(grant.scope, grant.scope),
                 grant.server,
                 grant.tool or "(all tools)",

@@ -10,6 +10,7 @@ model (messages under their fields); the page saves it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -167,7 +168,8 @@ class AgentEditor(QDialog):
         self.buttons.rejected.connect(self.reject)
         outer.addWidget(self.buttons)
         self.result_agent: AgentSettings | None = None
-        self.save = lambda agent: None  # set by the page: writes the definition, raises with a sentence
+        # set by the page: writes the definition, raises with a sentence
+        self.save: Callable[[AgentSettings], None] = lambda agent: None
 
     @staticmethod
     def _error(name: str, layout: QVBoxLayout) -> QLabel:

@@ -120,7 +120,7 @@ def default_text(info: FieldInfo) -> str:
         return human_bytes(value)
     if isinstance(value, str):
         labels = _extra(info).get("labels", {})
-        return labels.get(value, value)
+        return str(labels.get(value, value))
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -177,8 +177,8 @@ class FieldEditor:
         elif extra.get("widget") == "keysequence":
             self.kind = "keys"
             widget = QKeySequenceEdit()
-            widget.setClearButtonEnabled(True)  # type: ignore[attr-defined]
-            widget.setMaximumSequenceLength(1)  # type: ignore[attr-defined]
+            widget.setClearButtonEnabled(True)
+            widget.setMaximumSequenceLength(1)
         elif extra.get("multiline"):
             self.kind = "multiline"
             box = QPlainTextEdit()
@@ -351,8 +351,8 @@ def align_labels(forms: Sequence[QWidget]) -> int:
     for layout in rows:
         for row in range(layout.rowCount()):
             item = layout.itemAt(row, QFormLayout.ItemRole.LabelRole)
-            if item is not None and item.widget() is not None:
-                labels.append(item.widget())
+            if item is not None and (label := item.widget()) is not None:
+                labels.append(label)
     width = max((label.sizeHint().width() for label in labels), default=0)
     for label in labels:
         label.setMinimumWidth(width)

@@ -74,7 +74,7 @@ class InstanceServer(QObject):
 
     def _on_new_connection(self) -> None:
         while self.server.hasPendingConnections():
-            sock = self.server.nextPendingConnection()
+            sock: QLocalSocket | None = self.server.nextPendingConnection()  # Qt gives nullptr when none waits
             if sock is None:
                 break
             self._buffers[sock] = b""
