@@ -16,6 +16,7 @@ HEADLESS_COMMANDS = {
     "plugins",
     "conversations",
     "compact",
+    "workflows",
 }
 
 

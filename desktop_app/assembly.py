@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Recorder, Store
+    from desktop_app.runtime.workflows.wiring import Workflows
 
 GRANTS_FILENAME = "grants.json"
 PROMOTED_TOOLS_FOLDER = "promoted-tools"
@@ -37,6 +38,7 @@ class Assembly:
     recorder: Recorder | None
     problems: list[str] = field(default_factory=list)
     agent_runner: AgentRunner | None = None
+    workflows: Workflows | None = None
 
     async def aclose(self) -> None:
         try:
@@ -163,7 +165,19 @@ def assemble(
     runtime.attach_agents(catalog)
     agent_runner = AgentRunner(runtime, catalog)
     problems.extend(register_agents(host, agent_runner, include_implicit_default=serve_default_agent))
-    return Assembly(runtime, host, store, recorder, problems, agent_runner=agent_runner)
+    # Workflows: workflows/<name>/SKILL.md in the project, the config folder and plugins; switchboard.workflows.
+    from desktop_app.runtime.workflows.wiring import wire_workflows
+
+    workflows, workflow_problems = wire_workflows(
+        host,
+        runtime,
+        config_dir=paths.config_dir,
+        data_dir=paths.data_dir,
+        project_dir=project_dir or Path.cwd(),
+        store=store,
+    )
+    problems.extend(workflow_problems)
+    return Assembly(runtime, host, store, recorder, problems, agent_runner=agent_runner, workflows=workflows)
 
 
 def _mark_interrupted_runs(store: Any, problems: list[str]) -> None:

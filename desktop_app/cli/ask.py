@@ -24,24 +24,33 @@ from desktop_app.cli.terminal import JsonlPrinter, RunEnd, TerminalApprover, Tex
 from desktop_app.paths import HOME_ENV, app_paths
 from desktop_app.runtime.redaction import redact
 from desktop_app.runtime.run.approvals import ApprovalPolicy
-from desktop_app.runtime.settings import infer_dialect, load_settings
+from desktop_app.runtime.settings import ProviderSettings, Settings, infer_dialect, load_settings
 
 
-def add_ask_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    ask = sub.add_parser("ask", help="Run one prompt to its end and print the answer (or the events).")
-    ask.add_argument("prompt", metavar="PROMPT", help="the user prompt")
-    ask.add_argument("--base-url", help="OpenAI-compatible base URL (default: the configured provider)")
-    ask.add_argument("--model", help="model name (default: the configured model)")
-    ask.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    ask.add_argument("--dialect", choices=["openai", "deepseek", "anthropic"], help="wire dialect (default: inferred)")
-    ask.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
-    ask.add_argument(
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The provider, MCP config, approval, events and home options shared by ``ask`` and ``workflows run``."""
+    parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: the configured provider)")
+    parser.add_argument("--model", help="model name (default: the configured model)")
+    parser.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    parser.add_argument(
+        "--dialect", choices=["openai", "deepseek", "anthropic"], help="wire dialect (default: inferred)"
+    )
+    parser.add_argument("--mcp-config", type=Path, metavar="FILE", help="mcp.json to load (default: the app's)")
+    parser.add_argument(
         "--approve",
         choices=["ask", "always", "never"],
         default="ask",
         help="tool calls that need approval (and server requests): ask on the terminal, approve all, or deny "
         "all (default: ask; built-in read-only tools never ask)",
     )
+    parser.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
+    parser.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
+
+
+def add_ask_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ask = sub.add_parser("ask", help="Run one prompt to its end and print the answer (or the events).")
+    ask.add_argument("prompt", metavar="PROMPT", help="the user prompt")
+    add_run_options(ask)
     ask.add_argument(
         "--attach",
         action="append",
@@ -50,18 +59,14 @@ def add_ask_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         metavar="FILE",
         help="attach an image (PNG/JPEG/GIF/WebP) or a text file; repeatable",
     )
-    ask.add_argument("--events", choices=["jsonl"], help="print every event as one JSON object per line")
-    ask.add_argument("--home", type=Path, metavar="DIR", help=f"keep all files under DIR (like ${HOME_ENV})")
     ask.add_argument(
         "--conversation", metavar="ID|last", help="continue this stored conversation (last: the latest one)"
     )
 
 
-async def run_ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from desktop_app.assembly import assemble
-
-    paths = app_paths(ns.home).ensure()
-    settings = load_settings(paths.settings_file)
+def provider_from_options(ns: argparse.Namespace, settings: Settings, err: TextIO) -> ProviderSettings | None:
+    """The provider the run options (``add_run_options``) give over ``settings``; ``None`` after saying on ``err``
+    why there is none usable (exit with ``EXIT_USAGE``)."""
     provider = settings.provider
     updates: dict[str, object] = {}
     if ns.base_url:
@@ -77,14 +82,25 @@ async def run_ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     provider = provider.model_copy(update=updates)
     if not provider.base_url:
         err.write("switchboard: no provider configured; pass --base-url (and --model) or set one in the app\n")
-        return EXIT_USAGE
+        return None
     if not provider.model:
         provider = provider.model_copy(update={"model": "default"})
     if ns.api_key_env and not os.environ.get(ns.api_key_env):
         err.write(f"switchboard: environment variable {ns.api_key_env} is not set\n")
-        return EXIT_USAGE
+        return None
     if ns.mcp_config and not ns.mcp_config.exists():
         err.write(f"switchboard: {ns.mcp_config}: no such MCP config file\n")
+        return None
+    return provider
+
+
+async def run_ask(ns: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from desktop_app.assembly import assemble
+
+    paths = app_paths(ns.home).ensure()
+    settings = load_settings(paths.settings_file)
+    provider = provider_from_options(ns, settings, err)
+    if provider is None:
         return EXIT_USAGE
     built = assemble(
         paths,

@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli.plugins import add_plugins_parser
     from desktop_app.cli.serve import add_serve_parser
     from desktop_app.cli.tools import add_tools_parser
+    from desktop_app.cli.workflows import add_workflows_parser
 
     parser = argparse.ArgumentParser(prog="switchboard", description="Switchboard headless commands.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_extension_parsers,
         add_serve_parser,
         add_plugins_parser,
+        add_workflows_parser,
     ):
         add(sub)
     return parser
@@ -143,6 +145,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
 
         return hooks_command(ns, out, err)
     try:
+        if ns.command == "workflows":
+            from desktop_app.cli.workflows import workflows_command
+
+            return workflows_command(ns, out, err)
         if ns.command == "tools":
             from desktop_app.cli.tools import tools_command
 

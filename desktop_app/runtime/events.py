@@ -346,6 +346,44 @@ class CompactionUndone(_Event):
     compaction_id: str
 
 
+WorkflowStepStatus = Literal["pending", "running", "done", "skipped", "failed"]
+
+
+class WorkflowStarted(_Event):
+    """A workflow run began in this conversation (``run_id`` is the workflow run's own id); ``steps`` lists its
+    step names in order, all pending."""
+
+    kind: Literal["workflow_started"] = "workflow_started"
+    workflow: str
+    steps: list[str]
+    inputs: dict[str, str] = {}
+
+
+class WorkflowStep(_Event):
+    """Step ``index`` (0-based) of a workflow run changed state. ``child_conversation_id`` holds the step's
+    sub-run (running, done, failed); ``output`` is its answer; ``detail`` says why it was skipped or failed."""
+
+    kind: Literal["workflow_step"] = "workflow_step"
+    workflow: str
+    index: int
+    name: str
+    status: WorkflowStepStatus
+    child_conversation_id: str = ""
+    output: str = ""
+    detail: str = ""
+
+
+class WorkflowFinished(_Event):
+    """The workflow run ended: ``finished`` (``output`` is the filled Output template), ``failed`` (a step failed
+    under ``On error: stop``; ``error`` says which and why) or ``cancelled`` (stopped)."""
+
+    kind: Literal["workflow_finished"] = "workflow_finished"
+    workflow: str
+    status: Literal["finished", "failed", "cancelled"]
+    output: str = ""
+    error: str = ""
+
+
 Event = Annotated[
     RunStarted
     | PromptSent
@@ -370,7 +408,10 @@ Event = Annotated[
     | CompactionStarted
     | ConversationCompacted
     | CompactionFailed
-    | CompactionUndone,
+    | CompactionUndone
+    | WorkflowStarted
+    | WorkflowStep
+    | WorkflowFinished,
     Field(discriminator="kind"),
 ]
 

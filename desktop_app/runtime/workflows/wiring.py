@@ -1,0 +1,95 @@
+"""Connecting workflows to a host and a runtime: the one :class:`Workflows` object the app and the CLI hold.
+
+It knows where workflows are found (:func:`~.discovery.workflow_roots`: the project folder, the config folder,
+the enabled plugins read from the runtime's settings at each call), owns the :class:`~.runner.WorkflowRunner`
+and the :class:`~.records.WorkflowRecords` (subscribed to the runtime's events), and registers the lazy
+built-in ``switchboard.workflows`` server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop_app.runtime.workflows.discovery import WorkflowSet, discover, workflow_roots
+from desktop_app.runtime.workflows.records import FOLDER_NAME, WorkflowRecords
+from desktop_app.runtime.workflows.runner import WorkflowRunner, WorkflowRuntime
+from desktop_app.runtime.workflows.server import RUN_TIMEOUT, SERVER_NAME
+
+
+class Workflows:
+    """Discovery, the runner and the run records for one runtime."""
+
+    def __init__(
+        self,
+        runtime: WorkflowRuntime,
+        *,
+        config_dir: Path,
+        project_dir: Path | None,
+        data_dir: Path | None = None,
+        plugins: Callable[[], dict[str, Any]] | None = None,
+        records: WorkflowRecords | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.config_dir = config_dir
+        self.project_dir = project_dir
+        self.data_dir = data_dir
+        self.plugins = plugins or dict
+        self.runner = WorkflowRunner(runtime)
+        self.records = records
+        if records is not None:
+            runtime.subscribe(records)
+
+    def load(self) -> WorkflowSet:
+        """The workflows found now (read from disk on each call)."""
+        roots = workflow_roots(
+            config_dir=self.config_dir, project_dir=self.project_dir, data_dir=self.data_dir, plugins=self.plugins()
+        )
+        return discover(roots)
+
+    def register(self, host: Any) -> list[str]:
+        """Register the lazy ``switchboard.workflows`` server; problems for the user (its name is taken)."""
+
+        def factory() -> Any:
+            from desktop_app.runtime.workflows.server import make_workflows_server  # the SDK: on first use
+
+            return make_workflows_server(self.load, self.runner)
+
+        try:
+            host.register_builtin(SERVER_NAME, factory, call_timeout=RUN_TIMEOUT)
+        except ValueError:
+            return [
+                f"An MCP server in mcp.json is named '{SERVER_NAME}'; the workflows server is off until it is renamed."
+            ]
+        return []
+
+
+def wire_workflows(
+    host: Any, runtime: Any, *, config_dir: Path, data_dir: Path, project_dir: Path | None, store: Any | None
+) -> tuple[Workflows, list[str]]:
+    """The app's and the CLI's :class:`Workflows`: records under ``data_dir``, step runs linked in ``store``."""
+    link = None
+    if store is not None:
+        from desktop_app.runtime.store.agents import link_subagent
+
+        def link(child: str, parent: str, key: str, agent: str) -> None:
+            link_subagent(store, child, parent, key, agent)
+
+    records = WorkflowRecords(data_dir / FOLDER_NAME, link=link, agent_of=runtime.conversation_agent)
+    workflows = Workflows(
+        runtime,
+        config_dir=config_dir,
+        project_dir=project_dir,
+        data_dir=data_dir,
+        plugins=lambda: dict(runtime.settings.plugins),
+        records=records,
+    )
+    problems = workflows.register(host)
+    found = workflows.load()
+    problems += [f"A workflow cannot run: {p}" for b in found.broken for p in b.problems]
+    problems += found.shadowed
+    return workflows, problems
+
+
+__all__ = ["Workflows", "wire_workflows"]

@@ -1,0 +1,61 @@
+"""The built-in switchboard.workflows server through an MCP client: list_workflows (broken files with
+path:line and field), run_workflow walking the steps on the real Runtime, workflow:///name resources."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from desktop_app.runtime.workflows.server import make_workflows_server
+from desktop_app.runtime.workflows.wiring import Workflows
+from tests.support.fakes import answer
+from tests.unit.runtime.workflows.test_runner import build, prompts
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "workflows"
+
+
+def tool_text(result: object) -> str:
+    return "".join(getattr(c, "text", "") for c in getattr(result, "content", []))
+
+
+@pytest.mark.asyncio
+async def test_list_run_and_read(tmp_path: Path) -> None:
+    folder = tmp_path / "config" / "workflows"
+    for kind, name in (("good", "pr-review"), ("good", "safe-fix"), ("broken", "bad-condition")):
+        shutil.copytree(FIXTURES / kind / name, folder / name)
+    runtime, provider, _seen = build([answer("x.py"), answer("Clean.")])
+    workflows = Workflows(runtime, config_dir=tmp_path / "config", project_dir=None)
+    server = make_workflows_server(workflows.load, workflows.runner)
+    async with Client(server) as client:
+        listed = tool_text(await client.call_tool("list_workflows", {}))
+        assert "pr-review: Review the changed files" in listed
+        assert "  input target (optional): The folder or files to look at (default: src/)" in listed
+        assert "  steps: 1. List Changes, 2. Review Files" in listed
+        assert (
+            f"bad-condition (broken, cannot run):\n  {folder / 'bad-condition' / 'SKILL.md'}:14: "
+            "step 2 (Act): Condition:" in listed
+        )
+
+        result = await client.call_tool("run_workflow", {"name": "pr-review", "inputs": {"target": "app/"}})
+        assert not result.is_error
+        assert tool_text(result) == "Review of app/:\nClean."
+        assert prompts(provider)[0] == "List the files changed under app/, one per line."
+
+        broken = await client.call_tool("run_workflow", {"name": "bad-condition"})
+        assert (
+            broken.is_error
+            and "is broken and was not run" in tool_text(broken)
+            and ":14: step 2 (Act)" in tool_text(broken)
+        )
+        missing = await client.call_tool("run_workflow", {"name": "safe-fix", "inputs": {}})
+        assert missing.is_error and "needs the input 'issue'" in tool_text(missing)
+        unknown = await client.call_tool("run_workflow", {"name": "nope"})
+        assert unknown.is_error and "Workflows: pr-review, safe-fix." in tool_text(unknown)
+
+        resources = await client.list_resources()
+        assert {str(r.uri) for r in resources.resources} == {"workflow:///pr-review", "workflow:///safe-fix"}
+        read = await client.read_resource("workflow:///safe-fix")
+        assert read.contents[0].text.startswith("---\nname: safe-fix")  # type: ignore[union-attr]
