@@ -100,7 +100,7 @@ class RequestCard(QFrame):
         self.content = QVBoxLayout(self.content_box)
         self.content.setContentsMargins(0, 0, 0, 0)
         self.body.addWidget(self.content_box)
-        self.expanded = True
+        self.expanded: bool = True
         self.error = _label("", name="serverRequestError")
         self.error.setStyleSheet(f"QLabel {{ color: {ERROR_COLOR}; }}")
         self.error.hide()
@@ -164,7 +164,7 @@ class SamplingCard(RequestCard):
         self.full = _label("<br>".join(lines) or "(no messages)", rich=True, name="samplingMessages")
         self.content.addWidget(self.full)
         total = sum(len(m.text) for m in event.messages)
-        self.toggle: QToolButton | None = None
+        self.show_all: QToolButton | None = None  # its own: ``toggle`` is the fold arrow of every request card
         if total > PREVIEW_CHARS or len(event.messages) > 3:
             last = event.messages[-1]
             cut = last.text if len(last.text) <= PREVIEW_CHARS else last.text[:PREVIEW_CHARS] + "…"
@@ -173,14 +173,14 @@ class SamplingCard(RequestCard):
             )
             self.content.insertWidget(0, self.preview)
             self.full.hide()
-            self.toggle = QToolButton()
-            self.toggle.setObjectName("samplingShowAll")
-            self.toggle.setCheckable(True)
+            self.show_all = QToolButton()
+            self.show_all.setObjectName("samplingShowAll")
+            self.show_all.setCheckable(True)
             count = len(event.messages)
             what = "the full message" if count == 1 else f"all {count} messages"
-            self.toggle.setText(f"Show {what} ({total} characters)")
-            self.toggle.toggled.connect(self._on_toggled)
-            self.content.addWidget(self.toggle)
+            self.show_all.setText(f"Show {what} ({total} characters)")
+            self.show_all.toggled.connect(self._on_toggled)
+            self.content.addWidget(self.show_all)
         if event.system_prompt:
             self.content.addWidget(_label(f"System prompt: {event.system_prompt}", muted=True, name="samplingSystem"))
         facts = [f"Max tokens: {event.max_tokens}"]

@@ -71,7 +71,7 @@ def test_sampling_card_shows_the_request_and_allows(requests) -> None:
     card = handler.cards["s1"]
     assert isinstance(card, SamplingCard) and card in view.blocks()
     assert "MCP server 'x' wants to use your model" in card.title.text()
-    assert "ping? 0" in card.full.text() and card.toggle is None
+    assert "ping? 0" in card.full.text() and card.show_all is None
     assert "be brief" in card.findChild(QObject, "samplingSystem").text()
     assert "Max tokens: 50" in card.findChild(QObject, "samplingLimits").text()
     card.allow_button.click()
@@ -85,8 +85,8 @@ def test_sampling_deny_with_a_reason_and_long_messages_collapse(requests) -> Non
     handler, _view, answerer = requests
     handler.on_event(sampling_event(text="x" * 300, count=5))
     card = handler.cards["s1"]
-    assert card.toggle is not None and card.full.isHidden() and not card.preview.isHidden()
-    card.toggle.click()
+    assert card.show_all is not None and card.full.isHidden() and not card.preview.isHidden()
+    card.show_all.click()
     assert not card.full.isHidden() and card.preview.isHidden()
     card.deny_button.click()
     assert not card.reason.isHidden() and card.allow_button.isHidden()
@@ -94,6 +94,17 @@ def test_sampling_deny_with_a_reason_and_long_messages_collapse(requests) -> Non
     card.deny_button.click()
     assert answerer.sampling == [("s1", False, "not now")]
     assert card.status.text() == "Denied: not now"
+
+
+def test_a_sampling_card_keeps_the_request_cards_fold_arrow(requests) -> None:
+    """Its "Show all messages" button is its own (it replaced the header's fold arrow: folding raised)."""
+    handler, _view, _answerer = requests
+    handler.on_event(sampling_event())
+    card = handler.cards["s1"]
+    card.collapse()
+    assert not card.expanded and card.content_box.isHidden() and not card.toggle.isHidden()
+    card.toggle.click()
+    assert card.expanded and not card.content_box.isHidden()
 
 
 def test_a_request_the_server_stops_waiting_for_is_disarmed(requests) -> None:
