@@ -74,6 +74,7 @@ class PageView(QScrollArea):
         super().__init__()
         self.page = page
         self.setObjectName(camel("settings", page.key, "page"))
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a scroll area, not a stop: Tab goes to its fields
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         body = QWidget()

@@ -38,7 +38,12 @@ def palette_for(theme: str) -> QPalette:
     for role, colour in _roles(theme).items():
         palette.setColor(role, QColor(colour))
     disabled = tokens(theme).qcolor("text_disabled")
-    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.WindowText, QPalette.ColorRole.ButtonText):
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.PlaceholderText,  # an empty disabled field says so too
+    ):
         palette.setColor(QPalette.ColorGroup.Disabled, role, disabled)
     return palette
 

@@ -75,6 +75,7 @@ QFrame#composerField QToolButton { border: none; border-radius: ${r_sm}px; paddi
 QFrame#composerField QToolButton:hover { background: $hover; color: $text; }
 QFrame#composerField QToolButton:pressed { background: $pressed; color: $text; }
 QFrame#composerField QToolButton:disabled { color: $text_disabled; }
+QPlainTextEdit#composer:disabled { color: $text_disabled; placeholder-text-color: $text_disabled; }
 QPushButton#sendButton { background: $accent; color: $accent_text; border: none; border-radius: ${r_md}px;
     padding: 5px 14px; font-weight: 600; }
 QPushButton#sendButton:hover { background: $accent_hover; }
@@ -154,6 +155,8 @@ QLabel#quickHint, QLabel#quickStatus { color: $text_muted; }
    (nothing moves); disabled controls are flat and faint, so they never read as clickable -- */
 QListView:focus, QListWidget:focus, QTreeView:focus, QTreeWidget:focus, QTableView:focus { border-color: $focus_ring; }
 QScrollArea#chatView:focus { border-color: $focus_ring; }
+QScrollArea#pluginDetailsScroll { border: 2px solid transparent; border-radius: ${r_sm}px; }
+QScrollArea#pluginDetailsScroll:focus { border-color: $focus_ring; }
 QFrame#composerField[focusWithin="true"] { border: ${focus}px solid $focus_ring; padding: 0; }
 QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus { border: ${focus}px solid $focus_ring;
     padding: 3px 7px; }
