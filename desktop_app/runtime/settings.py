@@ -192,6 +192,28 @@ class HttpHostSettings(BaseModel):
     )
 
 
+class AppsSettings(BaseModel):
+    """MCP Apps (``desktop_app.runtime.apps``): interactive views MCP servers link to their tools."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(
+        True,
+        title="Show app views",
+        description="Tools of MCP servers that come with an interactive view (a chart, a form, a viewer) show it "
+        "in the conversation; off: their text results only, and no web engine is loaded",
+    )
+    blocked_servers: list[str] = Field(
+        default_factory=list,
+        title="Servers whose views are not shown",
+        description="These MCP servers' tools show their text results only",
+    )
+
+    def allows(self, server: str) -> bool:
+        """Whether ``server``'s views are shown (and MCP Apps is advertised to it)."""
+        return self.enabled and server not in self.blocked_servers
+
+
 AGENT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$"
 DEFAULT_AGENT = "assistant"
 
@@ -353,6 +375,7 @@ class Settings(BaseModel):
         description="Installed MCP Bundles ({name: {version, user_config}}); sensitive values are in the keyring",
     )
     http_host: HttpHostSettings = Field(default_factory=HttpHostSettings, title="MCP over HTTP")
+    apps: AppsSettings = Field(default_factory=AppsSettings, title="Apps")
     appearance: AppearanceSettings = Field(default_factory=AppearanceSettings, title="Appearance")
     shortcuts: ShortcutSettings = Field(default_factory=ShortcutSettings, title="Keyboard shortcuts")
 

@@ -36,6 +36,7 @@ PAGE_MODULES: list[str] = [
     "desktop_app.ui.settings.deferral_page",
     "desktop_app.ui.settings.skills_page",
     "desktop_app.ui.settings.http_host_page",
+    "desktop_app.ui.settings.apps_page",
     "desktop_app.ui.settings.agents_page",
     "desktop_app.ui.settings.plugins_page",
 ]
