@@ -99,8 +99,8 @@ class ExtensionInstaller(QObject):
         self.on_installed([name])
         panel = getattr(getattr(self.window, "servers_dock", None), "panel", None)
         info = panel.servers.get(name) if panel is not None else None
-        if updated and info is not None and info.state != "disabled":  # the new version's files: start them
-            panel.restart(name)
+        if updated and panel is not None and info is not None and info.state != "disabled":
+            panel.restart(name)  # the new version's files: start them
 
 
 def bundle_paths(urls: list[Any]) -> list[Path]:

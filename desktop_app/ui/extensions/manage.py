@@ -19,7 +19,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop_app.ui.servers.log_view import MUTED_COLOR
+from desktop_app.ui.chat.common import MUTED_COLOR
 
 
 class ExtensionBar(QWidget):
@@ -167,6 +167,7 @@ class ExtensionBar(QWidget):
     def _open_update(self, path: Path) -> None:
         from desktop_app.runtime.extensions.archive import BundleError, read_bundle
 
+        other: str | None
         try:
             other = read_bundle(path).manifest.name
         except BundleError:

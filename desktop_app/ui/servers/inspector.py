@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.common import ERROR_COLOR, escape
-from desktop_app.ui.servers.log_view import MUTED_COLOR, ServerInfo, ServerLogView, first_line, reason_text
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, escape
+from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView, first_line, reason_text
 
 log = logging.getLogger(__name__)
 
@@ -147,9 +147,9 @@ class ServerInspector(QWidget):
         for button in (self.edit_button, self.toggle_button, self.remove_button):
             button.setEnabled(False)
             header.addWidget(button)
-        self.edit_button.clicked.connect(lambda: self.server and self.edit_requested.emit(self.server))
+        self.edit_button.clicked.connect(self._on_edit)
         self.toggle_button.clicked.connect(self._on_toggle)
-        self.remove_button.clicked.connect(lambda: self.server and self.remove_requested.emit(self.server))
+        self.remove_button.clicked.connect(self._on_remove)
         layout.addLayout(header)
         self.note = QLabel("")
         self.note.setWordWrap(True)
@@ -187,6 +187,14 @@ class ServerInspector(QWidget):
         self.tabs.addTab(log_view, "Log")
         layout.addWidget(self.tabs, 1)
         self._loaded: tuple[str, str] | None = None
+
+    def _on_edit(self) -> None:
+        if self.server:
+            self.edit_requested.emit(self.server)
+
+    def _on_remove(self) -> None:
+        if self.server:
+            self.remove_requested.emit(self.server)
 
     def _on_toggle(self) -> None:
         if self.server is not None and self.info is not None:
@@ -261,7 +269,9 @@ class ServerInspector(QWidget):
             placeholder(self.tools, "This server offers no tools." if ready else unavailable_text(self.info))
         self.tabs.setTabText(0, f"Tools ({len(mine)})" if mine else "Tools")
         if mine:
-            self.tools.setCurrentItem(self.tools.topLevelItem(0))  # its whole description in the pane
+            first = self.tools.topLevelItem(0)
+            if first is not None:
+                self.tools.setCurrentItem(first)  # its whole description in the pane
 
     @async_slot
     async def load_contents(self, name: str, host: Any) -> None:
@@ -295,7 +305,8 @@ class ServerInspector(QWidget):
             self.tabs.setTabText(index, f"{label.capitalize()} ({len(items)})" if items else label.capitalize())
 
     def tree_texts(self, tree: QTreeWidget, column: int = 0) -> list[str]:
-        return [tree.topLevelItem(i).text(column) for i in range(tree.topLevelItemCount())]
+        items = (tree.topLevelItem(i) for i in range(tree.topLevelItemCount()))
+        return [item.text(column) for item in items if item is not None]
 
     def _on_task_failed(self, exc: BaseException) -> None:
         log.warning("server inspector task failed", exc_info=exc)

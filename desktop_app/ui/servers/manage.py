@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
@@ -23,9 +24,20 @@ from desktop_app.ui.asyncqt import TaskRunner
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.manage import ServerDraft, ServerManager
+    from desktop_app.runtime.host.servers import ServerStatus
     from desktop_app.ui.servers.server_dialog import ServerDialog
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@runtime_checkable
+class StatusSource(Protocol):
+    """The host's server states, where the manager's host has them (the real ``Host`` does)."""
+
+    def states(self) -> Mapping[str, ServerStatus]: ...
+
+
 QUIET_MS = 250
 """How long the file must stay unchanged before it is read (editors write in several steps)."""
 
@@ -174,9 +186,12 @@ class ServerActions(QObject):
         """Why ``name`` failed to start (its first line), or ``None`` when it did not fail."""
         from desktop_app.ui.servers.log_view import first_line
 
+        host: object = self.manager.host
+        if not isinstance(host, StatusSource):  # a manager without a real host (tests): nothing to tell
+            return None
         try:
-            status = self.manager.host.states().get(name)
-        except Exception:  # a manager without a host (tests) or one shutting down: nothing to tell
+            status = host.states().get(name)
+        except Exception:  # a host shutting down: nothing to tell
             return None
         if status is None or status.state != "failed":
             return None
@@ -254,7 +269,7 @@ class ServerActions(QObject):
             self.notice.emit(f"mcp.json changed on disk: {'; '.join(parts)}.")
         return started
 
-    async def _apply(self, work: Any) -> Any:
+    async def _apply(self, work: Awaitable[T]) -> T:
         try:
             return await work
         finally:
