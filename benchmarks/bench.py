@@ -58,6 +58,7 @@ BENCHES = (
     Bench("fts_search.py", (), ("--messages", "1000", "--repeat", "1")),
     Bench("forward_launch.py", (), ("--runs", "2")),
     Bench("ask_exit.py", (), ("--runs", "1")),
+    Bench("peer_ask.py", ("--runs", "5"), ("--tiny",)),
     Bench("prompt_prefix.py", ("--turns", "30"), ("--turns", "3")),
 )
 
