@@ -94,6 +94,7 @@ class ConversationList(QWidget):
     conversation_deleted = Signal(str)
     conversation_restored = Signal(str)
     store_attached = Signal()
+    filled = Signal()  # the list was filled again (``window.empty_states`` shows "No conversations yet")
     status_message = Signal(str)
     error_occurred = Signal(str)
 
@@ -273,6 +274,7 @@ class ConversationList(QWidget):
         self.empty_label.setText("No conversation matches." if searching else "No conversations yet.")
         self.empty_label.setVisible(not shown)
         self.set_current(self.current_id)
+        self.filled.emit()
 
     # -- user actions --------------------------------------------------------------------------------------
 

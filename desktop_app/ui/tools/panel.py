@@ -67,6 +67,7 @@ class ToolPanel(QWidget):
     """
 
     settings_requested = Signal()
+    refreshed = Signal()  # the list was rebuilt (``window.empty_states`` shows "No tools yet")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -220,6 +221,7 @@ class ToolPanel(QWidget):
         deferral = self._deferral()
         if deferral is None:
             self.summary.setText("Tools appear here once the runtime has started.")
+            self.refreshed.emit()
             return
         conversation = self._conversation()
         view = deferral.view(conversation) if conversation else None
@@ -231,6 +233,7 @@ class ToolPanel(QWidget):
             self.empty.setText(slow_pattern_text(query, SEARCH_TIME_LIMIT_S))
             self.empty.setVisible(True)
             self.tree.setVisible(False)
+            self.refreshed.emit()
             return
         self.overview = result
         self._rows = {row.name: row for row in result.rows}
@@ -244,6 +247,7 @@ class ToolPanel(QWidget):
         self.empty.setVisible(no_match)
         self.tree.setVisible(not no_match)
         self._fill(result, bool(query.strip()))
+        self.refreshed.emit()
 
     def _fill(self, result: Overview, searching: bool) -> None:
         current = self.tree.currentItem()

@@ -120,6 +120,9 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.conversation_ctl.build()
+        from desktop_app.ui.window.empty_states import EmptyStates
+
+        self.empty_states = EmptyStates(self)  # no provider, no conversations… (``window.empty_states``)
 
         from desktop_app.ui.window.status_text import install_status_text
 
@@ -158,6 +161,7 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.window.docks import DockRoom
 
         self.dock_room = DockRoom(self, self.conversations_dock, [self.servers_dock, self.tools_dock])
+        self.empty_states.install_panels()  # no servers of one's own, no tools
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
         self.server_requests.status_message.connect(self.set_status)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -215,6 +219,7 @@ class MainWindow(QMainWindow):
         self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
         self.composer.edit.setFocus()
         self.provider.show()
+        self.empty_states.refresh()
         if not runtime.provider_settings.configured:
             self.set_status("Choose a model provider to start (Settings → Provider…)")
             self.dialogs.open_welcome()

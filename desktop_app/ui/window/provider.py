@@ -120,6 +120,7 @@ class ProviderDisplay:
                 setter(conversation, None)
             except SwitchboardError:  # a conversation the runtime does not know yet: nothing to reset
                 pass
+        w.empty_states.refresh()  # "Set up a provider" / "Enter the key" in an empty chat goes
         self.show()
         self.show_round_limit()
         w.set_status("Ready")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QToolButton, QWidget
+from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from desktop_app.ui.theme.icons import icon
 from desktop_app.ui.theme.tokens import SPACE
@@ -42,9 +42,11 @@ class SidePanelHeader(QWidget):
         self.icon_label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.icon_label.setIcon(icon(icon_name, "text"))
         self.icon_label.setIconSize(QSize(ICON_PX, ICON_PX))
+        self.icon_label.setAccessibleName(f"{title} panel")
         row.addWidget(self.icon_label)
         self.title = QLabel(title)
         self.title.setObjectName("sidePanelTitle")
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # a narrow panel clips it
         row.addWidget(self.title, 1)
         self.collapse_button = QToolButton()
         self.collapse_button.setObjectName("sidePanelCollapse")
@@ -58,6 +60,10 @@ class SidePanelHeader(QWidget):
         self.collapse_button.setToolTip(f"Hide {title}{hint}")
         self.collapse_button.clicked.connect(dock.hide)
         row.addWidget(self.collapse_button)
+
+    def minimumSizeHint(self) -> QSize:
+        """No minimum width: a panel narrowed by the window (``docks.DockRoom``) is never widened by its header."""
+        return QSize(0, super().minimumSizeHint().height())
 
 
 def make_side_panel(dock: QDockWidget, icon_name: str, title: str) -> SidePanelHeader:
