@@ -123,10 +123,10 @@ def async_slot(
 ) -> Callable[Concatenate[S, P], None]:
     """Turn an ``async def`` method into a plain slot that starts it on ``self.tasks``."""
 
-    @functools.wraps(method)
-    def slot(self: S, *args: P.args, **kwargs: P.kwargs) -> None:
+    def slot(self: S, /, *args: P.args, **kwargs: P.kwargs) -> None:
         self.tasks.start(method(self, *args, **kwargs), name=method.__qualname__)
 
+    functools.update_wrapper(slot, method)  # (not @wraps: its typed result is not the slot's signature)
     return slot
 
 
