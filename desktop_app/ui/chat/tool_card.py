@@ -32,6 +32,7 @@ from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
 from desktop_app.ui.chat.tool_card_media import image_labels, resource_boxes, strip_shown
 from desktop_app.ui.delegate import Delegated
+from desktop_app.ui.theme import motion
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
@@ -302,11 +303,17 @@ class ToolCard(QFrame):
         self.toggle.show()
         self.set_expanded(False)
 
-    def set_expanded(self, expanded: bool) -> None:
+    def set_expanded(self, expanded: bool, *, animate: bool = False) -> None:
+        """Unfold or fold the card; ``animate`` (a user's click) eases it (``theme.motion``, off under reduced
+        motion); a card folding itself when its call is over does so at once."""
         self.expanded = expanded
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if expanded else Qt.ArrowType.RightArrow)
         for part in (self.args, self.result_caption, self.result, *self.resources):
-            part.setVisible(expanded and (part is self.args or self.has_result))
+            shown = expanded and (part is self.args or self.has_result)
+            if animate and shown != part.isVisible():
+                motion.fold(part, shown)
+            else:
+                part.setVisible(shown)
         if self.has_result and not self.result.text():  # all of it is in the resource boxes
             self.result.hide()
         # the images stay: they are what the user came for, and the summary line says where they came from
@@ -322,7 +329,7 @@ class ToolCard(QFrame):
 
     def _on_user_toggle(self) -> None:
         self.user_toggled.emit(not self.expanded)  # first: the transcript holds its scroll position
-        self.set_expanded(not self.expanded)
+        self.set_expanded(not self.expanded, animate=True)
 
     def show_hook_notices(self, notices: list[Any]) -> None:
         """Chips for what hooks changed, blocked or failed on this call (see ``hook_notice.py``)."""
