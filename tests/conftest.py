@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
-os.environ.setdefault("SWITCHBOARD_REDUCED_MOTION", "1")  # folds end at once (tests/unit/ui/theme/test_motion.py animates)
+os.environ.setdefault("SWITCHBOARD_REDUCED_MOTION", "1")  # folds end at once (test_motion.py animates)
 
 from collections.abc import Iterator
 from pathlib import Path
