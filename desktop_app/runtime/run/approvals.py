@@ -24,6 +24,11 @@ from desktop_app.runtime.settings import write_text_atomically
 ApprovalMode = Literal["ask", "always", "never"]
 Scope = Literal["once", "conversation", "tool", "server"]
 DecisionSource = Literal["user", "policy", "grant"]
+ALWAYS_ASK: frozenset[tuple[str, str]] = frozenset(
+    ("switchboard.tasks", tool) for tool in ("create_task", "update_task", "delete_task")
+)
+"""Tools the user is asked about every time: no grant, ``always`` mode or hook answers for them (``never``
+still denies). Creating or changing a scheduled task must never happen unseen (#25)."""
 
 
 @dataclass(frozen=True)

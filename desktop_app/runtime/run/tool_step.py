@@ -22,6 +22,7 @@ from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.hooks.notices import HookNotice
 from desktop_app.runtime.messages import AssistantMessage, ToolCallRequest, ToolMessage
 from desktop_app.runtime.run.approvals import (
+    ALWAYS_ASK,
     ApprovalBroker,
     ApprovalPolicy,
     Decision,
@@ -143,7 +144,10 @@ class RunTools:
     async def _decide(self, call_id: str, target: ToolTarget, arguments: dict[str, Any]) -> Decision:
         server, tool = target.server, target.tool
         decision = self._policy.decide_without_asking(builtin=target.builtin, read_only=target.read_only)
-        if decision is None:
+        always_ask = (server, tool) in ALWAYS_ASK
+        if always_ask and decision is not None and decision.approved:
+            decision = None  # only the user approves these; "never" still denies
+        if decision is None and not always_ask:
             identity = self._server_identity(server)
             grant = self._grants.find(self._conv.id, server, tool, identity)
             if grant is not None:
@@ -159,7 +163,7 @@ class RunTools:
             )
             if answer.blocked is not None:
                 decision = Decision(False, answer.blocked, "policy")
-            elif answer.allowed is not None:  # a Claude Code hook's decision.behavior "allow"
+            elif answer.allowed is not None and not always_ask:  # a Claude Code hook's decision.behavior "allow"
                 decision = Decision(True, answer.allowed, "policy", arguments=answer.arguments)
         if decision is None:
             future = self._broker.open(call_id, self._conv.id)
@@ -170,7 +174,7 @@ class RunTools:
                 decision = await future
             finally:
                 self._broker.close(call_id)
-            if decision.approved and decision.scope != "once":
+            if decision.approved and decision.scope != "once" and not always_ask:
                 self._grants.add(
                     Grant(
                         scope=decision.scope,

@@ -212,7 +212,51 @@ def _v6(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX compactions_by_conversation ON compactions (conversation_id, created_at)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4, _v5, _v6)
+TASK_RUN_STATUSES = ("running", "waiting", "finished", "failed", "cancelled", "interrupted", "skipped", "missed")
+TASK_TRIGGERS = ("schedule", "catch_up", "manual")
+
+
+def _v7(conn: sqlite3.Connection) -> None:
+    """Tasks (#25): a prompt or a workflow with its inputs, an agent and a schedule (cron, zone, expiration;
+    NULL cron: on request only). ``anchor`` is the instant up to which fire times are accounted for. Each run
+    of a task is a row of ``task_runs`` and a conversation tagged with the task (``conversations.task_id``)."""
+    conn.execute(
+        """CREATE TABLE tasks (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            prompt TEXT NOT NULL DEFAULT '',
+            workflow TEXT,
+            inputs TEXT NOT NULL DEFAULT '{}',
+            agent TEXT NOT NULL DEFAULT '',
+            cron TEXT,
+            zone TEXT NOT NULL DEFAULT 'UTC',
+            expires TEXT,
+            enabled INTEGER NOT NULL DEFAULT 1,
+            anchor REAL NOT NULL,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        )"""
+    )
+    conn.execute(
+        f"""CREATE TABLE task_runs (
+            id TEXT PRIMARY KEY,
+            task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+            conversation_id TEXT,
+            trigger TEXT NOT NULL CHECK (trigger IN ({_values(TASK_TRIGGERS)})),
+            scheduled_for REAL,
+            started_at REAL NOT NULL,
+            ended_at REAL,
+            status TEXT NOT NULL CHECK (status IN ({_values(TASK_RUN_STATUSES)})),
+            note TEXT NOT NULL DEFAULT '',
+            answer TEXT NOT NULL DEFAULT '',
+            owner TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX task_runs_by_task ON task_runs (task_id, started_at DESC)")
+    conn.execute("ALTER TABLE conversations ADD COLUMN task_id TEXT")
+
+
+MIGRATIONS: tuple[Migration, ...] = (_v1, _v2, _v3, _v4, _v5, _v6, _v7)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
