@@ -67,6 +67,9 @@ async def wait_until(condition: Callable[[], bool], seconds: float, what: str) -
 def run_in_app(home: Path, scenario: Callable[[Any], Awaitable[T]], *, server_timeout: float = 60.0) -> T:
     os.environ["SWITCHBOARD_HOME"] = str(home)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from desktop_app.ui.qt_imports import lighten_feature_hook
+
+    lighten_feature_hook()  # as ``desktop_app.app.main`` does before anything else is imported
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.app import App
