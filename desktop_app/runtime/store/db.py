@@ -7,7 +7,6 @@ wrap several in ``transaction()`` to make them one commit.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -16,23 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.messages import Message
-from desktop_app.runtime.store import read
+from desktop_app.runtime.store import read, run_rows
+from desktop_app.runtime.store.connect import open_database
 from desktop_app.runtime.store.lease import Lease, owner_alive
 from desktop_app.runtime.store.records import (
     ConversationInfo,
     SearchHit,
     StoredMessage,
     StoredRun,
-    conversation_info,
     make_title,
     to_model_messages,
 )
-from desktop_app.runtime.store.schema import SEARCHABLE_KINDS, StoreError, check_version, migrate
-from desktop_app.runtime.store.unwritable import StoreUnwritableError, disk_problem
-
-
-def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+from desktop_app.runtime.store.run_rows import dump
+from desktop_app.runtime.store.schema import SEARCHABLE_KINDS, StoreError
 
 
 class Store:
@@ -42,26 +37,7 @@ class Store:
         self.path = Path(path)
         self._clock = clock
         self._depth = 0
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: cannot open the conversation database: {exc}") from exc
-        try:
-            check_version(conn, self.path)  # before any write: a newer database stays untouched
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA busy_timeout = 5000")
-            migrate(conn, self.path)
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            problem = disk_problem(exc)  # a full or read-only disk is not a broken database
-            if problem is not None:
-                raise StoreUnwritableError(self.path, problem, str(exc)) from exc
-            raise StoreError(f"{self.path}: not a usable conversation database ({exc}); it was not changed.") from exc
-        except BaseException:
-            conn.close()
-            raise
+        conn = open_database(self.path)
         self._conn = conn
         self._lease = Lease(self.path)
         self.owner = self._lease.owner
@@ -190,22 +166,11 @@ class Store:
         return cur.rowcount
 
     def get_conversation(self, conversation_id: str) -> ConversationInfo | None:
-        row = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick, agent, "
-            "parent_id FROM conversations WHERE id = ?",
-            (conversation_id,),
-        ).fetchone()
-        return conversation_info(row) if row else None
+        return read.conversation(self._conn, conversation_id)
 
     def list_conversations(self, *, include_deleted: bool = False, limit: int | None = None) -> list[ConversationInfo]:
         """Most recently updated first; sub-agent runs (``store.agents``) only with ``include_deleted`` (all)."""
-        where = "" if include_deleted else "WHERE deleted_at IS NULL AND parent_id IS NULL"
-        rows = self._conn.execute(
-            "SELECT id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick, agent, "
-            f"parent_id FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
-            (-1 if limit is None else limit,),
-        ).fetchall()
-        return [conversation_info(r) for r in rows]
+        return read.conversations(self._conn, include_deleted=include_deleted, limit=limit)
 
     def mark_quick(self, conversation_id: str) -> None:
         """Mark a conversation as started in the quick prompt (it must exist: the recorder creates it)."""
@@ -225,21 +190,13 @@ class Store:
 
     def start_run(self, run_id: str, conversation_id: str) -> None:
         with self.transaction() as c:
-            c.execute(
-                "INSERT OR IGNORE INTO runs (id, conversation_id, status, started_at, owner) "
-                "VALUES (?, ?, 'running', ?, ?)",
-                (run_id, conversation_id, self.now(), self.owner),
-            )
+            run_rows.start_run(c, self.now(), run_id, conversation_id, self.owner)
 
     def set_run_status(
         self, run_id: str, status: str, *, ended: bool = False, reason: str | None = None, error: str | None = None
     ) -> None:
         with self.transaction() as c:
-            c.execute(
-                "UPDATE runs SET status = ?, ended_at = ?, reason = COALESCE(?, reason), error = COALESCE(?, error) "
-                "WHERE id = ?",
-                (status, self.now() if ended else None, reason, error, run_id),
-            )
+            run_rows.set_run_status(c, self.now() if ended else None, run_id, status, reason, error)
 
     def mark_interrupted_runs(self) -> int:
         """On start: runs left live by a process that is gone become ``interrupted``, their streaming messages
@@ -249,29 +206,11 @@ class Store:
         running) are left alone. Call it once when the app (or ``switchboard ask``) starts, before any run.
         Returns the number of runs marked.
         """
-        now = self.now()
         with self.transaction() as c:
-            live = c.execute(
-                "SELECT id, owner FROM runs WHERE status = 'running' OR (status = 'paused' AND ended_at IS NULL)"
-            ).fetchall()
-            dead = [run_id for run_id, owner in live if not owner_alive(self.path, owner, me=self.owner)]
-            ids = json.dumps(dead)
-            c.execute(
-                "UPDATE runs SET status = 'interrupted', ended_at = ? WHERE id IN (SELECT value FROM json_each(?))",
-                (now, ids),
+            dead, messages = run_rows.interrupt_runs(
+                c, self.now(), lambda owner: owner_alive(self.path, owner, me=self.owner)
             )
-            c.execute(
-                "UPDATE approvals SET decision = 'interrupted', decided_at = ? WHERE decision = 'pending' "
-                "AND (run_id IS NULL OR run_id IN (SELECT value FROM json_each(?)))",
-                (now, ids),
-            )
-            streaming = c.execute(
-                "SELECT id FROM messages WHERE status = 'streaming' "
-                "AND (run_id IS NULL OR run_id IN (SELECT value FROM json_each(?)))",
-                (ids,),
-            ).fetchall()
-            for (message_id,) in streaming:
-                c.execute("UPDATE messages SET status = 'interrupted' WHERE id = ?", (message_id,))
+            for message_id in messages:
                 self._index_message(message_id)
         return len(dead)
 
@@ -329,7 +268,7 @@ class Store:
             ).fetchone()
             cur = c.execute(
                 "INSERT INTO parts (message_id, position, kind, text, payload, tool_call_id) VALUES (?,?,?,?,?,?)",
-                (message_id, int(row[0]), kind, text, _dump(payload), tool_call_id),
+                (message_id, int(row[0]), kind, text, dump(payload), tool_call_id),
             )
             part_id = int(cur.lastrowid or 0)
             if index and kind in SEARCHABLE_KINDS and text:
@@ -347,7 +286,7 @@ class Store:
     def set_part_payload(self, part_id: int, payload: dict[str, Any]) -> None:
         """Replace a part's payload (e.g. a reasoning part's ``duration_s`` once it ends)."""
         with self.transaction() as c:
-            c.execute("UPDATE parts SET payload = ? WHERE id = ?", (_dump(payload), part_id))
+            c.execute("UPDATE parts SET payload = ? WHERE id = ?", (dump(payload), part_id))
 
     def append_text(self, part_id: int, text: str) -> None:
         with self.transaction() as c:
@@ -381,13 +320,7 @@ class Store:
         self, tool_call_id: str, conversation_id: str, run_id: str, server: str, tool: str, arguments: Any
     ) -> None:
         with self.transaction() as c:
-            c.execute(
-                "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
-                "arguments_before, requested_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?) "
-                "ON CONFLICT (conversation_id, tool_call_id) DO UPDATE SET decision = 'pending', "
-                "arguments_before = excluded.arguments_before, requested_at = excluded.requested_at",
-                (tool_call_id, conversation_id, run_id, server, tool, _dump(arguments), self.now()),
-            )
+            run_rows.request_approval(c, self.now(), tool_call_id, conversation_id, run_id, server, tool, arguments)
 
     def record_approval_decision(
         self,
@@ -406,62 +339,26 @@ class Store:
         Edited ``arguments_after`` also replace the arguments of the stored tool call, as in the history.
         """
         with self.transaction() as c:
-            row = c.execute(
-                "SELECT p.payload FROM parts p JOIN messages m ON m.id = p.message_id "
-                "WHERE p.tool_call_id = ? AND p.kind = 'tool_call' AND m.conversation_id = ? "
-                "ORDER BY p.id DESC LIMIT 1",
-                (tool_call_id, conversation_id),
-            ).fetchone()
-            call = json.loads(row[0]) if row and row[0] else {}
-            c.execute(
-                "INSERT INTO approvals (tool_call_id, conversation_id, run_id, server, tool, decision, "
-                "arguments_before) VALUES (?, ?, ?, ?, ?, 'pending', ?) "
-                "ON CONFLICT (conversation_id, tool_call_id) DO NOTHING",
-                (
-                    tool_call_id,
-                    conversation_id,
-                    run_id,
-                    call.get("server", ""),
-                    call.get("tool", ""),
-                    _dump(call.get("arguments")),
-                ),
+            run_rows.decide_approval(
+                c,
+                self.now(),
+                tool_call_id,
+                conversation_id,
+                run_id,
+                decision=decision,
+                reason=reason,
+                source=source,
+                scope=scope,
+                arguments_after=arguments_after,
             )
-            c.execute(
-                "UPDATE approvals SET decision = ?, reason = ?, source = ?, scope = ?, "
-                "arguments_after = COALESCE(?, arguments_before), decided_at = ? "
-                "WHERE conversation_id = ? AND tool_call_id = ?",
-                (decision, reason, source, scope, _dump(arguments_after), self.now(), conversation_id, tool_call_id),
-            )
-            if arguments_after is not None and row is not None:
-                c.execute(
-                    "UPDATE parts SET payload = json_set(payload, '$.arguments', json(?)) WHERE tool_call_id = ? "
-                    "AND kind = 'tool_call' AND message_id IN (SELECT id FROM messages WHERE conversation_id = ?)",
-                    (_dump(arguments_after), tool_call_id, conversation_id),
-                )
 
     def cancel_pending_approvals(self, run_id: str) -> None:
         with self.transaction() as c:
-            c.execute(
-                "UPDATE approvals SET decision = 'cancelled', decided_at = ? WHERE run_id = ? AND decision = 'pending'",
-                (self.now(), run_id),
-            )
+            run_rows.cancel_pending_approvals(c, self.now(), run_id)
 
     def add_usage(self, run_id: str, conversation_id: str, usage: dict[str, int]) -> None:
         with self.transaction() as c:
-            c.execute(
-                "INSERT INTO usage (run_id, conversation_id, prompt_tokens, completion_tokens, total_tokens, "
-                "cache_hit_tokens, cache_miss_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    conversation_id,
-                    usage.get("prompt_tokens", 0),
-                    usage.get("completion_tokens", 0),
-                    usage.get("total_tokens", 0),
-                    usage.get("cache_hit_tokens", 0),
-                    usage.get("cache_miss_tokens", 0),
-                    self.now(),
-                ),
-            )
+            run_rows.add_usage(c, self.now(), run_id, conversation_id, usage)
 
     # -- reads ---------------------------------------------------------------------------------------------
 

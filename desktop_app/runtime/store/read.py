@@ -1,4 +1,5 @@
-"""Read queries of the store: a conversation's messages and runs, approvals, usage, and full-text search."""
+"""Read queries of the store: conversations (one, the list), a conversation's messages and runs, approvals, usage,
+and full-text search."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import sqlite3
 import unicodedata
 from typing import Any
 
-from desktop_app.runtime.store.records import SearchHit, StoredMessage, StoredPart, StoredRun
+from desktop_app.runtime.store.records import (
+    ConversationInfo,
+    SearchHit,
+    StoredMessage,
+    StoredPart,
+    StoredRun,
+    conversation_info,
+)
 
 _WORD = re.compile(r"\w")
 _TOKEN = re.compile(r"[^\W_]+")  # what the unicode61 tokenizer keeps: letters and digits
@@ -74,6 +82,26 @@ def make_snippet(text: str, query: str, marks: tuple[str, str] = ("[", "]"), siz
     lead = "…" if start > 0 else ""
     tail = "…" if start + size < len(tokens) else text[end:]
     return lead + " ".join("".join(out).split()) + tail.rstrip()
+
+
+CONVERSATION_COLUMNS = (
+    "id, title, created_at, updated_at, base_url, model, deleted_at IS NOT NULL, quick, agent, parent_id"
+)
+
+
+def conversation(conn: sqlite3.Connection, conversation_id: str) -> ConversationInfo | None:
+    row = conn.execute(f"SELECT {CONVERSATION_COLUMNS} FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
+    return conversation_info(row) if row else None
+
+
+def conversations(conn: sqlite3.Connection, *, include_deleted: bool, limit: int | None) -> list[ConversationInfo]:
+    """Most recently updated first; sub-agent runs only with ``include_deleted`` (all)."""
+    where = "" if include_deleted else "WHERE deleted_at IS NULL AND parent_id IS NULL"
+    rows = conn.execute(
+        f"SELECT {CONVERSATION_COLUMNS} FROM conversations {where} ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+        (-1 if limit is None else limit,),
+    ).fetchall()
+    return [conversation_info(r) for r in rows]
 
 
 def _message(head: tuple[Any, ...], parts: list[StoredPart]) -> StoredMessage:
