@@ -93,16 +93,20 @@ class ProviderSettings(BaseModel):
         None,
         title="Thinking",
         description="DeepSeek/Anthropic: thinking on, off, or as the model does by default",
-        json_schema_extra={"none": "Model default"},
+        json_schema_extra={"none": "Model's default"},
     )
     reasoning_effort: str | None = Field(
         None,
         title="Reasoning effort",
         description="DeepSeek: reasoning effort when thinking is on",
-        json_schema_extra={"none": "Model default"},
+        json_schema_extra={"none": "Model's default"},
     )
     stall_timeout_s: float = Field(
-        90.0, gt=0, title="Stall timeout (s)", description="Give up on a stream silent for this long"
+        90.0,
+        gt=0,
+        title="Stall timeout",
+        description="Give up on a stream silent for this long",
+        json_schema_extra={"unit": "seconds"},
     )
     supports_images: bool | None = Field(
         None,
@@ -143,7 +147,12 @@ class AppearanceSettings(BaseModel):
         json_schema_extra={"labels": {"system": "Follow the system", "light": "Light", "dark": "Dark"}},
     )
     font_size: int = Field(
-        0, ge=0, le=32, title="Font size", description="Text size in points; 0 uses the system's size"
+        0,
+        ge=0,
+        le=32,
+        title="Font size",
+        description="Text size in points; 0 uses the system's size",
+        json_schema_extra={"zero": "System size", "unit": "points"},
     )
 
 
@@ -183,7 +192,7 @@ class HttpHostSettings(BaseModel):
         le=65535,
         title="Port",
         description="On 127.0.0.1 only; 0 picks a free port at each start (a fixed port keeps clients' configs valid)",
-        json_schema_extra={"zero": "Any free port"},
+        json_schema_extra={"zero": "Automatic"},
     )
     expose: list[str] = Field(
         default_factory=list,
@@ -252,16 +261,17 @@ class Settings(BaseModel):
         24_000,
         ge=0,
         title="Tool result size sent to the model",
-        description="Longer tool results reach the model as their head and tail (characters; 0: always whole)",
-        json_schema_extra={"zero": "Always whole"},
+        description="Longer tool results reach the model as their head and tail (0: always whole)",
+        json_schema_extra={"zero": "Always whole", "unit": "characters"},
     )
     compact_threshold_percent: int = Field(
         80,
         ge=0,
         le=100,
-        title="Compact at (% of the context window)",
-        description="Before a request that would fill more of the model's window, older turns are summarised "
-        "(0: only when you ask)",
+        title="Compact at",
+        description="Share of the context window: before a request that would fill more of the model's window, "
+        "older turns are summarised (0: only when you ask)",
+        json_schema_extra={"zero": "Only when you ask", "unit": "percent"},
     )
     compact_keep_turns: int = Field(
         2,
@@ -325,6 +335,7 @@ class Settings(BaseModel):
         le=100,
         title="Share of the context window",
         description="Automatic: defer once the definitions would take more than this % of the context window",
+        json_schema_extra={"unit": "percent"},
     )
     tool_deferral_max_tools: int = Field(
         40, ge=0, title="Number of tools", description="Automatic: defer once more than this many tools are offered"
@@ -332,8 +343,9 @@ class Settings(BaseModel):
     context_window_tokens: int = Field(
         128_000,
         ge=1024,
-        title="Context window (tokens)",
+        title="Context window",
         description="The model's context window, for the share above",
+        json_schema_extra={"unit": "tokens"},
     )
     close_to_tray: bool = Field(
         True,

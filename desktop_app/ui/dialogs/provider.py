@@ -40,7 +40,7 @@ from desktop_app.ui.window.key_banner import session_only_warning
 log = logging.getLogger(__name__)
 
 DIALECTS = ("openai", "deepseek", "anthropic")
-THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model default", None), ("On", True), ("Off", False))
+THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model's default", None), ("On", True), ("Off", False))
 EFFORTS = ("", "low", "medium", "high")
 _QUIET = "QLabel { color: palette(placeholder-text); }"
 _ERROR = f"QLabel {{ color: {ERROR_COLOR}; }}"

@@ -50,11 +50,20 @@ register_page(
         description="What every conversation starts with, and what is sent along with a prompt.",
         sections=(
             FormSection(fields=("system_prompt", "max_tool_rounds")),
-            FormSection(title="Context", fields=("context_datetime", "context_os")),
-            FormSection(title="Attachments", fields=("max_attachment_text_bytes", "max_attachment_image_bytes")),
+            FormSection(
+                title="Context",
+                fields=("context_datetime", "context_os"),
+                description="Facts added to every prompt, so the model knows when and where it is asked.",
+            ),
+            FormSection(
+                title="Attachments",
+                fields=("max_attachment_text_bytes", "max_attachment_image_bytes"),
+                description="The largest file you can attach; bigger ones are refused with their size.",
+            ),
             FormSection(
                 title="Long conversations",
                 fields=("tool_result_replay_limit", "compact_threshold_percent", "compact_keep_turns"),
+                description="How a conversation stays within the model's context window as it grows.",
             ),
         ),
     )

@@ -19,6 +19,7 @@ register_page(
             FormSection(
                 title="Thresholds (automatic mode)",
                 fields=("tool_deferral_max_tools", "tool_deferral_context_percent", "context_window_tokens"),
+                description="Automatic mode defers tools once either limit is passed.",
             ),
         ),
     )

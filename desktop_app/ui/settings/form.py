@@ -13,7 +13,7 @@ Field → editor:
 * ``list[str]`` → a text box with one item per line.
 
 ``{"none": text}`` says in words what ``None`` means for an optional field (the tri-state combo's first choice,
-an empty line edit's placeholder), e.g. "Model default". Each row shows the title (the field name made readable
+an empty line edit's placeholder), e.g. "Model's default". Each row shows the title (the field name made readable
 when there is none), the editor, and a muted line with the description and the default, in the units the editor
 shows. :func:`align_labels` gives the forms of one page one label column. :meth:`ModelForm.values` returns the
 edited values as a dict for ``model_validate``; :meth:`ModelForm.show_errors` puts validation messages under their
@@ -52,6 +52,9 @@ MUTED_STYLE = "QLabel { color: palette(placeholder-text); }"
 ERROR_STYLE = f"QLabel {{ color: {ERROR_COLOR}; }}"
 INT_MAX = 2**31 - 1
 TRI_STATE = (("Automatic", None), ("On", True), ("Off", False))
+UNIT_SUFFIXES = {"seconds": " seconds", "percent": " %", "tokens": " tokens", "characters": " characters",
+                 "points": " pt"}  # fmt: skip
+"""A number field's ``json_schema_extra={"unit": …}``: what follows the number in its box (human units)."""
 
 
 def field_title(name: str, info: FieldInfo) -> str:
@@ -160,6 +163,7 @@ class FieldEditor:
                 spin.setDecimals(1)
                 spin.setRange((low or 0.0) + (0.1 if exclusive else 0.0) if low is not None else -1e9, high or 1e9)
             spin.setAccelerated(True)
+            spin.setSuffix(UNIT_SUFFIXES.get(str(extra.get("unit", "")), ""))
             widget = spin
         elif get_origin(annotation) is Literal:
             self.kind = "choice"

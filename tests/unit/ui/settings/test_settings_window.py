@@ -257,13 +257,26 @@ def test_settings_speak_in_units_and_words_and_line_their_fields_up(qtbot, qloop
 
     providers = window.show_page("providers")
     thinking = providers.findChild(QComboBox, "providerThinking")
-    assert thinking.currentText() == "Model default"
-    assert providers.findChild(QLineEdit, "providerReasoningEffort").placeholderText() == "Model default"
+    assert thinking.currentText() == "Model's default"
+    assert providers.findChild(QLineEdit, "providerReasoningEffort").placeholderText() == "Model's default"
     shown = " ".join(label.text() for label in providers.findChildren(QLabel))
     assert "None:" not in shown and "(None" not in shown
 
     port = window.show_page("http_host").findChild(QSpinBox, "settingsHttpHostPort")
-    assert port.value() == 0 and port.text() == "Any free port"  # not "System default"
+    assert port.value() == 0 and port.text() == "Automatic"  # not "System default"
+
+    compact = general.findChild(QSpinBox, "settingsCompactThresholdPercent")
+    assert compact.text() == "80 %"  # the unit in the box, not in the label
+    compact.setValue(0)
+    assert compact.text() == "Only when you ask"
+    font_size = window.show_page("appearance").findChild(QSpinBox, "settingsAppearanceFontSize")
+    assert font_size.value() == 0 and font_size.text() == "System size"
+    font_size.setValue(11)
+    assert font_size.text() == "11 pt"
+    window_tokens = window.show_page("deferral").findChild(QSpinBox, "settingsContextWindowTokens")
+    assert window_tokens.text().endswith(" tokens")
+    titles = " ".join(label.text() for page in window.pages.values() for label in page.findChildren(QLabel))
+    assert "(s)" not in titles and "(tokens)" not in titles and "(% of" not in titles
 
     for key in ("general", "providers", "http_host"):  # one label column per page, section after section
         page = window.show_page(key)
@@ -277,3 +290,10 @@ def test_settings_speak_in_units_and_words_and_line_their_fields_up(qtbot, qloop
                 if editor.kind != "bool":
                     lefts.add(editor.widget.mapTo(page.widget(), editor.widget.rect().topLeft()).x())
         assert len(lefts) == 1, f"the {key} page's fields start at {sorted(lefts)}"
+
+
+def test_every_titled_section_says_in_one_line_what_it_is_for(qapp):
+    sections = [(page.key, s) for page in registered_pages() for s in page.sections if s.title]
+    assert sections  # the general page's Context, Attachments, Long conversations…
+    missing = [f"{key}: {s.title}" for key, s in sections if not s.description or "\n" in s.description]
+    assert missing == []
