@@ -195,7 +195,9 @@ class App:
         env: dict[str, str] | None = None,
         ready_timeout_s: float = 60.0,
         no_keyring: bool = False,
+        args: tuple[str, ...] = (),
     ) -> None:
+        """``args``: more of the app's own arguments after ``--home HOME`` (``--quick``, …)."""
         self.home = home
         if keyring_file is None and not no_keyring:  # a working (file-backed, test) keyring: no warning in the shots
             keyring_file = home.parent / f"{home.name}-keyring.json"
@@ -204,7 +206,7 @@ class App:
         env = app_env(keyring_file=keyring_file, extra=env)  # ``no_keyring``: the null keyring, as with none at all
         launcher = ROOT / "scripts" / "_app_launcher.py"
         self.process = subprocess.Popen(
-            [sys.executable, str(launcher), "--home", str(home)],
+            [sys.executable, str(launcher), "--home", str(home), *args],
             cwd=ROOT,
             env=env,
             stdin=subprocess.PIPE,
