@@ -17,6 +17,7 @@ HEADLESS_COMMANDS = {
     "conversations",
     "compact",
     "workflows",
+    "tasks",
 }
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Recorder, Store
+    from desktop_app.runtime.tasks import Tasks
     from desktop_app.runtime.workflows.wiring import Workflows
 
 GRANTS_FILENAME = "grants.json"
@@ -39,9 +40,12 @@ class Assembly:
     problems: list[str] = field(default_factory=list)
     agent_runner: AgentRunner | None = None
     workflows: Workflows | None = None
+    tasks: Tasks | None = None
 
     async def aclose(self) -> None:
         try:
+            if self.tasks is not None:
+                await self.tasks.aclose()  # task runs end as interrupted, keeping their partial answers
             await self.runtime.aclose()  # runs stop and write their last events first
         finally:
             if self.recorder is not None:
@@ -177,7 +181,14 @@ def assemble(
         store=store,
     )
     problems.extend(workflow_problems)
-    return Assembly(runtime, host, store, recorder, problems, agent_runner=agent_runner, workflows=workflows)
+    # Tasks (prompts or workflows on a schedule) live in the store; switchboard.tasks. The app and serve start them.
+    from desktop_app.runtime.tasks.wiring import wire_tasks
+
+    tasks, task_problems = wire_tasks(host, runtime, store=store, workflows=workflows)
+    problems.extend(task_problems)
+    return Assembly(
+        runtime, host, store, recorder, problems, agent_runner=agent_runner, workflows=workflows, tasks=tasks
+    )
 
 
 def _mark_interrupted_runs(store: Any, problems: list[str]) -> None:

@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     from desktop_app.cli.import_config import add_import_config_parser
     from desktop_app.cli.plugins import add_plugins_parser
     from desktop_app.cli.serve import add_serve_parser
+    from desktop_app.cli.tasks import add_tasks_parser
     from desktop_app.cli.tools import add_tools_parser
     from desktop_app.cli.workflows import add_workflows_parser
 
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         add_serve_parser,
         add_plugins_parser,
         add_workflows_parser,
+        add_tasks_parser,
     ):
         add(sub)
     return parser
@@ -149,6 +151,10 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None, err: T
             from desktop_app.cli.workflows import workflows_command
 
             return workflows_command(ns, out, err)
+        if ns.command == "tasks":
+            from desktop_app.cli.tasks import tasks_main
+
+            return tasks_main(ns, out, err)
         if ns.command == "tools":
             from desktop_app.cli.tools import tools_command
 

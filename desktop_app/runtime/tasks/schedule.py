@@ -227,3 +227,15 @@ def parse_date(text: str) -> date:
         return date.fromisoformat(text.strip())
     except ValueError as exc:
         raise ScheduleError(f"The expiration date '{text}' is not a real date.") from exc
+
+
+def local_zone() -> str:
+    """The computer's IANA zone name (the default for a new task), else ``UTC``."""
+    from desktop_app.runtime.context import timezone_name
+
+    name = timezone_name(datetime.now().astimezone().tzinfo, local=True)
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"
+    return name

@@ -58,10 +58,14 @@ class Tasks:
 
     def find(self, ref: str) -> Task:
         """A task by id, or by name (case-insensitive); a TaskError that names the known ones otherwise."""
-        task = self.records.get(ref)
+        return self.find_in(self.records, ref)
+
+    @staticmethod
+    def find_in(records: TaskRecords, ref: str) -> Task:
+        task = records.get(ref)
         if task is not None:
             return task
-        tasks = self.records.all()
+        tasks = records.all()
         named = [t for t in tasks if t.name.casefold() == ref.strip().casefold()]
         if len(named) == 1:
             return named[0]

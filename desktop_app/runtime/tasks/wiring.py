@@ -1,0 +1,70 @@
+"""Connecting tasks to a host, a runtime, the store and the workflows (what :mod:`desktop_app.assembly` calls).
+
+:func:`wire_tasks` builds the :class:`~.service.Tasks` of a session with a store (without one there are no
+tasks: they live in the store) and registers the lazy ``switchboard.tasks`` server. Its scheduler is started
+only by what stays running: the app (``Tasks.start`` after the window is up) and ``switchboard serve``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from desktop_app.runtime.store import Store
+from desktop_app.runtime.tasks.model import RunStatus
+from desktop_app.runtime.tasks.runner import RunWorkflow, TaskRuntime
+from desktop_app.runtime.tasks.server import SERVER_NAME
+from desktop_app.runtime.tasks.service import Tasks
+
+RUN_TIMEOUT = 120.0
+"""The tools return at once (a run goes on in the background); the usual timeout is plenty."""
+
+
+def workflow_body(workflows: Any) -> tuple[RunWorkflow, Any]:
+    """The workflow runner's API as a task body: ``(run_workflow, workflow_names)``."""
+
+    async def run_workflow(name: str, inputs: Mapping[str, str], conversation_id: str) -> tuple[RunStatus, str, str]:
+        workflow = workflows.load().get(name)
+        if workflow is None:
+            return "failed", "", f"there is no usable workflow named {name!r} (missing or broken)"
+        result = await workflows.runner.run(workflow, dict(inputs), conversation_id)
+        status: RunStatus = result.status
+        return status, result.output, result.error
+
+    def names() -> list[str]:
+        return [w.name for w in workflows.load().sorted()]
+
+    return run_workflow, names
+
+
+def wire_tasks(
+    host: Any, runtime: TaskRuntime, *, store: Store | None, workflows: Any | None
+) -> tuple[Tasks | None, list[str]]:
+    """The session's :class:`Tasks` (``None`` without a store) and problems for the user."""
+    if store is None:
+        return None, []
+    run_workflow, names = workflow_body(workflows) if workflows is not None else (None, None)
+    catalog = getattr(runtime, "agents", None)
+    tasks = Tasks(
+        runtime,
+        store,
+        run_workflow=run_workflow,
+        workflow_names=names,
+        agent_names=catalog.names if catalog is not None else None,
+    )
+
+    def factory() -> Any:
+        from desktop_app.runtime.tasks.server import make_tasks_server  # the SDK: on first use
+
+        return make_tasks_server(tasks)
+
+    try:
+        host.register_builtin(SERVER_NAME, factory, call_timeout=RUN_TIMEOUT)
+    except ValueError:
+        return tasks, [
+            f"An MCP server in mcp.json is named '{SERVER_NAME}'; the tasks server is off until it is renamed."
+        ]
+    return tasks, []
+
+
+__all__ = ["wire_tasks", "workflow_body"]
