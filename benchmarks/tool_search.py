@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks._report import Row, add_json_argument, write_rows
 from desktop_app.runtime.host.catalog import MAX_SEARCH_RESULTS, Catalog, CatalogEntry, make_entry
 from desktop_app.runtime.host.host import HostTool
-from desktop_app.runtime.providers.openai import to_wire_tools
+from desktop_app.runtime.providers.openai_request import to_wire_tools
 from desktop_app.runtime.tools.deferral import DeferralSettings, ToolDeferral
 
 VERBS = ("create", "list", "get", "update", "delete", "search", "post", "read", "write", "sync", "close", "merge")

@@ -26,7 +26,7 @@ from desktop_app.runtime.plugins import manage
 from desktop_app.runtime.plugins.prompts import wire_prompts
 from desktop_app.runtime.providers.anthropic_request import build_body
 from desktop_app.runtime.providers.base import ChatRequest
-from desktop_app.runtime.providers.openai import build_request
+from desktop_app.runtime.providers.openai_request import build_request
 from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, load_settings, save_settings

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from desktop_app.runtime.messages import AssistantMessage, Attachment, UserMessage
-from desktop_app.runtime.providers import anthropic, openai
+from desktop_app.runtime.providers import anthropic, openai, openai_request
 from desktop_app.runtime.providers.base import ChatRequest, Completion
 
 PNG = Attachment(name="shot.png", mime_type="image/png", kind="image", size=4, data="iVBORw==")
@@ -29,7 +29,7 @@ CONTEXT = "<context>\nos: Linux\n</context>"
 
 def test_openai_user_message_with_images_is_a_parts_array() -> None:
     message = UserMessage(content="What is this?", attachments=(PNG, NOTES, WEBP), context=CONTEXT)
-    [wire] = openai.to_wire_messages([message])
+    [wire] = openai_request.to_wire_messages([message])
     assert wire["role"] == "user"
     assert wire["content"][:2] == [
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}},
@@ -43,17 +43,17 @@ def test_openai_user_message_with_images_is_a_parts_array() -> None:
 
 
 def test_openai_user_message_without_images_stays_a_string() -> None:
-    [wire] = openai.to_wire_messages([UserMessage(content="Read it", attachments=(CUT,))])
+    [wire] = openai_request.to_wire_messages([UserMessage(content="Read it", attachments=(CUT,))])
     assert isinstance(wire["content"], str)
     assert wire["content"].startswith('<file name="log.txt" type="text/plain" size="900000">\nhead\n[… truncated')
     assert "max_attachment_text_bytes" in wire["content"]
-    assert openai.to_wire_messages([UserMessage(content="hi")]) == [{"role": "user", "content": "hi"}]
+    assert openai_request.to_wire_messages([UserMessage(content="hi")]) == [{"role": "user", "content": "hi"}]
 
 
 def test_openai_body_in_every_dialect_carries_the_image() -> None:
     request = ChatRequest(model="m", messages=(UserMessage(content="see", attachments=(PNG,)),))
     for dialect in ("openai", "deepseek"):
-        body = openai.build_body(request, dialect=dialect)  # type: ignore[arg-type]
+        body = openai_request.build_body(request, dialect=dialect)  # type: ignore[arg-type]
         assert body["messages"][0]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
 
 
@@ -78,7 +78,7 @@ def test_image_description_replaces_the_image_as_text() -> None:
     described = Attachment(
         name="shot.png", mime_type="text/plain", kind="image_description", data="A red square.", note="vision-1"
     )
-    [wire] = openai.to_wire_messages([UserMessage(content="Colour?", attachments=(described,))])
+    [wire] = openai_request.to_wire_messages([UserMessage(content="Colour?", attachments=(described,))])
     assert wire["content"] == (
         '<image_description of="shot.png" by="vision-1">\nA red square.\n</image_description>\n\nColour?'
     )

@@ -40,7 +40,8 @@ from desktop_app.runtime.providers.deepseek import (
     repair_messages,
     with_diagnostics,
 )
-from desktop_app.runtime.providers.openai import Dialect, OpenAIProvider, build_body, build_request
+from desktop_app.runtime.providers.openai import OpenAIProvider
+from desktop_app.runtime.providers.openai_request import Dialect, build_body, build_request
 from tests.support.provider_harness import drain
 from tests.support.provider_harness import mock_provider as harness_provider
 

@@ -36,14 +36,9 @@ from desktop_app.runtime.providers.base import (
     ToolCallChunk,
     UsageChunk,
 )
-from desktop_app.runtime.providers.openai import (
-    Dialect,
-    OpenAIProvider,
-    StreamAssembler,
-    build_body,
-    read_stream,
-    to_wire_messages,
-)
+from desktop_app.runtime.providers.openai import OpenAIProvider
+from desktop_app.runtime.providers.openai_request import Dialect, build_body, to_wire_messages
+from desktop_app.runtime.providers.openai_stream import StreamAssembler, read_stream
 from tests.support.provider_harness import SleepRecorder, drain, lines_of
 from tests.support.provider_harness import mock_provider as harness_provider
 
