@@ -158,6 +158,10 @@ class App:
         runtime = self.assembly.runtime
         self.runtime = runtime
         self.window.attach_runtime(runtime)
+        if self.assembly.workflows is not None:  # the step lists in the chat, View → Workflows…
+            from desktop_app.ui.workflows import install_workflows
+
+            install_workflows(self.window, self.assembly.workflows)
         store = self.assembly.store
         if store is not None:
             self.window.attach_store(store)

@@ -369,6 +369,8 @@ class WorkflowStep(_Event):
     name: str
     status: WorkflowStepStatus
     child_conversation_id: str = ""
+    prompt: str = ""
+    """The step's text with its variables filled in (on ``running``)."""
     output: str = ""
     detail: str = ""
 

@@ -109,7 +109,9 @@ class _Run:
         self.results = [StepResult(s.name) for s in workflow.steps]
         self.watch = _Watch()
 
-    def set(self, index: int, status: ev.WorkflowStepStatus, *, output: str = "", detail: str = "") -> None:
+    def set(
+        self, index: int, status: ev.WorkflowStepStatus, *, output: str = "", detail: str = "", prompt: str = ""
+    ) -> None:
         result = self.results[index]
         result.status, result.output, result.detail = status, output, detail
         self.runtime.notify(
@@ -121,6 +123,7 @@ class _Run:
                 name=result.name,
                 status=status,
                 child_conversation_id=result.child_conversation_id,
+                prompt=prompt,
                 output=output,
                 detail=detail,
             )
@@ -149,8 +152,9 @@ class _Run:
         agent = self.runtime.conversation_agent(self.conversation_id)
         child = self.runtime.new_conversation(agent=agent or None)  # "": no agents defined, the default
         self.results[index].child_conversation_id = child
-        self.set(index, "running")
-        outcome = await self.runtime.run(child, fill(step.prompt, self.inputs, self.outputs))
+        prompt = fill(step.prompt, self.inputs, self.outputs)
+        self.set(index, "running", prompt=prompt)
+        outcome = await self.runtime.run(child, prompt)
         reason = self.watch.ended.get(child, "end_turn")
         if outcome.status == "cancelled":
             detail = "stopped"

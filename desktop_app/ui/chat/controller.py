@@ -9,7 +9,7 @@ controller emits directly. Reasoning and answer deltas are buffered and flushed 
 from __future__ import annotations
 
 import logging
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -116,6 +116,8 @@ class ChatController(QObject):
         store_failed(object): a ``StoreFailed`` event (the store could not write this conversation's run).
         subagent_event(object): an event of an agent this conversation called (``SubagentStarted``/``Finished``
             on the parent's tool call, then the agent's own run; its text deltas coalesced like the parent's).
+            A workflow step's sub-run comes the same way (its conversation known from ``WorkflowStep``).
+        workflow_event(object): a ``WorkflowStarted``/``WorkflowStep``/``WorkflowFinished`` of this conversation.
     """
 
     run_started = Signal(object)
@@ -135,6 +137,7 @@ class ChatController(QObject):
     busy_changed = Signal(bool)
     store_failed = Signal(object)
     subagent_event = Signal(object)
+    workflow_event = Signal(object)
 
     def __init__(self, runtime: RuntimeLike, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +154,8 @@ class ChatController(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self.flush)
+        self.stoppers: list[Callable[[str], object]] = []
+        """What else Stop stops in the conversation (a workflow run: ``ui.workflows``)."""
         self._unsubscribe = runtime.subscribe(self._on_event)
 
     # -- user intent -------------------------------------------------------------------------------------
@@ -201,6 +206,12 @@ class ChatController(QObject):
     def stop(self) -> None:
         if self.runtime.is_running(self.conversation_id):
             self.runtime.cancel(self.conversation_id)
+        for stopper in self.stoppers:
+            stopper(self.conversation_id)
+
+    def set_busy(self, busy: bool) -> None:
+        """Work other than a run holds the conversation (a workflow run): Send is Stop while it does."""
+        self._set_busy(busy)
 
     def retry_now(self) -> bool:
         """Cut the pending retry wait short. Returns whether a retry was waiting."""
@@ -231,6 +242,14 @@ class ChatController(QObject):
 
     def _on_event(self, event: ev.Event) -> None:
         kind = event.kind
+        if kind in ("workflow_started", "workflow_step", "workflow_finished"):
+            child = getattr(event, "child_conversation_id", "")
+            if child:  # the step's sub-run nests in this conversation's view, as a sub-agent's run does
+                self._subagents[child] = self._subagents.get(event.conversation_id, event.conversation_id)
+            if event.conversation_id == self.conversation_id:
+                self.flush()
+                self.workflow_event.emit(event)
+            return
         if kind in ("subagent_started", "subagent_finished"):
             root = self._subagents.get(event.conversation_id, event.conversation_id)
             if event.kind == "subagent_started":

@@ -241,6 +241,11 @@ class _Replayer:
             self.view.add_notice(INCOMPLETE_NOTICES[run.reason])
 
 
+def replay_nested(body: SubTranscript, transcript: Transcript) -> None:
+    """Replay a stored sub-run (a workflow step's) into a sub-conversation's body."""
+    _Replayer(body, transcript).run()  # type: ignore[arg-type]  # SubTranscript has the part replay uses
+
+
 def replay_transcript(view: ChatView, transcript: Transcript) -> None:
     """Append the stored conversation to ``view`` (call ``view.clear()`` first to replace what it shows)."""
     _Replayer(view, transcript).run()
@@ -362,6 +367,7 @@ __all__ = [
     "provider_notice",
     "read_transcript",
     "reopen",
+    "replay_nested",
     "replay_transcript",
     "settle_unanswered",
     "unanswered_cards",
