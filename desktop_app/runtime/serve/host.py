@@ -12,14 +12,12 @@ The agents' tools follow the catalog while the host runs (:meth:`ServedHost.sync
 ``reload_agents``): clients are told ``notifications/tools/list_changed`` (2025-11-25 sessions that listed
 the tools, on their stream; 2026-07-28 clients through ``subscriptions/listen``), no restart.
 Every request needs ``Authorization: Bearer <token>`` (else 401). The socket is
-bound to 127.0.0.1 only (:func:`bind_loopback`); the SDK's DNS-rebinding guard answers localhost Hosts only.
+bound to 127.0.0.1 only; the SDK's DNS-rebinding guard answers localhost Hosts only (both in ``serve/http.py``).
 """
 
 from __future__ import annotations
 
-import hmac
 import json
-import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -39,28 +37,12 @@ from desktop_app.runtime.agents.server import AgentAttachment, requested_convers
 from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.serve.clients import CallStatus, ClientLog, client_key, current_client, current_client_key
 
-LOOPBACK = "127.0.0.1"
-MCP_PATH = "/mcp"
 TOKEN_NAME = "serve-token"
 """The keyring entry (service ``switchboard``) that holds the bearer token of the served host."""
 
 DENIED = "Switchboard denied"
 AskApproval = Callable[[str, dict[str, Any]], Awaitable[tuple[bool, str]]]
 """``(tool, arguments) -> (approved, reason)``: the ``ask`` policy's question to a person."""
-
-
-def bind_loopback(port: int = 0) -> socket.socket:
-    """A listening TCP socket on 127.0.0.1 (``port`` 0: a free one); never on another interface."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((LOOPBACK, port))
-        sock.listen(128)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 async def decide(
@@ -407,48 +389,3 @@ def _add_resources(server: ServedHost, runtime: Any, bus: InMemorySubscriptionBu
     def pending_elicitation(conversation_id: str) -> str:
         known(conversation_id)
         return json.dumps(tracker.pending(conversation_id), ensure_ascii=False)
-
-
-class BearerAuth:
-    """ASGI middleware: every HTTP request needs ``Authorization: Bearer <token>``, else 401."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.set_token(token)
-
-    def set_token(self, token: str) -> None:
-        """From the next request on, only ``token`` is accepted (a regenerated token)."""
-        self._expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            given = next((v for k, v in scope.get("headers", []) if k.lower() == b"authorization"), b"")
-            if not hmac.compare_digest(given, self._expected):
-                body = json.dumps(
-                    {"error": "invalid_token", "error_description": "Switchboard needs its bearer token."}
-                ).encode()
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"www-authenticate", b'Bearer realm="switchboard", error="invalid_token"'),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
-                return
-        await self.app(scope, receive, send)
-
-
-def http_app(server: MCPServer, clients: Any = None) -> Any:
-    """The ASGI app the served host runs, before the bearer check (which ``HttpHostService`` wraps around it,
-    so a regenerated token applies at once): the SDK's streamable HTTP app at ``/mcp``, built for the loopback
-    address so that its Host/Origin check refuses a request naming another host (DNS rebinding: 421/403),
-    recording the clients in ``clients`` (a :class:`~.http_clients.ClientLog`) when given."""
-    from desktop_app.runtime.serve.clients import RecordClients
-
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=LOOPBACK)
-    return app if clients is None else RecordClients(app, clients)

@@ -2,7 +2,7 @@
 change, and keep its bearer token, its clients and its waiting approvals. Qt-free.
 
 Both ``switchboard serve`` and the desktop app run the host through :class:`HttpHostService`: a socket bound
-to 127.0.0.1 (:func:`~.http_host.bind_loopback`), :func:`~.http_host.make_http_host` behind the bearer
+to 127.0.0.1 (:func:`~.http.bind_loopback`), :func:`~.http_host.make_http_host` behind the bearer
 check and :class:`~.http_clients.RecordClients`, served by uvicorn as a task of the current event loop
 (its signal handling off: the process owns its signals). The token lives in the keyring (service
 ``switchboard``, entry ``serve-token``): created on first use, replaced by :meth:`regenerate_token` (which
@@ -13,7 +13,7 @@ added or edited): the served list changes in place and connected clients are tol
 ``notifications/tools/list_changed``; the host is not restarted and nobody is disconnected.
 
 Tool calls that need an approval are asked through ``ask`` (the terminal for ``serve``), else through
-:class:`HttpApprovals`, which holds each question under an id this runtime owns until the UI answers it.
+:class:`~.approvals.HttpApprovals`, which holds each question under an id this runtime owns until the UI answers it.
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ import contextlib
 import errno
 import logging
 import secrets
-import uuid
 import weakref
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from desktop_app.runtime.secret_scope import reserve
-from desktop_app.runtime.serve.clients import ClientLog, current_client, current_client_key
+from desktop_app.runtime.serve.approvals import HttpApprovals
+from desktop_app.runtime.serve.clients import ClientLog
 from desktop_app.runtime.serve.host import TOKEN_NAME
 
 log = logging.getLogger(__name__)
@@ -41,74 +40,6 @@ STOP_GRACE_S = 5
 
 class HttpHostError(Exception):
     """The host could not start; the message says what happened and what to do, in a sentence."""
-
-
-@dataclass
-class HttpApproval:
-    """One tool call from an MCP client waiting for the user's answer."""
-
-    id: str
-    client: str
-    tool: str
-    arguments: dict[str, Any]
-    future: asyncio.Future[tuple[bool, str]] = field(repr=False)
-    client_key: str = ""
-    """Which client it is (its session id): "Allow for this session" applies to this client only."""
-
-
-class HttpApprovals:
-    """The calls over HTTP that wait for the user, by an id this runtime owns (never one from the wire).
-
-    Listeners get ``("opened" | "closed", approval)``; the UI shows the question and calls :meth:`answer`."""
-
-    def __init__(self) -> None:
-        self._pending: dict[str, HttpApproval] = {}
-        self._listeners: list[Callable[[str, HttpApproval], None]] = []
-        self._allowed: set[tuple[str, str]] = set()  # (client, tool) allowed until the host stops
-
-    def subscribe(self, listener: Callable[[str, HttpApproval], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def _emit(self, what: str, approval: HttpApproval) -> None:
-        for listener in list(self._listeners):
-            listener(what, approval)
-
-    def pending(self) -> list[HttpApproval]:
-        return list(self._pending.values())
-
-    async def ask(self, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-        """Wait for the user's answer: ``(approved, reason)``. A client that hangs up cancels the question."""
-        client, key = current_client.get(), current_client_key.get() or current_client.get()
-        if (key, tool) in self._allowed:
-            return True, ""
-        future = asyncio.get_running_loop().create_future()
-        approval = HttpApproval(uuid.uuid4().hex, client, tool, arguments, future, client_key=key)
-        self._pending[approval.id] = approval
-        self._emit("opened", approval)
-        try:
-            return await approval.future
-        finally:
-            self._pending.pop(approval.id, None)
-            self._emit("closed", approval)
-
-    def answer(self, approval_id: str, approved: bool, reason: str = "", *, for_session: bool = False) -> None:
-        """``for_session``: this client's later calls of this tool run without asking, until the host stops."""
-        approval = self._pending.get(approval_id)
-        if approval is None or approval.future.done():
-            raise KeyError(f"No call over HTTP {approval_id!r} is waiting for an answer (unknown, or answered).")
-        if approved and for_session:
-            self._allowed.add((approval.client_key or approval.client, approval.tool))
-        approval.future.set_result((approved, reason or ("" if approved else "the user said no")))
-
-    def forget(self) -> None:
-        """The host stopped: what was allowed for the session asks again."""
-        self._allowed.clear()
-
-    def deny_all(self, reason: str) -> None:
-        for approval in list(self._pending.values()):
-            if not approval.future.done():
-                approval.future.set_result((False, reason))
 
 
 def token(credentials: Any, *, create: bool = True) -> str | None:
@@ -260,14 +191,8 @@ class HttpHostService:
     async def _start(self, port: int, expose: list[str], *, bearer: str | None = "") -> None:
         import uvicorn
 
-        from desktop_app.runtime.serve.host import (
-            LOOPBACK,
-            MCP_PATH,
-            BearerAuth,
-            bind_loopback,
-            http_app,
-            make_http_host,
-        )
+        from desktop_app.runtime.serve.host import make_http_host
+        from desktop_app.runtime.serve.http import LOOPBACK, MCP_PATH, BearerAuth, bind_loopback, http_app
 
         self._port_asked, self.expose = port, expose
         self._set("starting")

@@ -3,7 +3,7 @@
 :func:`attach_http_host` (once per runtime, imported only when the host is enabled or its Settings page is
 opened) gives the window a permanent status-bar label, "Serving MCP on http://127.0.0.1:PORT/mcp", or the
 start-up error in red (port in use: what to do), and answers the runtime's
-:class:`~desktop_app.runtime.serve.service.HttpApprovals`: each call over HTTP that needs approval opens an
+:class:`~desktop_app.runtime.serve.approvals.HttpApprovals`: each call over HTTP that needs approval opens an
 :class:`HttpApprovalDialog` (non-modal: the run of the asking client waits, the window does not), naming
 the client, the tool and its arguments, with Allow and Deny. The runtime owns the question; the dialog only
 answers it, and closes when the question goes away (the client hung up, the host stopped).
@@ -29,7 +29,8 @@ from PySide6.QtWidgets import (
 from shiboken6 import isValid
 
 from desktop_app.runtime.errors import UnknownToolCallError
-from desktop_app.runtime.serve.service import HttpApproval, HttpHostService, service_for
+from desktop_app.runtime.serve.approvals import HttpApproval
+from desktop_app.runtime.serve.service import HttpHostService, service_for
 from desktop_app.ui.chat.common import ERROR_COLOR
 
 _attached: weakref.WeakKeyDictionary[Any, HttpHostUi] = weakref.WeakKeyDictionary()

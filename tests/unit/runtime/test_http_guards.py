@@ -21,7 +21,8 @@ from mcp.types import Implementation, ToolAnnotations
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.run.approvals import ApprovalPolicy
-from desktop_app.runtime.serve.service import HttpApproval, HttpHostService
+from desktop_app.runtime.serve.approvals import HttpApproval
+from desktop_app.runtime.serve.service import HttpHostService
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from tests.unit.runtime.test_http_service import sdk_client

@@ -18,7 +18,8 @@ from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.run.approvals import ApprovalMode, ApprovalPolicy
-from desktop_app.runtime.serve.host import bind_loopback, make_http_host
+from desktop_app.runtime.serve.host import make_http_host
+from desktop_app.runtime.serve.http import bind_loopback
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, ProviderSettings, Settings
 from tests.support.fakes import FakeProvider, answer

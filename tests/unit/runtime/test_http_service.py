@@ -27,9 +27,10 @@ from desktop_app.runtime.hooks.model import HookSource
 from desktop_app.runtime.hooks.runner import HookRunner
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.run.approvals import ApprovalMode, ApprovalPolicy
+from desktop_app.runtime.serve.approvals import HttpApproval
 from desktop_app.runtime.serve.clients import MAX_CLIENTS, ClientLog
 from desktop_app.runtime.serve.host import resource_uri
-from desktop_app.runtime.serve.service import HttpApproval, HttpHostError, HttpHostService, connection_configs
+from desktop_app.runtime.serve.service import HttpHostError, HttpHostService, connection_configs
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import AgentSettings, HttpHostSettings, ProviderSettings, Settings
 from tests.support.fakes import FakeProvider, answer, calls
