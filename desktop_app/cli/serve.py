@@ -8,7 +8,8 @@ with ``--token-env``, else from the keyring (service ``switchboard``, entry ``se
 use, never printed). Tool calls follow ``--approve`` (default ``ask``: asked on the terminal; with no terminal
 they are denied with a reason the client sees), then pass hooks through ``Host.call``. SIGINT/SIGTERM stop
 it cleanly (exit 0): open calls are cancelled, the MCP servers closed. Exit 2: bad usage, a bad config, no
-token; 1: the port cannot be bound.
+token; 1: the port cannot be bound. Scheduled tasks run in the background while it serves; each run's start
+and end is a ``switchboard: task <id> <status>: …`` line on stderr.
 """
 
 from __future__ import annotations
@@ -108,6 +109,15 @@ async def _terminal_ask(err: TextIO, lock: asyncio.Lock, tool: str, arguments: d
     return line in {"y", "yes"}, "the user said no on the terminal"
 
 
+def _task_line(err: TextIO, run: Any) -> None:
+    """A task run's start and end on stderr: ``switchboard: task <id> finished: <first line of the answer>``."""
+    from desktop_app.cli.terminal import terminal_safe
+    from desktop_app.runtime.tasks.server import result_text
+
+    err.write(terminal_safe(f"switchboard: task {run.task_id} {result_text(run)}") + "\n")
+    err.flush()
+
+
 async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, auth: bool = True) -> int:
     """``switchboard serve``. ``auth=False`` leaves out the bearer check and nothing else: only the
     conformance suite's stand-in (``tests/conformance/serve_host.py``) runs it so, as the suite cannot
@@ -141,6 +151,9 @@ async def serve_command(ns: argparse.Namespace, out: TextIO, err: TextIO, *, aut
         async def ask(tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
             return await _terminal_ask(err, lock, tool, arguments)
 
+        if built.tasks is not None:  # scheduled tasks run in the background while it serves (issue 25)
+            built.tasks.runner.add_listener(lambda run: _task_line(err, run))
+            built.tasks.start()
         service = HttpHostService(runtime, host, runtime.credentials, ask=ask if has_terminal else None)
         try:
             url = await service.start(ns.port, runtime.settings.http_host.expose, bearer=token)

@@ -7,15 +7,19 @@ only by what stays running: the app (``Tasks.start`` after the window is up) and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
 from desktop_app.runtime.store import Store
 from desktop_app.runtime.tasks.model import RunStatus
 from desktop_app.runtime.tasks.runner import RunWorkflow, TaskRuntime
+from desktop_app.runtime.tasks.scheduler import SystemClock
 from desktop_app.runtime.tasks.server import SERVER_NAME
 from desktop_app.runtime.tasks.service import Tasks
 
+CLOCK_SHIFT_ENV = "SWITCHBOARD_TASKS_CLOCK_SHIFT"
+"""Seconds the scheduler's clock runs ahead (tests only: cron times are whole minutes)."""
 RUN_TIMEOUT = 120.0
 """The tools return at once (a run goes on in the background); the usual timeout is plenty."""
 
@@ -48,6 +52,7 @@ def wire_tasks(
     tasks = Tasks(
         runtime,
         store,
+        clock=SystemClock(float(os.environ.get(CLOCK_SHIFT_ENV) or 0)),
         run_workflow=run_workflow,
         workflow_names=names,
         agent_names=catalog.names if catalog is not None else None,
