@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.runtime.plugins.context_commands import Verdict, commands_in, expand
+from desktop_app.ui.dialogs.frame import mark_primary, message_box
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +26,14 @@ log = logging.getLogger(__name__)
 async def run_context_commands(owner: Any, command: str, name: str, text: str) -> str:
     """``text`` (the rendered command ``/command``, prompt ``name``) with its context commands run once the
     user approves them in a dialog over ``owner.composer``'s window (``owner.approval`` while open)."""
-    box = QMessageBox(owner.composer.window())
+    box = message_box(
+        owner.composer.window(),
+        "Run the command's context commands?",
+        "",
+        icon="warning",
+        secondary=QMessageBox.StandardButton.NoButton,
+    )
     box.setObjectName("contextCommandsApproval")
-    box.setWindowTitle("Run the command's context commands?")
     box.setTextFormat(Qt.TextFormat.RichText)
     listed = "".join(f"<li><code>{escape(c)}</code></li>" for c in commands_in(text))
     box.setText(
@@ -36,6 +42,7 @@ async def run_context_commands(owner: Any, command: str, name: str, text: str) -
     )
     run = box.addButton("Run", QMessageBox.ButtonRole.AcceptRole)
     run.setObjectName("runContextCommands")
+    mark_primary(run)
     box.addButton("Don't run", QMessageBox.ButtonRole.RejectRole).setObjectName("skipContextCommands")
     answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR, WARN_COLOR, escape, pretty_json
+from desktop_app.ui.dialogs.frame import DialogHeader
 from desktop_app.ui.naming import name_buttons
 from desktop_app.ui.theme.tokens import THEMES, Role
 
@@ -239,6 +240,8 @@ class HookNoticeDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 12)
         layout.setSpacing(10)
+        summary = "Each hook's message and reasons, and the call before and after it."
+        layout.addWidget(DialogHeader("What hooks did", summary, icon="warning", tone="warning"))
         self.befores: list[QTextEdit] = []
         self.afters: list[QTextEdit] = []
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)

@@ -15,6 +15,8 @@ from PySide6.QtCore import QUrl, qVersion
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
 
+from desktop_app.ui.dialogs.frame import message_box
+
 
 def about_html() -> str:
     from desktop_app import __version__  # read when the box opens (importlib.metadata: not before the first paint)
@@ -65,13 +67,14 @@ def open_guide(parent: QWidget) -> QMessageBox | None:
     path = guide_path()
     if path.is_file() and QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
         return None
-    box = QMessageBox(parent)
-    box.setObjectName("guideMissingBox")
-    box.setWindowTitle("User guide")
-    box.setIcon(QMessageBox.Icon.Warning)
     why = "could not be opened (no program opens .md files here)" if path.is_file() else "is not installed here"
-    box.setText(f"The user guide {why}: {path}. The same pages are in the project's docs/ folder.")
-    box.setStandardButtons(QMessageBox.StandardButton.Close)
+    box = message_box(
+        parent,
+        "User guide",
+        f"The user guide {why}: {path}. The same pages are in the project's docs/ folder.",
+        secondary=QMessageBox.StandardButton.Close,
+    )
+    box.setObjectName("guideMissingBox")
     box.open()
     return box
 

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
+from desktop_app.ui.dialogs.frame import DialogHeader
 from desktop_app.ui.naming import name_buttons
 
 if TYPE_CHECKING:
@@ -70,11 +71,12 @@ class ApprovalsDialog(QDialog):
         self.runtime = runtime
         self.grants: list[Grant] = []
         layout = QVBoxLayout(self)
-        intro = QLabel(
-            "Tools and servers you approved beyond a single call. Revoke a grant to be asked again next time."
+        self.header = DialogHeader(
+            "Approvals",
+            "Tools and servers you approved beyond a single call. Revoke a grant to be asked again next time.",
+            icon="approve",
         )
-        intro.setWordWrap(True)
-        layout.addWidget(intro)
+        layout.addWidget(self.header)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setObjectName("grantsTable")
         self.table.setAccessibleName("Approval grants")

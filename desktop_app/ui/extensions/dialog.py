@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from desktop_app.runtime.extensions.archive import Bundle, BundleError
 from desktop_app.runtime.extensions.manifest import UserConfigOption
 from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
+from desktop_app.ui.dialogs.frame import mark_primary
 from desktop_app.ui.theme.tokens import css_font_size
 
 SIGNATURE_TEXT = {
@@ -245,6 +246,7 @@ class InstallExtensionDialog(QDialog):
         button_text = {"install": "Install", "update": "Update", "reconfigure": "Save and restart"}[mode]
         self.install_button = self.buttons.addButton(button_text, QDialogButtonBox.ButtonRole.AcceptRole)
         self.install_button.setObjectName("installButton")
+        mark_primary(self.install_button)
         self.install_button.clicked.connect(self.do_install)
         self.buttons.rejected.connect(self.reject)
         outer.addWidget(self.buttons)

@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPushButton, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import ERROR_COLOR, escape
+from desktop_app.ui.dialogs.frame import DialogHeader
 from desktop_app.ui.naming import name_buttons
 
 if TYPE_CHECKING:
@@ -103,6 +104,8 @@ class ImportResultDialog(QDialog):
         self.resize(560, 420)
         self.report: ImportReport | None = None
         layout = QVBoxLayout(self)
+        summary = "What was found in the other app, and what was added."
+        layout.addWidget(DialogHeader("Import MCP servers", summary, icon="servers"))
         self.text = QTextBrowser()
         self.text.setObjectName("importReport")
         self.text.setAccessibleName("Import result")

@@ -14,6 +14,8 @@ from typing import Any
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
+from desktop_app.ui.dialogs.frame import message_box
+
 BUNDLE_SUFFIXES = (".mcpb", ".dxt")
 
 
@@ -51,7 +53,14 @@ class ExtensionInstaller(QObject):
         try:
             bundle = read_bundle(path)
         except BundleError as exc:
-            box = QMessageBox(QMessageBox.Icon.Warning, "Cannot install this file", str(exc), parent=self.window)
+            box = message_box(
+                self.window,
+                "Cannot install this file",
+                str(exc),
+                icon="error",
+                tone="danger",
+                secondary=QMessageBox.StandardButton.Close,
+            )
             box.setObjectName("bundleErrorBox")
             box.open()
             self.dialog = box

@@ -21,6 +21,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.dialogs.frame import message_box
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.manage import ServerDraft, ServerManager
@@ -213,15 +214,16 @@ class ServerActions(QObject):
 
     def ask_remove(self, name: str) -> QMessageBox:
         """Ask before removing (non-modal ``open()``); Remove runs :meth:`remove`."""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        box = message_box(
+            self._parent,
             "Remove MCP server",
             f"Remove '{name}' from mcp.json? It stops now, and its secrets are removed from the keyring.",
-            QMessageBox.StandardButton.Cancel,
-            self._parent,
+            icon="delete",
+            tone="danger",
+            primary=("Remove", QMessageBox.ButtonRole.DestructiveRole),
         )
         box.setObjectName("removeServerConfirm")
-        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        remove = box.defaultButton()
         remove.setObjectName("confirmRemoveServerButton")
         remove.clicked.connect(lambda: self.tasks.start(self.remove(name), name="remove-server"))
         box.finished.connect(box.deleteLater)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.dialogs.frame import message_box
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, register_page
 
 log = logging.getLogger(__name__)
@@ -226,16 +227,17 @@ class PluginsPage(PageExtra):
         plugin_id = self.selected() or ""
         hooks = [h for h in plugin_hooks(self.host, self.places(), plugin_id) if h.state in ("untrusted", "modified")]
         listing = "\n".join(f"• {h.entry.event}: {h.entry.body}" for h in hooks)
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        box = message_box(
+            self,
             "Trust plugin hooks",
             f"Let these hooks of {plugin_id} run? Each is trusted as it is now; an edited hook stops again.\n\n"
             f"{listing}",
-            QMessageBox.StandardButton.Cancel,
-            self,
+            icon="lock",
+            tone="warning",
+            primary=("Trust", QMessageBox.ButtonRole.AcceptRole),
         )
         box.setObjectName("trustPluginHooksConfirm")
-        trust = box.addButton("Trust", QMessageBox.ButtonRole.AcceptRole)
+        trust = box.defaultButton()
         trust.setObjectName("confirmTrustPluginHooksButton")
         trust.clicked.connect(lambda: self.trust(plugin_id))
         self.dialog = box
@@ -244,16 +246,17 @@ class PluginsPage(PageExtra):
 
     def ask_remove(self) -> QMessageBox:
         plugin_id = self.selected() or ""
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
+        box = message_box(
+            self,
             "Remove plugin",
             f"Remove {plugin_id}? Its servers stop and leave mcp.json; its hooks, their trust, its settings and "
             "its files are removed.",
-            QMessageBox.StandardButton.Cancel,
-            self,
+            icon="delete",
+            tone="danger",
+            primary=("Remove", QMessageBox.ButtonRole.DestructiveRole),
         )
         box.setObjectName("removePluginConfirm")
-        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        remove = box.defaultButton()
         remove.setObjectName("confirmRemovePluginButton")
         remove.clicked.connect(lambda: self._run(self.remove(plugin_id)))
         self.dialog = box
