@@ -5,6 +5,11 @@ Without it a slow first token (or a stall being waited out) leaves the chat blan
 arrives (reasoning, answer, a tool call) or the run ends, fails or is stopped. The dots step and the elapsed
 seconds are computed from a start time on an injectable monotonic clock, refreshed by a ``QTimer``; tests
 drive it by emitting ``timer.timeout`` with a fake clock, never by waiting.
+
+Its look follows the design tokens: the dots are painted (``WorkingDots``: one fixed-size widget, the lit dot
+in ``accent``, the others in ``text_muted``; nothing is re-styled per step), the words are muted text with
+tabular figures, so the counting seconds never shift the line. Under reduced motion (``theme.motion``) the
+dots stand still, all lit alike; the seconds still count.
 """
 
 from __future__ import annotations
@@ -13,14 +18,50 @@ import math
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPointF, QSize, Qt, QTimer
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from desktop_app.ui.theme import motion
+from desktop_app.ui.theme.tokens import SPACE, tabular, tokens
 
 Clock = Callable[[], float]
 TICK_MS = 400
 DOTS = 3
 SHOW_SECONDS_AFTER = 2.0
 """The elapsed time is shown once the wait is longer than this (a fast model never shows a count)."""
+DOT_PX = 6
+"""A dot's diameter; the dots are ``SPACE.xs`` apart."""
+
+
+class WorkingDots(QWidget):
+    """Three painted dots, one lit (``step``); all alike when ``still`` (reduced motion)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("workingDots")
+        self.step = 0
+        self.still = motion.reduced_motion()
+        self.setFixedSize(self.sizeHint())
+
+    def sizeHint(self) -> QSize:
+        return QSize(DOTS * DOT_PX + (DOTS - 1) * SPACE.xs, DOT_PX + 2 * SPACE.xxs)
+
+    def colour_of(self, index: int) -> str:
+        """The role a dot is painted in: the lit one ``accent``, the rest ``text_muted`` (still: all muted)."""
+        return "accent" if index == self.step and not self.still else "text_muted"
+
+    def paintEvent(self, _event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        t = tokens()
+        radius = DOT_PX / 2
+        for index in range(DOTS):
+            painter.setBrush(t.qcolor(self.colour_of(index)))
+            centre = QPointF(radius + index * (DOT_PX + SPACE.xs), self.height() / 2)
+            painter.drawEllipse(centre, radius, radius)
+        painter.end()
 
 
 class WorkingLine(QWidget):
@@ -32,21 +73,16 @@ class WorkingLine(QWidget):
         self.setAccessibleName("The model is working")
         self._clock = clock
         self._started = clock()
-        self._step = 0
         layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 2, 0, 2)
-        layout.setSpacing(4)
-        self.dots: list[QLabel] = []
-        for _ in range(DOTS):
-            dot = QLabel("●")
-            dot.setObjectName("workingDot")
-            self.dots.append(dot)
-            layout.addWidget(dot)
+        layout.setContentsMargins(0, SPACE.xxs, 0, SPACE.xxs)
+        layout.setSpacing(SPACE.sm)
+        self.dots = WorkingDots()
+        layout.addWidget(self.dots, 0, Qt.AlignmentFlag.AlignVCenter)
         self.label = QLabel("")
         self.label.setObjectName("workingText")
+        self.label.setProperty("role", "muted")  # the application stylesheet's secondary text
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        self.label.setStyleSheet("QLabel { color: palette(placeholder-text); }")
-        layout.addSpacing(6)
+        self.label.setFont(tabular(self.label.font()))  # the counting seconds keep their width
         layout.addWidget(self.label)
         layout.addStretch(1)
         self.timer = QTimer(self)
@@ -66,7 +102,8 @@ class WorkingLine(QWidget):
 
     def tick(self) -> None:
         """Step the dots and refresh the seconds (the timer calls this)."""
-        self._step = (self._step + 1) % DOTS
+        self.dots.step = (self.dots.step + 1) % DOTS
+        self.dots.update()
         self._render()
 
     def stop(self) -> None:
@@ -74,10 +111,9 @@ class WorkingLine(QWidget):
 
     def _render(self) -> None:
         waited = self._clock() - self._started
-        self.label.setText(f"Working… {self.elapsed} s" if waited >= SHOW_SECONDS_AFTER else "Working…")
-        for index, dot in enumerate(self.dots):
-            strong = index == self._step
-            dot.setStyleSheet(f"QLabel {{ color: palette({'highlight' if strong else 'mid'}); }}")
+        text = f"Working… {self.elapsed} s" if waited >= SHOW_SECONDS_AFTER else "Working…"
+        if text != self.label.text():
+            self.label.setText(text)
 
 
-__all__ = ["WorkingLine"]
+__all__ = ["WorkingDots", "WorkingLine"]

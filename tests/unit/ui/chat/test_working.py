@@ -20,7 +20,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.chat.retry import RetryLine
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.chat.working import WorkingLine
+from desktop_app.ui.chat.working import DOTS, WorkingLine
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeHost
 from tests.support.llm_server import Pause, Reply, text_reply
@@ -161,3 +161,29 @@ def test_a_stalled_first_token_shows_the_indicator_through_the_retry(qtbot, qloo
     finally:
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
+
+
+def test_the_dots_step_in_the_accent_colour_and_keep_their_place(view, monkeypatch) -> None:
+    """One lit dot steps along (accent, the others muted) in a fixed-size widget: the line never moves."""
+    monkeypatch.setenv("SWITCHBOARD_REDUCED_MOTION", "0")  # the suite's default is reduced motion
+    chat, _clock = view
+    chat._on_run_started(ev.RunStarted(**IDS, model="m", prompt="hi"))
+    line = chat.working
+    dots = line.dots
+    size = dots.size()
+    lit = []
+    for _ in range(DOTS):
+        lit.append([dots.colour_of(i) for i in range(DOTS)].index("accent"))
+        line.timer.timeout.emit()
+    assert lit == [(lit[0] + i) % DOTS for i in range(DOTS)]  # it steps, one dot at a time
+    assert dots.size() == size and dots.minimumSize() == dots.maximumSize()
+
+
+def test_under_reduced_motion_the_dots_stand_still(view, monkeypatch) -> None:
+    monkeypatch.setenv("SWITCHBOARD_REDUCED_MOTION", "1")
+    chat, _clock = view
+    chat._on_run_started(ev.RunStarted(**IDS, model="m", prompt="hi"))
+    dots = chat.working.dots
+    for _ in range(DOTS):
+        assert [dots.colour_of(i) for i in range(DOTS)] == ["text_muted"] * DOTS
+        chat.working.timer.timeout.emit()
