@@ -20,7 +20,6 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app import __version__
-from desktop_app.runtime.host.bounded_regex import SearchTimeout
 from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry
 
 SERVER_NAME = CATALOG_SERVER
@@ -80,6 +79,8 @@ def search_result(catalog: Catalog, query: str) -> mtypes.CallToolResult:
         return mtypes.CallToolResult(
             content=[mtypes.TextContent(type="text", text=block or "No deferred tools available.")]
         )
+    from desktop_app.runtime.host.bounded_regex import SearchTimeout  # the regex module (~1.3 MB) loads here
+
     try:
         found = catalog.search(query)
     except SearchTimeout as exc:

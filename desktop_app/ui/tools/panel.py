@@ -183,7 +183,8 @@ class ToolPanel(QWidget):
         self.schedule_refresh()
 
     def schedule_refresh(self) -> None:
-        self._timer.start()
+        if self.isVisible():  # a hidden panel (the dock starts hidden) refreshes when shown: showEvent
+            self._timer.start()
 
     def _on_run_event(self, event: Any) -> None:
         kind = getattr(event, "kind", "")
