@@ -16,7 +16,6 @@ stays in the runtime's memory. Later runs try the store again.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 import time
@@ -27,26 +26,10 @@ from typing import Any
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.store.agents import link_subagent, set_agent
 from desktop_app.runtime.store.db import Store
-from desktop_app.runtime.store.unwritable import advice, disk_problem
+from desktop_app.runtime.store.media import storable_media
+from desktop_app.runtime.store.unwritable import write_failed_message
 
 log = logging.getLogger(__name__)
-
-MEDIA_STORE_LIMIT = 8 * 1024 * 1024
-"""Characters of a tool result's image and resource blocks kept in the store (base64: ~6 MB of images); a
-result with more keeps the blocks that fit, in order, and the rest is only named in its text."""
-
-
-def storable_media(media: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The blocks of ``media`` that fit in ``MEDIA_STORE_LIMIT`` together."""
-    kept, used = [], 0
-    for block in media:
-        size = len(json.dumps(block, ensure_ascii=False))
-        if used + size > MEDIA_STORE_LIMIT:
-            continue
-        kept.append(block)
-        used += size
-    return kept
-
 
 FLUSH_INTERVAL_S = 0.2
 """How often buffered text is written: stored text is never more than 250 ms of stream behind (the rest of
@@ -135,15 +118,7 @@ class Recorder:
             self._cancel_timer(state)
         self._runs.clear()
         self.unsaved.update(runs)
-        problem = disk_problem(exc)
-        message = (
-            f"This conversation could not be saved to {self.store.path}: {problem} ({exc}). The answer is kept in "
-            f"memory: save it with “Save a copy…” before you close it, then {advice(problem)}."
-            if problem is not None
-            else f"This conversation could not be saved to {self.store.path} ({exc}). The answer is kept in memory: "
-            "save it with “Save a copy…” before you close it, then free disk space or check that the folder "
-            "is writable."
-        )
+        message = write_failed_message(self.store.path, exc)
         if self._on_failure is None:
             return
         for conversation_id, run_id in runs.values():

@@ -75,6 +75,22 @@ def unsaved_message(error: StoreUnwritableError) -> str:
     )
 
 
+def write_failed_message(path: object, exc: BaseException) -> str:
+    """What a run is told when a write failed mid-run (the recorder's message): the disk problem when there is
+    one, and what to do."""
+    problem = disk_problem(exc)
+    if problem is not None:
+        return (
+            f"This conversation could not be saved to {path}: {problem} ({exc}). The answer is kept in "
+            f"memory: save it with “Save a copy…” before you close it, then {advice(problem)}."
+        )
+    return (
+        f"This conversation could not be saved to {path} ({exc}). The answer is kept in memory: "
+        "save it with “Save a copy…” before you close it, then free disk space or check that the folder "
+        "is writable."
+    )
+
+
 def report_unsaved(
     subscribe: Callable[[Callable[[ev.Event], None]], object],
     notify: Callable[[ev.Event], None],
@@ -94,4 +110,11 @@ def report_unsaved(
     subscribe(on_event)
 
 
-__all__ = ["StoreUnwritableError", "advice", "disk_problem", "report_unsaved", "unsaved_message"]
+__all__ = [
+    "StoreUnwritableError",
+    "advice",
+    "disk_problem",
+    "report_unsaved",
+    "unsaved_message",
+    "write_failed_message",
+]
