@@ -61,8 +61,11 @@ _SAMPLE = "The failure is a torn write: the file is truncated first and filled l
 
 def reading_width(font: QFont | None = None) -> int:
     """The reading column's widest, in pixels: ``MEASURE_CHARS`` characters of ordinary prose in ``font`` (the
-    application's), so it follows the font size; a narrower window narrows the column with it."""
-    metrics = QFontMetricsF(font or QApplication.font())
+    answers' reading font, ``tokens.reading_font``), so it follows the font size; a narrower window narrows the
+    column with it (down to the view's width minus its margins)."""
+    from desktop_app.ui.theme.tokens import reading_font
+
+    metrics = QFontMetricsF(font or reading_font(QApplication.font()))
     per_char = metrics.horizontalAdvance(_SAMPLE) / len(_SAMPLE)
     return math.ceil(MEASURE_CHARS * per_char) + 8  # the text's own margins
 
