@@ -228,7 +228,7 @@ def first_run(theme: str, tmp: Path) -> None:
     claude = xdg / "Claude" / "claude_desktop_config.json"
     claude.parent.mkdir(parents=True, exist_ok=True)
     claude.write_text(json.dumps({"mcpServers": CLAUDE_DESKTOP_SERVERS}, indent=2), encoding="utf-8")
-    write_settings(home, theme=theme, provider={})
+    write_settings(home, theme=theme, provider={}, **QUIET)
     (home / "data").mkdir(parents=True, exist_ok=True)
     (home / "data" / "no-tray-noticed").touch()
     with App(home, env={"XDG_CONFIG_HOME": str(xdg)}) as app:
