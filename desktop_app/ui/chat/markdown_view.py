@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.chat.markdown import CodeHighlighter
 from desktop_app.ui.chat.md_stream import Block, MarkdownStream
 from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, quote_bars, write_block
-from desktop_app.ui.theme.tokens import scaled_font
+from desktop_app.ui.theme.tokens import reading_font, scaled_font
 
 COPIED_FEEDBACK_MS = 1500
 PARSE_CHUNK = 1000  # characters parsed per step of a burst
@@ -110,6 +110,7 @@ class ProseView(AutoHeightText):
         super().__init__(parent)
         self.setObjectName("markdownProse")
         self.setAccessibleName("Answer text")
+        self.setFont(reading_font())  # the tokens' reading chain (a serif made for screens), the UI font last
         self.theme = theme
         self._frozen_end = 0  # document position where the open block starts
         self._frozen_format = QTextBlockFormat()  # the format of the block there, as written

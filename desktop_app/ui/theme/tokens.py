@@ -350,6 +350,24 @@ def reading_family() -> str:
     return first_installed(READING_FONTS[:-1], QFontDatabase.SystemFont.GeneralFont)
 
 
+def reading_font(base: QFont | None = None) -> QFont:
+    """The answers' font: ``base`` (the application font) in the reading chain, the UI family last."""
+    font = QFont(base if base is not None else QGuiApplication.font())
+    font.setFamilies([*READING_FONTS[:-1], font.family()])
+    font.setStyleHint(QFont.StyleHint.Serif)
+    return font
+
+
+def mono_font(step: str = "code") -> QFont:
+    """The code font: the monospace chain at the type-scale ``step``."""
+    font = QFont(QGuiApplication.font())
+    font.setFamilies([mono_family()])
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    font.setFixedPitch(True)
+    font.setPointSizeF(font_pt(step))
+    return font
+
+
 def css_font_size(step: str) -> str:
     """``font-size:<n>pt`` for a type-scale ``step``, for rich text (``<b style='…'>``) and stylesheets."""
     return f"font-size:{font_pt(step)}pt"
@@ -404,7 +422,9 @@ __all__ = [
     "first_installed",
     "font_pt",
     "mono_family",
+    "mono_font",
     "reading_family",
+    "reading_font",
     "scaled_font",
     "tabular",
     "tokens",

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.theme.tokens import tabular
 from desktop_app.ui.tools.texts import (
     NO_TOOLS,
     PLACEHOLDER,
@@ -145,6 +146,7 @@ class ToolPanel(QWidget):
         footer = QHBoxLayout()
         self.count_label = QLabel("")
         self.count_label.setObjectName("toolCount")
+        self.count_label.setFont(tabular(self.count_label.font()))  # counts that change do not jiggle
         footer.addWidget(self.count_label, 1)
         self.settings_button = QPushButton("Deferral settings…")
         self.settings_button.setObjectName("deferralSettingsButton")

@@ -269,7 +269,7 @@ def test_a_blockquote_has_a_bar_down_its_left_side_and_nothing_else_does(qtbot, 
         assert abs(column[0].lightness() - background.lightness()) >= 40  # it reads against the page
         for outside in ("Before", "After "):  # beside unquoted text there is none
             top, bottom = tops[outside]
-            assert image.pixelColor(bar_x, (top + bottom) // 2) == background
+            assert image.pixelColor(bar_x, (top + bottom) // 2) != column[0]  # no bar (a glyph's stem may be there)
         quote_row = (quote_top + quote_bottom) // 2
         assert image.pixelColor(image.width() - 4, quote_row) == background  # no tint running past the text
     finally:
