@@ -180,6 +180,14 @@ class App:
                 store.purge_deleted()
             except Exception:
                 log.exception("could not purge deleted conversations")
+        # MCP App views (issue 26): wired before the servers start (MCP Apps is advertised when they connect);
+        # Qt WebEngine itself loads with the first view shown, never here.
+        from desktop_app.runtime.apps.known import KnownViews
+        from desktop_app.ui.apps.controller import attach_apps
+
+        attach_apps(
+            self.window, runtime, self.assembly.host, store, KnownViews(self.paths.data_dir / "app-views.json")
+        )
         self.window.attach_host(  # before host.start(): the Servers dock sees every state change
             self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
         )

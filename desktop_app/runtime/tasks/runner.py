@@ -40,7 +40,7 @@ class TaskRuntime(Protocol):
 class _Active:
     run: TaskRun
     task: asyncio.Task[None]
-    waiting: set[str]
+    waiting: dict[str, ev.ApprovalRequired]
 
 
 class TaskRunner:
@@ -66,6 +66,12 @@ class TaskRunner:
         """The runs in progress (the tray lists them)."""
         return [a.run for a in self._active.values()]
 
+    def waiting_approvals(self, conversation_id: str) -> list[ev.ApprovalRequired]:
+        """The approvals a task run in this conversation waits for (the window re-shows them when it opens it)."""
+        return [
+            e for a in self._active.values() if a.run.conversation_id == conversation_id for e in a.waiting.values()
+        ]
+
     def start(self, task: Task, trigger: Trigger, *, scheduled_for: float | None = None, note: str = "") -> TaskRun:
         """Start ``task`` now; a task already running is not started again (the run is recorded skipped)."""
         if task.id in self._active:
@@ -87,7 +93,7 @@ class TaskRunner:
         )
         self.records.store.set_title_if_empty(conversation_id, task.name)
         job = asyncio.get_running_loop().create_task(self._run(task, run), name=f"switchboard-task-{task.id}")
-        self._active[task.id] = _Active(run, job, set())
+        self._active[task.id] = _Active(run, job, {})
         return self._publish(run)
 
     async def wait(self, task_id: str) -> TaskRun | None:
@@ -150,10 +156,10 @@ class TaskRunner:
         if active is None:
             return
         if isinstance(event, ev.ApprovalRequired):
-            active.waiting.add(event.tool_call_id)
+            active.waiting[event.tool_call_id] = event
             note = f"waiting for you: approve {event.server} / {event.tool}"
         elif isinstance(event, ev.ApprovalDecided) and event.tool_call_id in active.waiting:
-            active.waiting.discard(event.tool_call_id)
+            active.waiting.pop(event.tool_call_id, None)
             note = ""
         else:
             return

@@ -68,6 +68,8 @@ class DesktopShell(QObject):
         self.recorder: Any = None
         self.forwarded = 0
         self.notified: list[tuple[str, str, str]] = []
+        self.quiet_outcomes: set[str] = set()
+        """Conversations whose end another part announces (a task run: ui/tasks names the task)."""
         self._told_close_to_tray = False
         self.tray.clicked.connect(self.on_icon_clicked)
         self.tray.quick_requested.connect(self.show_quick)
@@ -299,7 +301,7 @@ class DesktopShell(QObject):
         settings = getattr(self.runtime, "settings", None)
         if settings is not None and not settings.notifications:
             return
-        if self.on_screen(conversation_id):
+        if self.on_screen(conversation_id) or (what != "approval" and conversation_id in self.quiet_outcomes):
             return
         title = ""
         if self.store is not None:
