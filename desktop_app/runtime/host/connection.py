@@ -43,6 +43,7 @@ from desktop_app.runtime.host.connection_requests import leaf_exception as _leaf
 from desktop_app.runtime.host.oauth import DEFAULT_SIGN_IN_TIMEOUT
 from desktop_app.runtime.host.outcomes import CallOutcome, error_outcome, outcome_from_result
 from desktop_app.runtime.host.resource_watch import ResourceWatch
+from desktop_app.runtime.host.tool_listing import list_all_tools, listen_for_changes, mark_dirty_on_events
 from desktop_app.runtime.host.transports import (
     STDERR_LIMIT,
     HttpKind,
@@ -68,7 +69,6 @@ MAX_TIMEOUT = 7 * 24 * 3600.0
 """The longest start-up or call timeout honoured (longer ones are cut to this). The app's qasync loop
 runs timers as ``QTimer`` s, whose milliseconds are a 32-bit int: a timer past ~24.8 days raises
 ``OverflowError`` instead of waiting. (An infinite deadline is fine: anyio schedules no timer for it.)"""
-_MAX_TOOL_PAGES = 100
 _TIMEOUT_GRACE = 2.0
 _CRASH_CLEANUP_TIMEOUT = 10.0
 _HEALTH_CHECK_TIMEOUT = 5.0
@@ -260,8 +260,8 @@ class ServerConnection:
             with scope:
                 async with AsyncExitStack() as stack:
                     client = await self._enter_client(stack)
-                    subscription = await self._listen_for_tool_changes(stack, client)  # before listing: no gap
-                    self.tools = await self._list_all_tools(client)
+                    subscription = await listen_for_changes(stack, client, self.name)  # before listing: no gap
+                    self.tools = await list_all_tools(client)
                     scope.deadline = math.inf
                     self._client = client
                     was_ready = True
@@ -297,60 +297,25 @@ class ServerConnection:
             tg.start_soon(self._refresh_tools_when_dirty, client)
             tg.start_soon(self.watch.run, client)
             if subscription is not None:
-                tg.start_soon(self._mark_dirty_on_events, subscription)
+                tg.start_soon(mark_dirty_on_events, subscription, self.name, self._tools_dirty, self._resources_changed)
             await self._stop.wait()
             tg.cancel_scope.cancel()
 
-    async def _listen_for_tool_changes(self, stack: AsyncExitStack, client: Client) -> Subscription | None:
-        """On 2026-07-28 connections, an acknowledged ``subscriptions/listen`` stream for tool changes."""
-        capability = client.server_capabilities.tools
-        tools = bool(capability and capability.list_changed)
-        resources = bool(client.server_capabilities.resources and client.server_capabilities.resources.list_changed)
-        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS or not (tools or resources):
-            return None  # legacy servers push notifications/…/list_changed to the message handler
-        try:  # resource-list changes too: MCP App views are read again after one
-            return await stack.enter_async_context(
-                client.listen(tools_list_changed=tools, resources_list_changed=resources)
-            )
-        except Exception as exc:  # listening is a convenience: the connection stays usable without it
-            logger.info("MCP server '%s': not following tool-list changes: %s", self.name, exc)
-            return None
-
-    async def _mark_dirty_on_events(self, subscription: Subscription) -> None:
-        try:
-            async for event in subscription:
-                if type(event).__name__ == "ResourcesListChanged":
-                    if self._features is not None:
-                        self._features.resources_changed(self.name)
-                else:
-                    self._tools_dirty.set()
-        except Exception as exc:  # e.g. SubscriptionLost: the connection itself may still be fine
-            logger.info("MCP server '%s': stopped following tool-list changes: %s", self.name, exc)
+    def _resources_changed(self) -> None:
+        if self._features is not None:
+            self._features.resources_changed(self.name)
 
     async def _refresh_tools_when_dirty(self, client: Client) -> None:
         while True:
             await self._tools_dirty.wait()
             self._tools_dirty.clear()
             try:
-                self.tools = await self._list_all_tools(client, cache_mode="refresh")
+                self.tools = await list_all_tools(client, cache_mode="refresh")
             except Exception as exc:  # keep the old list; a broken connection is noticed elsewhere
                 logger.info("MCP server '%s': re-listing tools failed: %s", self.name, exc)
                 continue
             if self._on_change is not None:
                 self._on_change(self, "tools")
-
-    async def _list_all_tools(
-        self, client: Client, *, cache_mode: Literal["use", "refresh", "bypass"] = "use"
-    ) -> list[mtypes.Tool]:
-        tools: list[mtypes.Tool] = []
-        cursor: str | None = None
-        for _ in range(_MAX_TOOL_PAGES):
-            page = await client.list_tools(cursor=cursor, cache_mode=cache_mode)
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        return tools
 
     # -- calls ----------------------------------------------------------------------------------
 
