@@ -10,14 +10,12 @@ chrome sheet (``theme.chrome_sheet``: ``QWidget#emptyState``).
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.theme.icons import icon
 from desktop_app.ui.theme.tokens import SPACE
 
 ICON_PX = 32
-MAX_WIDTH_EM = 24
-"""The text's widest, in ems of the application font: a short, centred measure."""
 
 
 class EmptyState(QWidget):
@@ -37,7 +35,7 @@ class EmptyState(QWidget):
         self.setProperty("state", name)
         self.setAccessibleName(title)
         outer = QVBoxLayout(self)
-        outer.setContentsMargins(SPACE.lg, SPACE.xl, SPACE.lg, SPACE.xl)
+        outer.setContentsMargins(SPACE.xl, SPACE.xl, SPACE.xl, SPACE.xl)  # the column or panel sets the measure
         outer.setSpacing(SPACE.sm)
         outer.addStretch(1)
         self.icon = QToolButton()  # drawn by the icon engine at paint time: it follows the theme
@@ -61,12 +59,7 @@ class EmptyState(QWidget):
         self.text.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text.setWordWrap(True)
         self.text.setTextFormat(Qt.TextFormat.PlainText)
-        em = self.fontMetrics().horizontalAdvance("M")
-        self.text.setMaximumWidth(MAX_WIDTH_EM * em)
-        self.title.setMaximumWidth(MAX_WIDTH_EM * em)
-        row = QHBoxLayout()
-        row.addWidget(self.text)
-        outer.addLayout(row)
+        outer.addWidget(self.text)
         self.button = QPushButton(action)
         self.button.setObjectName("emptyStateAction")
         self.button.setProperty("kind", "primary")

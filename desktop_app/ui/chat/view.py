@@ -144,6 +144,7 @@ class ChatView(QScrollArea):
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)  # the column can be narrower than the line: wrap, never clip
         self._add(self.empty_hint)
+        self._layout.setStretchFactor(self.empty_hint, 3)  # an empty chat's hint sits a little above the middle
         self._stick = True
         self._assistant_labelled = False
         bar = self.verticalScrollBar()

@@ -1,5 +1,5 @@
 """No widget overlaps another, nothing is clipped by its parent: the real MainWindow with a conversation
-loaded, at 800×600 and 1400×900, light theme, the side panels open. Walks the widget tree: every pair of
+loaded, at 800×600, 1400×900 and 1920×1080, the side panels open. Walks the widget tree: every pair of
 visible siblings has disjoint geometries, and every visible child lies inside its parent (except inside a
 scroll area's viewport, whose content scrolls). Intentional overlays are listed in ``OVERLAYS`` with why."""
 
@@ -59,7 +59,7 @@ def _problems(root: QWidget) -> tuple[int, list[str]]:
     return checked, found
 
 
-@pytest.mark.parametrize("size", [(800, 600), (1400, 900)])
+@pytest.mark.parametrize("size", [(800, 600), (1400, 900), (1920, 1080)])
 def test_no_widget_overlaps_another_or_is_clipped(qtbot, window, fake_runtime, size):
     fake_runtime.script(Content("A short answer with **bold** text and a list:\n\n- one\n- two\n", pieces=2))
     window.composer.edit.setPlainText("How do I save a file safely?")
