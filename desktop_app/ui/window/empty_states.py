@@ -152,6 +152,7 @@ class EmptyStates:
         empty = (overview is None or overview.total == 0) and not panel.search.text().strip()
         self.tools.setVisible(empty)
         self.tools_splitter.setVisible(not empty)  # the list and the details: nothing to show
+        panel.summary.setVisible(not empty)  # "no tools" once, in the empty state's words
 
     def _add_server(self) -> None:
         """Open the Servers panel and its "Add…" form (the form needs mcp.json: else the panel says why)."""

@@ -122,7 +122,7 @@ def test_no_tools_shows_add_a_server_which_opens_the_servers_panel_and_form(qtbo
     win.tools_dock.panel.refresh()
     state = win.empty_states.tools
     qtbot.waitUntil(state.isVisible)
-    assert not win.empty_states.tools_splitter.isVisible()
+    assert not win.empty_states.tools_splitter.isVisible() and not win.tools_dock.panel.summary.isVisible()
     qtbot.mouseClick(state.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(win.servers_dock.isVisible)
     dialog = win.servers_dock.panel.actions.dialog
