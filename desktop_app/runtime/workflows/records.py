@@ -73,9 +73,18 @@ def step_key(run_id: str, index: int) -> str:
 class WorkflowRecords:
     """Keeps each conversation's workflow runs in ``folder`` (see the module)."""
 
-    def __init__(self, folder: Path, *, link: Link | None = None, agent_of: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        link: Link | None = None,
+        agent_of: Callable[[str], str] | None = None,
+        on_started: Callable[[str, str], None] | None = None,
+    ) -> None:
+        """``on_started(conversation, workflow)``: a run began (the store titles an untitled conversation)."""
         self.folder = folder
         self.link = link
+        self.on_started = on_started
         self.agent_of = agent_of
         self._live: set[str] = set()
 
@@ -116,6 +125,11 @@ class WorkflowRecords:
                 )
             )
             self._write(event.conversation_id, runs)
+            if self.on_started is not None:
+                try:
+                    self.on_started(event.conversation_id, event.workflow)
+                except Exception as exc:  # the run is kept; only the conversation's title is missing
+                    log.warning("conversation %s not titled: %s", event.conversation_id, exc)
             return
         run = next((r for r in runs if r.run_id == event.run_id), None)
         if run is None:

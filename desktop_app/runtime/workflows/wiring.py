@@ -69,14 +69,18 @@ def wire_workflows(
     host: Any, runtime: Any, *, config_dir: Path, data_dir: Path, project_dir: Path | None, store: Any | None
 ) -> tuple[Workflows, list[str]]:
     """The app's and the CLI's :class:`Workflows`: records under ``data_dir``, step runs linked in ``store``."""
-    link = None
+    link = titled = None
     if store is not None:
         from desktop_app.runtime.store.agents import link_subagent
 
         def link(child: str, parent: str, key: str, agent: str) -> None:
             link_subagent(store, child, parent, key, agent)
 
-    records = WorkflowRecords(data_dir / FOLDER_NAME, link=link, agent_of=runtime.conversation_agent)
+        def titled(conversation: str, workflow: str) -> None:  # listed, and named after the workflow
+            store.ensure_conversation(conversation)
+            store.set_title_if_empty(conversation, f"Workflow {workflow}")
+
+    records = WorkflowRecords(data_dir / FOLDER_NAME, link=link, agent_of=runtime.conversation_agent, on_started=titled)
     workflows = Workflows(
         runtime,
         config_dir=config_dir,
@@ -87,7 +91,14 @@ def wire_workflows(
     )
     problems = workflows.register(host)
     found = workflows.load()
-    problems += [f"A workflow cannot run: {p}" for b in found.broken for p in b.problems]
+    for broken in found.broken:  # one line per file: its first fault, and where to see them all
+        first = broken.problems[0]
+        more = len(broken.problems) - 1
+        problems.append(
+            f"The workflow '{broken.name}' cannot run: {first}"
+            + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+            + "; see View → Workflows… or `switchboard workflows list`"
+        )
     problems += found.shadowed
     return workflows, problems
 

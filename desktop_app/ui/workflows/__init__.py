@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 
 if TYPE_CHECKING:
@@ -15,13 +16,16 @@ if TYPE_CHECKING:
     from desktop_app.ui.workflows.dialog import WorkflowsDialog
 
 
-class WorkflowsUi:
-    """What :func:`install_workflows` adds: the chat's workflow runs, the menu action and the page."""
+class WorkflowsUi(QObject):
+    """What :func:`install_workflows` adds: the chat's workflow runs, the menu action and the page (a child of the
+    window, so it lives as long as the window does)."""
 
     def __init__(self, window: MainWindow, workflows: Workflows) -> None:
         from desktop_app.ui.window.menus import order_menus, view_menu
         from desktop_app.ui.workflows.chat import WorkflowChat
 
+        super().__init__(window)
+        self.setObjectName("workflowsUi")
         self.window = window
         self.workflows = workflows
         self.chat: WorkflowChat = WorkflowChat(window, workflows)

@@ -84,6 +84,7 @@ class WorkflowChat(QObject):
             block = WorkflowRunBlock(event.workflow, list(event.steps), event.run_id)  # type: ignore[union-attr]
             self.blocks[event.run_id] = block
             self.window.view.add_block(block)
+            self.window.conversation_ctl.on_activity(event)  # listed (titled after the workflow) and current
             return
         block_or_none = self.blocks.get(event.run_id)
         if block_or_none is None or not isValid(block_or_none):
@@ -94,6 +95,7 @@ class WorkflowChat(QObject):
         elif kind == "workflow_finished":
             block.show_run_status(event.status, event.error)  # type: ignore[union-attr]
             block.show_output(event.output)  # type: ignore[union-attr]
+            self.window.conversation_ctl.on_activity(event)
 
     def _step(self, block: WorkflowRunBlock, event: ev.WorkflowStep) -> None:
         row = block.show_step(event.index, event.status, event.detail)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
 
 from desktop_app.runtime.providers.openai import OpenAIProvider
 from desktop_app.runtime.run.approvals import ApprovalPolicy
@@ -19,6 +20,7 @@ from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.runtime.workflows.wiring import wire_workflows
+from desktop_app.ui.conversations.panel import ID_ROLE
 from desktop_app.ui.window.main_window import MainWindow
 from desktop_app.ui.workflows import install_workflows
 from desktop_app.ui.workflows.steps import WorkflowRunBlock
@@ -132,6 +134,9 @@ def test_a_workflow_runs_as_a_step_list_in_the_window_and_comes_back_after_a_res
         assert host.log == [("fake", "read_log", {"lines": 5})]
         qtbot.waitUntil(lambda: not window.controller.busy)
         conversation = window.controller.conversation_id
+        listed = window.conversation_ctl.panel.list
+        titles = [listed.item(i).text() for i in range(listed.count()) if listed.item(i).data(ID_ROLE)]
+        assert titles == ["Workflow safe-fix"]  # listed, named after the workflow (its steps' runs are not)
     finally:
         first.close(qtbot, qloop)
 
@@ -177,3 +182,21 @@ def test_stop_stops_the_workflow(qtbot: Any, qloop: Any, llm_server: ScriptedLLM
     finally:
         gate.open()
         session.close(qtbot, qloop)
+
+
+def test_the_menu_action_works_when_nobody_keeps_what_install_returned(
+    qtbot: Any, window: MainWindow, tmp_path: Path
+) -> None:
+    import gc
+
+    from desktop_app.runtime.workflows.wiring import Workflows
+    from desktop_app.ui.workflows.dialog import WorkflowsDialog
+
+    shutil.copytree(FIXTURES / "good" / "greet", tmp_path / "workflows" / "greet")
+    install_workflows(window, Workflows(window.runtime, config_dir=tmp_path, project_dir=None))  # as app.py does
+    gc.collect()
+    action = next(a for a in window.findChildren(QAction) if a.objectName() == "workflowsAction")
+    action.trigger()
+    dialog = window.findChild(WorkflowsDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert [dialog.list.item(i).text() for i in range(dialog.list.count())] == ["greet"]
