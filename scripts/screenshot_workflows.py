@@ -6,8 +6,8 @@ For each theme: a fresh home with three workflows in its config folder's ``workf
 release with rollback from tests/fixtures/workflows, and a broken one), and the loopback SSE server from tests/
 as the provider (the real OpenAI wire format). View → Workflows… opens the page (``workflows-page-THEME.png``: the
 list, the review's inputs filled in); Run starts it, and the window is taken once the workflow finished with its
-step list (the first step opened) and Output in the chat (``workflow-run-THEME.png``). Driven through ``scripts/_shots.py`` (real X
-input with xdotool).
+step list (the first step opened) and Output in the chat (``workflow-run-THEME.png``). Driven through
+``scripts/_shots.py`` (real X input with xdotool).
 """
 
 from __future__ import annotations
