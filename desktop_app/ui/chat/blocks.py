@@ -185,7 +185,9 @@ class UserMessageBlock(QWidget):
         """Edit in place: a text box as wide as most of the column (not the message's own width), as tall as
         its text (up to ``EDIT_MAX_LINES``), Cancel and Send under it; the caption waits until it closes."""
         em = max(1, QFontInfo(self.font()).pixelSize())
-        room = self.width() - self.layout().contentsMargins().left() - 28  # the bubble's own margins
+        layout = self.layout()
+        margin = layout.contentsMargins().left() if layout is not None else 0
+        room = self.width() - margin - 28  # the bubble's own margins
         self.editor.setMinimumWidth(min(EDIT_MIN_EMS * em, room))
         self.editor.setPlainText(self.label.text())
         self.label.hide()

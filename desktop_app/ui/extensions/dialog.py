@@ -231,8 +231,8 @@ class InstallExtensionDialog(QDialog):
                 elif value is not None:
                     self._set(widget, value)
                 self.fields[key] = widget
-                label = option.title + (" *" if option.required else "")
-                form.addRow(label + ":", widget)
+                caption = option.title + (" *" if option.required else "")
+                form.addRow(caption + ":", widget)
             heading = QLabel("<b>Settings</b> (sensitive ones are kept in the keyring)")
             heading.setObjectName("userConfigHeading")
             outer.addWidget(heading)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.tree_items import top_level_items
 
 if TYPE_CHECKING:
     from desktop_app.runtime.host.import_preview import ImportPreview
@@ -215,15 +216,13 @@ class ImportPreviewDialog(QDialog):
 
     def chosen(self) -> list[str]:
         names = []
-        for index in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(index)
+        for item in top_level_items(self.tree):
             if item.flags() & Qt.ItemFlag.ItemIsUserCheckable and item.checkState(0) == Qt.CheckState.Checked:
                 names.append(str(item.data(0, Qt.ItemDataRole.UserRole)))
         return names
 
     def set_chosen(self, names: list[str]) -> None:
-        for index in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(index)
+        for item in top_level_items(self.tree):
             if item.flags() & Qt.ItemFlag.ItemIsUserCheckable:
                 on = str(item.data(0, Qt.ItemDataRole.UserRole)) in names
                 item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)

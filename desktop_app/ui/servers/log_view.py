@@ -192,7 +192,7 @@ class ServerRow(QWidget):
         """The row's size at ``width`` (a list item's size hint): a wrapped reason makes it taller."""
         hint = self.sizeHint()
         layout = self.layout()
-        if width <= 0 or not self.error_label.isVisibleTo(self) or not layout.hasHeightForWidth():
+        if width <= 0 or layout is None or not self.error_label.isVisibleTo(self) or not layout.hasHeightForWidth():
             return hint
         return QSize(width, max(hint.height(), layout.totalHeightForWidth(width)))
 

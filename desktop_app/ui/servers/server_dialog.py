@@ -237,10 +237,11 @@ class ServerDialog(QDialog):
         """One label column for the outer form and the stdio/HTTP pages below it."""
         forms = [f for f in self.findChildren(QFormLayout) if f.parent() is not self.oauth_box]
         labels = [
-            item.widget()
+            label
             for form in forms
             for row in range(form.rowCount())
-            if (item := form.itemAt(row, QFormLayout.ItemRole.LabelRole)) is not None and item.widget() is not None
+            if (item := form.itemAt(row, QFormLayout.ItemRole.LabelRole)) is not None
+            and (label := item.widget()) is not None
         ]
         width = max((label.sizeHint().width() for label in labels), default=0)
         for label in labels:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, escape
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, register_page
+from desktop_app.ui.tree_items import select_first, top_level_items
 
 STATE_TEXT = {
     "trusted": ("Trusted", OK_COLOR),
@@ -145,7 +146,7 @@ class HooksPage(PageExtra):
             if entry.key == key:
                 self.tree.setCurrentItem(row)
         if self.tree.currentItem() is None and self.items:
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+            select_first(self.tree)
         self._apply_filter(self.filter.text())
         if not self.items:
             self.details.setText(
@@ -156,8 +157,7 @@ class HooksPage(PageExtra):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        for index in range(self.tree.topLevelItemCount()):
-            row = self.tree.topLevelItem(index)
+        for row in top_level_items(self.tree):
             haystack = " ".join(row.text(column) for column in range(len(COLUMNS))).lower()
             row.setHidden(bool(needle) and needle not in haystack)
 

@@ -36,6 +36,7 @@ from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.dialogs.frame import message_box
 from desktop_app.ui.settings.registry import PageContext, PageExtra, SettingsPage, register_page
+from desktop_app.ui.tree_items import select_first, top_level_items
 
 log = logging.getLogger(__name__)
 COLUMNS = ("Plugin", "Version", "Format", "State")
@@ -155,7 +156,7 @@ class PluginsPage(PageExtra):
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.tree.addTopLevelItem(empty)
         elif self.tree.currentItem() is None:
-            self.tree.setCurrentItem(self.tree.topLevelItem(0))
+            select_first(self.tree)
         for column in range(len(COLUMNS)):
             self.tree.resizeColumnToContents(column)
         self._apply_filter(self.filter.text())
@@ -163,8 +164,7 @@ class PluginsPage(PageExtra):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        for index in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(index)
+        for item in top_level_items(self.tree):
             cells = " ".join(item.text(c) for c in range(len(COLUMNS))).lower()
             item.setHidden(bool(needle) and needle not in cells)
 

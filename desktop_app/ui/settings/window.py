@@ -265,7 +265,7 @@ class SettingsWindow(QDialog):
     # -- saving ------------------------------------------------------------------------------------------
 
     def collect(self) -> dict[str, Any]:
-        data = self.runtime.settings.model_dump()
+        data: dict[str, Any] = self.runtime.settings.model_dump()
         for view in self.pages.values():
             view.contribute(data)
         return data

@@ -349,7 +349,7 @@ class ToolPanel(QWidget):
                 return group
             for child_index in range(group.childCount()):
                 child = group.child(child_index)
-                if child.data(COL_TOOL, Qt.ItemDataRole.UserRole) == ("tool", name):
+                if child is not None and child.data(COL_TOOL, Qt.ItemDataRole.UserRole) == ("tool", name):
                     return child
         return None
 
