@@ -28,8 +28,8 @@ from desktop_app.ui.theme.tokens import tokens
 
 ICON_NAMES = (
     "new", "send", "stop", "attach", "copy", "edit", "regenerate", "settings", "servers", "tools",
-    "conversations", "approve", "deny", "error", "warning", "success", "running", "collapse", "expand",
-    "search", "clipboard", "resource", "agent", "key", "lock", "plus", "chevron-down", "chevron-right",
+    "conversations", "approve", "deny", "error", "warning", "success", "running", "collapse", "collapse-right",
+    "expand", "search", "clipboard", "resource", "agent", "key", "lock", "plus", "chevron-down", "chevron-right",
     "delete", "model",
 )  # fmt: skip
 """Every icon the set has (a file ``resources/icons/<name>.svg`` each)."""

@@ -10,7 +10,7 @@ shortcut) shows it again, and collapses it too (the action is checkable).
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
 
 from desktop_app.ui.theme.icons import icon
@@ -44,7 +44,9 @@ class SidePanelHeader(QWidget):
         self.icon_label.setIconSize(QSize(ICON_PX, ICON_PX))
         self.icon_label.setAccessibleName(f"{title} panel")
         row.addWidget(self.icon_label)
+        self.full_title = title
         self.title = QLabel(title)
+        self.title.setAccessibleName(title)
         self.title.setObjectName("sidePanelTitle")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # a narrow panel clips it
         row.addWidget(self.title, 1)
@@ -52,7 +54,8 @@ class SidePanelHeader(QWidget):
         self.collapse_button.setObjectName("sidePanelCollapse")
         self.collapse_button.setAutoRaise(True)
         self.collapse_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # from the keyboard: its shortcut, View menu
-        self.collapse_button.setIcon(icon("collapse"))
+        right = dock.objectName() != "conversationsDock"  # Servers and Tools open on the right
+        self.collapse_button.setIcon(icon("collapse-right" if right else "collapse"))
         self.collapse_button.setIconSize(QSize(ICON_PX, ICON_PX))
         self.collapse_button.setAccessibleName(f"Collapse the {title} panel")
         shortcut = SHORTCUTS.get(dock.objectName())
@@ -60,6 +63,12 @@ class SidePanelHeader(QWidget):
         self.collapse_button.setToolTip(f"Hide {title}{hint}")
         self.collapse_button.clicked.connect(dock.hide)
         row.addWidget(self.collapse_button)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A panel narrower than its title shows it elided ("Too…"), never cut through a letter."""
+        super().resizeEvent(event)
+        room = max(0, self.title.width())
+        self.title.setText(self.title.fontMetrics().elidedText(self.full_title, Qt.TextElideMode.ElideRight, room))
 
     def minimumSizeHint(self) -> QSize:
         """No minimum width: a panel narrowed by the window (``docks.DockRoom``) is never widened by its header."""

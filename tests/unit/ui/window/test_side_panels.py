@@ -24,7 +24,7 @@ def test_every_side_panel_has_a_header_with_icon_title_and_collapse_and_no_float
     for name, dock in _docks(window).items():
         header = dock.titleBarWidget()
         assert isinstance(header, SidePanelHeader), name
-        assert header.title.text() == PANELS[name]
+        assert header.full_title == PANELS[name] and header.title.accessibleName() == PANELS[name]
         assert not header.icon_label.icon().isNull() and not header.collapse_button.icon().isNull()
         features = dock.features()
         assert not features & QDockWidget.DockWidgetFeature.DockWidgetFloatable, name
@@ -71,3 +71,13 @@ def test_which_panels_are_open_survives_a_restart(qtbot, qloop, tmp_path):
     qtbot.waitUntil(second.servers_dock.isVisible)
     assert second.conversations_dock.isHidden() and second.tools_dock.isHidden()
     assert isinstance(second.servers_dock.titleBarWidget(), SidePanelHeader)
+
+
+def test_a_narrow_panel_elides_its_title_and_a_wide_one_shows_it_whole(qtbot, window):
+    header = window.conversations_dock.titleBarWidget()
+    header.resize(400, header.height())
+    qtbot.waitUntil(lambda: header.title.text() == "Conversations")
+    header.resize(70, header.height())
+    qtbot.waitUntil(lambda: header.title.text() != "Conversations")
+    assert header.title.text().endswith("…") or header.title.text() == ""
+    assert header.title.fontMetrics().horizontalAdvance(header.title.text()) <= header.title.width()
