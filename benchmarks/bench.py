@@ -60,6 +60,7 @@ BENCHES = (
     Bench("ask_exit.py", (), ("--runs", "1")),
     Bench("peer_ask.py", ("--runs", "5"), ("--tiny",)),
     Bench("prompt_prefix.py", ("--turns", "30"), ("--turns", "3")),
+    Bench("tasks_idle.py", ("--seconds", "300"), ("--seconds", "3")),
 )
 
 
