@@ -95,6 +95,9 @@ class AgentPicker(QToolButton):
         self.picker_menu.setObjectName("agentPickerMenu")
         self.picker_menu.aboutToShow.connect(self._fill)
         self.setMenu(self.picker_menu)
+        self.menu_shortcut: QShortcut | None = None
+        """Its menu from the keyboard (``SHORTCUT``, set by ``install_agent_picker``); not ``shortcut``, which is
+        the button's own ``QAbstractButton.shortcut()``."""
         self.refresh()
 
     def current(self) -> str:
@@ -191,7 +194,7 @@ def install_agent_picker(window: Any, runtime: Any, conversation: Callable[[], s
     row.insertWidget(row.indexOf(composer.model_button), picker)
     shortcut = QShortcut(QKeySequence(SHORTCUT), window)  # the picker's menu from the keyboard
     shortcut.activated.connect(picker.showMenu)
-    picker.shortcut = shortcut  # type: ignore[attr-defined]
+    picker.menu_shortcut = shortcut
     return picker
 
 

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
 
 from desktop_app.assembly import assemble
 from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.store.agents import conversation_agent
-from desktop_app.ui.chat.agent_picker import _row_of
+from desktop_app.ui.chat.agent_picker import SHORTCUT, _row_of
 from tests.support.llm_server import text_reply
 from tests.unit.ui.chat.test_subagent_nesting import close, make_home, open_window, send
 
@@ -34,6 +35,9 @@ def test_the_picked_agent_runs_the_conversation_and_survives_a_restart(qtbot, ql
     try:
         picker = win.agent_picker
         assert picker is not None and picker.isVisible()
+        # its keyboard shortcut is its own attribute: the button's shortcut() is still Qt's (it was replaced)
+        assert picker.shortcut().isEmpty()
+        assert picker.menu_shortcut is not None and picker.menu_shortcut.key() == QKeySequence(SHORTCUT)
         row = _row_of(win.composer.model_button, win.composer.field.layout())
         assert row is not None and row.indexOf(picker) == row.indexOf(win.composer.model_button) - 1  # beside it
         assert picker.text() == "" and "Agent: assistant (the default agent)" in picker.toolTip()  # the icon
