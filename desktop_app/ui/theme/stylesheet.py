@@ -17,7 +17,10 @@ dashed boundary), ``:selected``, ``[invalid="true"]`` (a field in error).
 
 from __future__ import annotations
 
+import getpass
+import tempfile
 from functools import lru_cache
+from pathlib import Path
 from string import Template
 
 from desktop_app.ui.theme.tokens import FOCUS_WIDTH, RADIUS, SPACE, THEMES, font_pt
@@ -26,6 +29,7 @@ _TEMPLATE = Template(
     """/* Switchboard — $name theme, built from desktop_app/ui/theme/tokens.py (see docs/design.md). */
 
 QMainWindow, QDialog { background: $surface; }
+QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }
 QToolTip { background: $surface_raised; color: $text; border: 1px solid $divider; padding: ${sp_xs}px ${sp_sm}px; }
 QLabel[role="muted"] { color: $text_muted; }
 QLabel[role="caption"] { color: $text_muted; font-size: ${fs_caption}pt; }
@@ -89,7 +93,19 @@ QLineEdit, QTextEdit[readOnly="false"], QPlainTextEdit[readOnly="false"], QAbstr
     padding: ${sp_xs}px ${sp_sm}px; color: $text; selection-background-color: $selection;
     selection-color: $text; }
 QTextEdit[readOnly="false"], QPlainTextEdit[readOnly="false"] { padding: ${sp_xxs}px; }
-QComboBox::drop-down { border: none; width: ${sp_xl}px; }
+QComboBox::drop-down { subcontrol-origin: padding; subcontrol-position: center right; width: ${sp_xl}px;
+    border: none; }
+QComboBox::down-arrow { image: url("$arrow_down"); width: 10px; height: 10px; }
+QComboBox::down-arrow:disabled { image: url("$arrow_down_disabled"); }
+QAbstractSpinBox::up-button, QAbstractSpinBox::down-button { subcontrol-origin: border; width: ${sp_lg}px;
+    border: none; background: transparent; margin-right: ${sp_xs}px; }
+QAbstractSpinBox::up-button { subcontrol-position: top right; margin-top: ${sp_xxs}px; }
+QAbstractSpinBox::down-button { subcontrol-position: bottom right; margin-bottom: ${sp_xxs}px; }
+QAbstractSpinBox::up-button:hover, QAbstractSpinBox::down-button:hover { background: $hover; border-radius: ${r_sm}px; }
+QAbstractSpinBox::up-arrow { image: url("$arrow_up"); width: 8px; height: 8px; }
+QAbstractSpinBox::down-arrow { image: url("$arrow_down"); width: 8px; height: 8px; }
+QAbstractSpinBox::up-arrow:disabled, QAbstractSpinBox::up-arrow:off { image: url("$arrow_up_disabled"); }
+QAbstractSpinBox::down-arrow:disabled, QAbstractSpinBox::down-arrow:off { image: url("$arrow_down_disabled"); }
 QComboBox QAbstractItemView { background: $surface_raised; border: 1px solid $divider; color: $text;
     selection-background-color: $selection; selection-color: $text; }
 QLineEdit[invalid="true"], QPlainTextEdit[invalid="true"], QTextEdit[invalid="true"] { border-color: $danger; }
@@ -180,6 +196,35 @@ QCheckBox:disabled, QRadioButton:disabled { color: $text_disabled; }
 )
 
 
+_ARROW = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">'
+    '<path d="{path}" fill="none" stroke="{colour}" stroke-width="2" stroke-linecap="round" '
+    'stroke-linejoin="round"/></svg>'
+)
+_PATHS = {"down": "M3.5 6l4.5 4.5L12.5 6", "up": "M3.5 10l4.5-4.5 4.5 4.5"}
+
+
+def arrow_files(theme: str) -> dict[str, str]:
+    """The combo and spin box arrows of ``theme`` as small SVG files (a stylesheet's ``image:`` takes a file):
+    written once per process into a per-user folder under the temporary directory, in the muted and the
+    disabled text colours."""
+    t = THEMES["dark" if theme == "dark" else "light"]
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):  # no login name (a container): one shared folder is fine, the files are public
+        user = "user"
+    folder = Path(tempfile.gettempdir()) / f"switchboard-theme-{user}"
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[str, str] = {}
+    for direction, path in _PATHS.items():
+        for state, colour in (("", t.text_muted), ("_disabled", t.text_disabled)):
+            file = folder / f"arrow-{direction}{state}-{colour.lstrip('#')}.svg"
+            if not file.exists():
+                file.write_text(_ARROW.format(path=path, colour=colour), encoding="utf-8")
+            files[f"arrow_{direction}{state}"] = file.as_posix()
+    return files
+
+
 @lru_cache(maxsize=8)
 def stylesheet(theme: str, base_pt: float) -> str:
     """The application stylesheet of ``theme`` for a ``base_pt`` application font (cached: built once)."""
@@ -187,6 +232,7 @@ def stylesheet(theme: str, base_pt: float) -> str:
     values: dict[str, object] = dict(t.as_dict())
     values["name"] = t.name
     values["focus"] = FOCUS_WIDTH
+    values.update(arrow_files(theme))
     values.update({f"sp_{k}": v for k, v in vars(SPACE).items()})
     values.update({f"r_{k}": v for k, v in vars(RADIUS).items()})
     for step in ("caption", "small", "title", "display"):
