@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from desktop_app.runtime import events as ev
+from desktop_app.runtime.events import parse_event
 from tests.support.llm_server import ScriptedLLMServer, text_reply
 
 SWITCHBOARD = str(Path(sys.executable).parent / "switchboard")
@@ -72,3 +74,20 @@ def test_workflows_list_and_run_through_the_cli(llm_server: ScriptedLLMServer, t
     assert broken.returncode == 2
     assert f"{project / 'workflows' / 'bad-condition' / 'SKILL.md'}:14: step 2 (Act): Condition:" in broken.stderr
     assert len(llm_server.requests) == 3  # nothing of the broken one ran
+
+    llm_server.enqueue(text_reply("Severe."), text_reply("Risky. UNSAFE"), text_reply("Needs a person."))
+    jsonl = switchboard(
+        "workflows", "run", "safe-fix", "--input", "issue=data loss", "--events", "jsonl", *common, cwd=project
+    )
+    assert jsonl.returncode == 0, jsonl.stderr
+    events = [parse_event(line) for line in jsonl.stdout.splitlines()]  # every line one event of the protocol
+    mine = [e for e in events if e.kind.startswith("workflow_")]
+    assert mine[0].kind == "workflow_started" and mine[-1].kind == "workflow_finished"
+    assert [(e.name, e.status) for e in mine if isinstance(e, ev.WorkflowStep) and e.status != "running"] == [
+        ("Assess Issue", "done"),
+        ("Judge Safety", "done"),
+        ("Make Fix", "skipped"),
+        ("Write Report", "done"),
+    ]
+    assert mine[-1].output == "Needs a person."  # type: ignore[union-attr]
+    assert "run_finished" in {e.kind for e in events}  # the steps' own runs are printed too

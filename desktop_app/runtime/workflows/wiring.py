@@ -81,6 +81,8 @@ def wire_workflows(
             store.set_title_if_empty(conversation, f"Workflow {workflow}")
 
     records = WorkflowRecords(data_dir / FOLDER_NAME, link=link, agent_of=runtime.conversation_agent, on_started=titled)
+    if store is not None:  # the runs of conversations purged since go too
+        records.prune(c.id for c in store.list_conversations(include_deleted=True))
     workflows = Workflows(
         runtime,
         config_dir=config_dir,

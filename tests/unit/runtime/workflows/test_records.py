@@ -66,3 +66,26 @@ def test_a_run_left_running_comes_back_interrupted(tmp_path: Path) -> None:
     ]
     records.prune(["other"])
     assert WorkflowRecords(tmp_path).load("c") == []
+
+
+def test_wiring_forgets_the_runs_of_purged_conversations(tmp_path: Path) -> None:
+    from desktop_app.runtime import events as ev
+    from desktop_app.runtime.host import Host
+    from desktop_app.runtime.store import Store
+    from desktop_app.runtime.workflows.records import FOLDER_NAME
+    from desktop_app.runtime.workflows.wiring import wire_workflows
+
+    store = Store.open(tmp_path / "store.db")
+    try:
+        kept = store.create_conversation()
+        records = WorkflowRecords(tmp_path / "data" / FOLDER_NAME)
+        for conversation in (kept, "purged"):
+            records(ev.WorkflowStarted(conversation_id=conversation, run_id="r", workflow="greet", steps=["A"]))
+        runtime, _provider, _seen = build([])
+        wire_workflows(
+            Host({}), runtime, config_dir=tmp_path, data_dir=tmp_path / "data", project_dir=None, store=store
+        )
+        after = WorkflowRecords(tmp_path / "data" / FOLDER_NAME)
+        assert [len(after.load(kept)), len(after.load("purged"))] == [1, 0]
+    finally:
+        store.close()
