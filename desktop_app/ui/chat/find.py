@@ -72,7 +72,7 @@ class FindBar(QFrame):
         self.query.setAccessibleName("Find text")
         self.query.setPlaceholderText("Find in the conversation")
         self.query.setClearButtonEnabled(True)
-        self.query.textChanged.connect(self.find)
+        self.query.textChanged.connect(self.search)
         self.query.returnPressed.connect(self.next)
         self.query.previous_requested.connect(self.previous)
         self.query.closed.connect(self.close_bar)
@@ -103,7 +103,7 @@ class FindBar(QFrame):
         self.query.setFocus()
         self.query.selectAll()
         if self.query.text():
-            self.find(self.query.text())
+            self.search(self.query.text())
 
     def close_bar(self) -> None:
         self._clear_highlights()
@@ -128,7 +128,7 @@ class FindBar(QFrame):
                 out.append(block)
         return out
 
-    def find(self, text: str) -> int:
+    def search(self, text: str) -> int:
         """Highlight every match of ``text`` (case-insensitive); go to the first. Returns the count."""
         self._clear_highlights()
         self.matches, self.current = [], -1
@@ -206,6 +206,8 @@ class FindBar(QFrame):
             cursor.setPosition(match.start)
             y = widget.cursorRect(cursor).center().y()  # type: ignore[attr-defined]
         page = self.view.widget()
+        if page is None:
+            return
         point = widget.mapTo(page, widget.rect().topLeft())
         self.view.ensureVisible(point.x(), point.y() + y, 10, 80)
         self.view._stick = False  # reading an earlier match: do not jump back to the end
