@@ -167,6 +167,10 @@ class App:
             self.window.attach_store(store)
         if self.shell is not None:
             self.shell.attach(runtime, self.assembly.host, store, self.assembly.recorder)
+        if self.assembly.tasks is not None:  # View → Tasks…, task notifications, the tray's runs in progress
+            from desktop_app.ui.tasks import install_tasks
+
+            install_tasks(self.window, self.assembly.tasks, shell=self.shell, recorder=self.assembly.recorder)
 
     def _after_ready(self) -> None:
         """What a first prompt does not need, right after ready (issue 27): the purge of conversations deleted
@@ -210,6 +214,8 @@ class App:
             failed = [(name, s.error) for name, s in host.states().items() if s.state == "failed"]
             for name, error in failed:
                 self.window.view.add_notice(f"MCP server '{name}' failed to start: {error}", "error")
+        if self.assembly is not None and self.assembly.tasks is not None:  # scheduled runs see the servers' tools
+            self.assembly.tasks.start()
 
     async def shutdown(self) -> None:
         """Cancel the UI's tasks, close the runtime (runs, MCP servers, HTTP clients)."""
