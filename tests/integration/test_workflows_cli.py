@@ -67,7 +67,8 @@ def test_workflows_list_and_run_through_the_cli(llm_server: ScriptedLLMServer, t
     assert "[4/4] Write Report: skipped (condition not met: {{Judge Safety}} contains UNSAFE)" in run.stderr
     assert "workflow finished: 3 of 4 steps done, 1 skipped" in run.stderr
     sent = [r.json["messages"][-1]["content"] for r in llm_server.requests]
-    assert sent[0] == "Read this report and say how severe the bug is: crash on save"
+    assert sent[0].startswith("Read this report and say how severe the bug is: crash on save\n\n<context>\n")
+    assert f"the workflow's folder, with its supporting files: {project / 'workflows' / 'safe-fix'}" in sent[0]
     assert sent[2].startswith("Fix the bug described here: Minor bug.")
 
     broken = switchboard("workflows", "run", "bad-condition", *common, cwd=project)

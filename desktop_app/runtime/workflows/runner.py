@@ -11,7 +11,8 @@ API (for the window, the CLI, the ``switchboard.workflows`` server and tasks)::
 do not fit, and :class:`WorkflowBusyError` when a workflow already runs in that conversation.
 
 Each step is one model turn: a sub-run in a new child conversation with the conversation's agent (so its tools,
-provider and approval policy), whose prompt is the step's text with its variables filled in. Its answer is the
+provider and approval policy), whose prompt is the step's text with its variables filled in (a context note names
+the workflow, the step and the workflow's folder, where its supporting files are). Its answer is the
 step's output, ``{{Step Name}}`` for the later steps. The runner evaluates ``Condition`` lines (a false one skips
 the step) and ``On error`` rules: a step fails when its run fails or is stopped, ends incomplete (token or
 tool-round limit), or a tool call in it was denied; then ``continue`` goes on, a step name jumps forward to it
@@ -25,11 +26,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from desktop_app.runtime import events as ev
+from desktop_app.runtime.context import ContextItem
 from desktop_app.runtime.conversation import RunOutcome
 from desktop_app.runtime.workflows.model import Step, Workflow
 from desktop_app.runtime.workflows.template import fill, holds, resolve_inputs
@@ -48,7 +50,9 @@ class WorkflowRuntime(Protocol):
 
     def conversation_agent(self, conversation_id: str) -> str: ...
 
-    async def run(self, conversation_id: str, prompt: str) -> RunOutcome: ...
+    async def run(
+        self, conversation_id: str, prompt: str, *, context: Sequence[ContextItem] | None = None
+    ) -> RunOutcome: ...
 
     def notify(self, event: ev.Event) -> None: ...
 
@@ -154,7 +158,11 @@ class _Run:
         self.results[index].child_conversation_id = child
         prompt = fill(step.prompt, self.inputs, self.outputs)
         self.set(index, "running", prompt=prompt)
-        outcome = await self.runtime.run(child, prompt)
+        where = (
+            f"workflow {self.workflow.name}, step {step.number} of {len(self.workflow.steps)} ({step.name}); "
+            f"the workflow's folder, with its supporting files: {self.workflow.folder}"
+        )
+        outcome = await self.runtime.run(child, prompt, context=[ContextItem("note", "workflow", where)])
         reason = self.watch.ended.get(child, "end_turn")
         if outcome.status == "cancelled":
             detail = "stopped"

@@ -62,6 +62,11 @@ async def test_review_fills_variables_runs_each_step_as_a_sub_run_and_fills_the_
         "Review these files:\na.py\nb.py\n\nPay attention to error handling, edge cases and naming.",
     ]
     assert (result.status, result.output) == ("finished", "Review of lib/:\nLooks fine.")
+    first = [m for m in provider.requests[0].messages if isinstance(m, UserMessage)][-1]
+    assert first.context == (
+        "<context>\nworkflow pr-review, step 1 of 2 (List Changes); the workflow's folder, with its supporting "
+        f"files: {GOOD / 'pr-review'}\n</context>"
+    )
     assert result.tally() == "2 of 2 steps done"
     started = [e for e in seen if isinstance(e, ev.WorkflowStarted)]
     assert started[0].steps == ["List Changes", "Review Files"] and started[0].inputs["focus"] == "error handling"
