@@ -7,7 +7,9 @@ turns False, so the UI can warn once. Plaintext on disk is never a silent fallba
 from __future__ import annotations
 
 import logging
+import sys
 import threading
+import types
 
 import keyring
 import keyring.backends.fail
@@ -31,7 +33,17 @@ def discover_backend() -> object:
     the runtime's import; every keyring use here goes through it, so a use that comes first waits for that
     discovery instead of running a second one."""
     with _discovery:
+        _leave_out_macos_binding()
         return keyring.get_keyring()
+
+
+def _leave_out_macos_binding() -> None:
+    """Away from macOS, keyring's macOS backend is never chosen (its priority raises "macOS required"), but its
+    import loads its Security framework binding, whose ``ctypes.util.find_library`` calls run three
+    subprocesses (~30 ms of CPU, more of wall time, on the way to ``runtime: ready``; issue 27). An empty
+    stand-in for that binding module leaves the same backends to choose from, without the subprocesses."""
+    if sys.platform != "darwin":
+        sys.modules.setdefault("keyring.backends.macOS.api", types.ModuleType("keyring.backends.macOS.api"))
 
 
 class Credentials:
