@@ -55,13 +55,13 @@ class ExtensionBar(QWidget):
         from desktop_app.runtime.extensions.install import Places
 
         paths = app_paths().ensure()
-        manager = getattr(self.panel.actions, "manager", None)
+        manager = getattr(self.panel.server_actions, "manager", None)
         mcp_file = manager.path if manager is not None else paths.mcp_config_file
         return Places(paths.data_dir, paths.settings_file, mcp_file)
 
     @property
     def credentials(self) -> Any:
-        manager = getattr(self.panel.actions, "manager", None)
+        manager = getattr(self.panel.server_actions, "manager", None)
         return getattr(manager, "credentials", None) or self.panel.secret_prompt.credentials
 
     def show_for(self, name: str | None, entry: Any) -> None:

@@ -36,11 +36,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
 from desktop_app.ui.dialogs.secret_prompt import SecretPrompt, missing_entry
 from desktop_app.ui.servers.inspector import ServerInspector
 from desktop_app.ui.servers.log_view import (
-    MUTED_COLOR,
     LogLine,
     ServerInfo,
     ServerLogView,
@@ -101,7 +100,7 @@ class ServersPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        self.actions: ServerActions | None = None
+        self.server_actions: ServerActions | None = None
         self.extension_bar: Any = None  # ui/extensions/manage.py, built with the manager (not at start-up)
         self.import_opener: Callable[[], object] | None = None
         toolbar = QHBoxLayout()
@@ -219,7 +218,7 @@ class ServersPanel(QWidget):
             if self._notified.get(event.server) != message:
                 self._notified[event.server] = message
                 self.notification.emit(message)
-        elif event.state in ("ready", "disabled", "stopped") and self._notified.pop(event.server, None):
+        elif event.state in ("ready", "disabled", "stopped") and self._notified.pop(event.server, ""):
             self.notification_over.emit(event.server)
         if event.state == "stopped" and self.host is not None and event.server not in self.host.states():
             self._drop(event.server)
@@ -372,13 +371,13 @@ class ServersPanel(QWidget):
                 stderr = f"(stderr is not available: {exc})"
         self.details.show_server(name, stderr)
         info = self.servers.get(name) if name is not None else None
-        self.inspector.show_server(name, info, self.host, managed=self.actions is not None)
+        self.inspector.show_server(name, info, self.host, managed=self.server_actions is not None)
         if self.extension_bar is not None:  # an extension's Reconfigure…/Update…, a plugin's origin
             self.extension_bar.show_for(name, self._entry(name))
 
     def _entry(self, name: str | None) -> object:
         try:
-            return self.actions.manager.entries().get(name) if self.actions is not None and name else None
+            return self.server_actions.manager.entries().get(name) if self.server_actions is not None and name else None
         except Exception:  # a broken mcp.json is reported elsewhere
             return None
 
@@ -391,12 +390,14 @@ class ServersPanel(QWidget):
         from desktop_app.ui.servers.manage import ServerActions
 
         self.extension_bar = ExtensionBar(self, self.inspector)
-        self.inspector.layout().insertWidget(1, self.extension_bar)
+        inspector_layout = self.inspector.layout()
+        assert isinstance(inspector_layout, QVBoxLayout)  # the inspector is a column
+        inspector_layout.insertWidget(1, self.extension_bar)
         actions = ServerActions(manager, self, tasks=self.tasks)
         actions.notice.connect(self.notice)
         actions.changed.connect(self.sync_rows)
         actions.changed.connect(self.extension_bar.sync)  # an uninstall changed the settings' records
-        self.actions = actions
+        self.server_actions = actions
         self.import_opener = import_opener
         self.add_button.setEnabled(True)
         self.import_button.setEnabled(import_opener is not None)
@@ -404,26 +405,26 @@ class ServersPanel(QWidget):
         return actions
 
     def _on_add_clicked(self) -> None:
-        if self.actions is not None:
-            self.actions.open_dialog()
+        if self.server_actions is not None:
+            self.server_actions.open_dialog()
 
     def _on_import_clicked(self) -> None:
         if self.import_opener is not None:
             self.import_opener()
 
     def _on_edit_requested(self, name: str) -> None:
-        if self.actions is not None:
-            self.actions.open_dialog(name)
+        if self.server_actions is not None:
+            self.server_actions.open_dialog(name)
 
     def _on_enable_requested(self, name: str, enabled: bool) -> None:
-        if self.actions is not None:
+        if self.server_actions is not None:
             if name in self.servers and enabled:
                 self._set_local_state(name, "starting")
-            self.actions.set_enabled(name, enabled)
+            self.server_actions.set_enabled(name, enabled)
 
     def _on_remove_requested(self, name: str) -> None:
-        if self.actions is not None:
-            self.actions.ask_remove(name)
+        if self.server_actions is not None:
+            self.server_actions.ask_remove(name)
 
     @async_slot
     async def restart(self, name: str) -> None:

@@ -322,7 +322,7 @@ class PluginsPage(PageExtra):
     def _server_actions(self) -> Any:
         window = self.context.parent.parent() if self.context.parent is not None else None
         panel = getattr(getattr(window, "servers_dock", None), "panel", None)
-        return getattr(panel, "actions", None)
+        return getattr(panel, "server_actions", None)
 
     def _sync(self) -> None:
         from desktop_app.runtime.plugins.live import sync_records

@@ -114,9 +114,10 @@ class WindowDialogs:
     def on_servers_imported(self, names: list[str]) -> None:
         """Start the imported servers at once (the host applies the re-read mcp.json while running)."""
         w = self.window
-        actions = getattr(getattr(w, "servers_dock", None), "panel", None)
-        if getattr(actions, "actions", None) is not None:  # our own write, not an outside edit
-            actions.actions.note_own_write()  # type: ignore[union-attr]
+        panel = getattr(getattr(w, "servers_dock", None), "panel", None)
+        server_actions = getattr(panel, "server_actions", None)
+        if server_actions is not None:  # our own write, not an outside edit
+            server_actions.note_own_write()
         if getattr(w.mcp_host, "apply_servers", None) is None or w.mcp_config_path is None:
             w.statusBar().showMessage(
                 f"Imported MCP server(s) {', '.join(names)} into mcp.json. Restart Switchboard to start them.", 30_000

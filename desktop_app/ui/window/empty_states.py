@@ -160,8 +160,8 @@ class EmptyStates:
         dock.show()
         dock.raise_()
         panel = dock.panel
-        if panel.actions is not None:
-            panel.actions.open_dialog()
+        if panel.server_actions is not None:
+            panel.server_actions.open_dialog()
         else:
             self.window.set_status("Servers can be added once Switchboard has read its mcp.json")
 

@@ -157,7 +157,7 @@ def test_every_interactive_widget_of_the_window_and_its_dialogs_is_named(qtbot, 
     windows.append(win.open_approvals_dialog())
     windows.append(win.open_roots_dialog())
     panel = win.servers_dock.panel
-    server_dialog = panel.actions.open_dialog()
+    server_dialog = panel.server_actions.open_dialog()
     server_dialog.env.add_row("API_TOKEN", "x")
     server_dialog.headers.add_row("Authorization", "Bearer x")
     windows.append(server_dialog)

@@ -347,8 +347,10 @@ def _first_session(qtbot: Any, launched: Launched, llm: ScriptedLLMServer) -> st
     qtbot.waitUntil(window.servers_dock.isVisible, timeout=3000)
     panel = window.servers_dock.panel
     _click(qtbot, panel.add_button)
-    qtbot.waitUntil(lambda: panel.actions.dialog is not None and panel.actions.dialog.isVisible(), timeout=3000)
-    form = panel.actions.dialog
+    qtbot.waitUntil(
+        lambda: panel.server_actions.dialog is not None and panel.server_actions.dialog.isVisible(), timeout=3000
+    )
+    form = panel.server_actions.dialog
     assert form.windowTitle() == "Add an MCP server" and form.save_button.text() == "Add and start"
     _type(qtbot, form.name, "bulk")
     _type(qtbot, form.command, sys.executable)
@@ -359,7 +361,7 @@ def _first_session(qtbot: Any, launched: Launched, llm: ScriptedLLMServer) -> st
         qtbot.keyClicks(form.args, line)
     _click(qtbot, form.save_button)
     _wait_for(qtbot, lambda: _servers(window), "MCP: 3 ready", START_S)
-    qtbot.waitUntil(lambda: panel.actions.dialog is None, timeout=5000)
+    qtbot.waitUntil(lambda: panel.server_actions.dialog is None, timeout=5000)
     assert "bulk" in json.loads(launched.paths.mcp_config_file.read_text())["mcpServers"]
 
     # A new chat (Ctrl+N): its request still names every server's tools.

@@ -44,7 +44,7 @@ def test_extension_row_and_remove_uninstalls(qtbot, qloop, tmp_path: Path, packe
 
     panel.select("python-probe")
     qtbot.mouseClick(panel.inspector.remove_button, Qt.MouseButton.LeftButton)
-    confirm = panel.actions.confirm
+    confirm = panel.server_actions.confirm
     qtbot.mouseClick(confirm.findChild(type(panel.add_button), "confirmRemoveServerButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: "python-probe" not in panel.rows, timeout=10_000)
     assert not places.folder("python-probe").exists()

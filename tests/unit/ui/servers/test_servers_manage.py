@@ -82,8 +82,9 @@ def _ready(panel, name: str) -> bool:
 def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, memory_keyring):
     win, host, mcp_json, script = setup
     panel = win.servers_dock.panel
+    assert isinstance(panel.actions(), list)  # Qt's QWidget.actions(): the Add/Edit/Remove actions are server_actions
     qtbot.mouseClick(panel.add_button, Qt.MouseButton.LeftButton)
-    dialog = panel.actions.dialog
+    dialog = panel.server_actions.dialog
     assert dialog is not None and dialog.isVisible()
     qtbot.keyClicks(dialog.name, "demo")
     qtbot.keyClicks(dialog.command, sys.executable)
@@ -95,7 +96,7 @@ def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, me
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
 
     qtbot.waitUntil(lambda: "Added MCP server 'demo'" in win.statusBar().currentMessage(), timeout=30_000)
-    assert panel.actions.dialog is None  # accepted and gone
+    assert panel.server_actions.dialog is None  # accepted and gone
     assert panel.row_text("demo") == "Ready · 1 tool"
     text = mcp_json.read_text(encoding="utf-8")
     assert TOKEN not in text and "${keyring:mcp:demo:API_TOKEN}" in text
@@ -118,7 +119,7 @@ def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, me
     assert call.result().text == TOKEN[-4:]  # the keyring reference was expanded at launch
 
     qtbot.mouseClick(inspector.edit_button, Qt.MouseButton.LeftButton)  # the form, filled from mcp.json
-    editor = panel.actions.dialog
+    editor = panel.server_actions.dialog
     assert editor is not None and editor.name.text() == "demo" and editor.command.text() == sys.executable
     assert editor.args.toPlainText() == str(script)
     [stored] = editor.env.rows
@@ -133,7 +134,7 @@ def test_add_inspect_disable_and_remove_a_server_from_the_panel(qtbot, setup, me
     assert inspector.toggle_button.text() == "Enable"
 
     qtbot.mouseClick(inspector.remove_button, Qt.MouseButton.LeftButton)
-    confirm = panel.actions.confirm
+    confirm = panel.server_actions.confirm
     assert confirm is not None and confirm.isVisible() and "demo" in confirm.text()
     qtbot.mouseClick(confirm.findChild(type(panel.add_button), "confirmRemoveServerButton"), Qt.LeftButton)
     qtbot.waitUntil(lambda: "Removed MCP server 'demo'" in win.statusBar().currentMessage(), timeout=10_000)
@@ -287,12 +288,12 @@ def test_adding_a_command_that_does_not_exist_warns_first_and_then_tells_the_fai
     win, _host, mcp_json, _script = setup
     panel = win.servers_dock.panel
     qtbot.mouseClick(panel.add_button, Qt.MouseButton.LeftButton)
-    dialog = panel.actions.dialog
+    dialog = panel.server_actions.dialog
     qtbot.keyClicks(dialog.name, "ghost")
     qtbot.keyClicks(dialog.command, "no-such-mcp-server-cmd")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
 
-    assert dialog.isVisible() and panel.actions.dialog is dialog  # not saved: warned first
+    assert dialog.isVisible() and panel.server_actions.dialog is dialog  # not saved: warned first
     assert dialog.problem.isVisible() and "'no-such-mcp-server-cmd' was not found on PATH" in dialog.problem.text()
     assert dialog.save_button.text() == "Add anyway"
     assert mcp_json.read_text(encoding="utf-8") == KEEP

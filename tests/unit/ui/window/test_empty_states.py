@@ -111,7 +111,7 @@ def test_no_servers_of_ones_own_shows_add_a_server_which_opens_the_form(qtbot, q
     qtbot.waitUntil(state.isVisible)
     assert state.button.isEnabled() and not win.servers_dock.panel.placeholder.isVisible()
     qtbot.mouseClick(state.button, Qt.MouseButton.LeftButton)
-    dialog = win.servers_dock.panel.actions.dialog
+    dialog = win.servers_dock.panel.server_actions.dialog
     assert dialog is not None and dialog.isVisible()
     dialog.close()
 
@@ -125,7 +125,7 @@ def test_no_tools_shows_add_a_server_which_opens_the_servers_panel_and_form(qtbo
     assert not win.empty_states.tools_splitter.isVisible() and not win.tools_dock.panel.summary.isVisible()
     qtbot.mouseClick(state.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(win.servers_dock.isVisible)
-    dialog = win.servers_dock.panel.actions.dialog
+    dialog = win.servers_dock.panel.server_actions.dialog
     assert dialog is not None and dialog.isVisible()
     dialog.close()
 
