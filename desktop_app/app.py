@@ -189,9 +189,7 @@ class App:
         from desktop_app.runtime.apps.known import KnownViews
         from desktop_app.ui.apps.controller import attach_apps
 
-        attach_apps(
-            self.window, runtime, self.assembly.host, store, KnownViews(self.paths.data_dir / "app-views.json")
-        )
+        attach_apps(self.window, runtime, self.assembly.host, store, KnownViews(self.paths.data_dir / "app-views.json"))
         self.window.attach_host(  # before host.start(): the Servers dock sees every state change
             self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
         )

@@ -10,6 +10,9 @@ set -euo pipefail
 
 EVERYTHING_VERSION="2026.8.31"
 MCPB_VERSION="2.1.2"  # the official MCP Bundle CLI: the tests pack, sign and verify bundles with it
+# The official MCP Apps example servers (issue 26): their views render in the window under test.
+APPS_BASIC_VERSION="2.0.3"  # @modelcontextprotocol/server-basic-vanillajs
+APPS_PDF_VERSION="2.0.4"    # @modelcontextprotocol/server-pdf
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="$root/.test-servers"
@@ -43,6 +46,22 @@ if [ "$("$NODE" -e 'try{process.stdout.write(require(process.argv[1]).version)}c
     npm install --prefix "$dest/mcpb" --save-exact --no-audit --no-fund --loglevel=error "@anthropic-ai/mcpb@$MCPB_VERSION"
 else
     echo "install-test-servers: @anthropic-ai/mcpb@$MCPB_VERSION already installed"
+fi
+
+# The MCP Apps example servers, in their own prefix: .test-servers/apps/node_modules/@modelcontextprotocol/…
+apps_version() {
+    "$NODE" -e 'try{process.stdout.write(require(process.argv[1]).version)}catch(e){}' \
+        "$dest/apps/node_modules/@modelcontextprotocol/$1/package.json" 2>/dev/null
+}
+if [ "$(apps_version server-basic-vanillajs)" != "$APPS_BASIC_VERSION" ] \
+    || [ "$(apps_version server-pdf)" != "$APPS_PDF_VERSION" ]; then
+    echo "install-test-servers: installing the MCP Apps example servers into $dest/apps"
+    mkdir -p "$dest/apps"
+    [ -f "$dest/apps/package.json" ] || printf '{\n  "name": "switchboard-test-apps",\n  "private": true\n}\n' >"$dest/apps/package.json"
+    npm install --prefix "$dest/apps" --save-exact --no-audit --no-fund --loglevel=error \
+        "@modelcontextprotocol/server-basic-vanillajs@$APPS_BASIC_VERSION" "@modelcontextprotocol/server-pdf@$APPS_PDF_VERSION"
+else
+    echo "install-test-servers: the MCP Apps example servers are already installed"
 fi
 
 # The MCP conformance suite (Node 22 and the pinned suite, in .test-servers/conformance/): the client and

@@ -1,0 +1,97 @@
+"""Fixtures for the MCP App view tests: the real window, Runtime and Host with the probe app server in
+process, the loopback LLM, and the views' controller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+
+from desktop_app.runtime.apps.known import KnownViews
+from desktop_app.runtime.host import Host
+from desktop_app.runtime.run.approvals import ApprovalPolicy
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
+from desktop_app.ui.apps.controller import AppsController, attach_apps
+from desktop_app.ui.asyncqt import TaskRunner
+from desktop_app.ui.window.main_window import MainWindow
+from tests.support.apps.probe_server import probe_server
+from tests.support.llm_server import ScriptedLLMServer
+
+
+def other_server() -> MCPServer:
+    server = MCPServer("other", log_level="WARNING")
+
+    @server.tool()
+    def secret() -> str:
+        return "the other server's secret"
+
+    return server
+
+
+@dataclass
+class AppWindow:
+    window: MainWindow
+    runtime: Runtime
+    host: Host
+    apps: AppsController
+    opened: list[str] = field(default_factory=list)
+
+    def reports(self, tool_call_id: str) -> list[dict[str, Any]]:
+        """What the probe view reported (its ``notifications/message`` logs), in order."""
+        session = self.apps.views.sessions.get(tool_call_id)
+        frame = self.apps.frames.get(tool_call_id)
+        session = session or (frame.session if frame is not None else None)
+        return [data for _level, data in (session.logs if session is not None else []) if isinstance(data, dict)]
+
+    def report(self, tool_call_id: str, probe: str) -> dict[str, Any] | None:
+        return next((r for r in self.reports(tool_call_id) if r.get("probe") == probe), None)
+
+
+def build(qtbot: Any, llm: ScriptedLLMServer, *, store: Any = None, known: KnownViews | None = None) -> AppWindow:
+    host = Host(call_timeout=20)
+    host.add_in_process("probe", lambda: probe_server(connect_domains=["https://api.example.com"]))
+    host.add_in_process("other", other_server)
+    runtime = Runtime(
+        settings=Settings(provider=ProviderSettings(base_url=llm.url, model="m")),
+        host=host,
+        policy=ApprovalPolicy("ask"),
+    )
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.attach_runtime(runtime)
+    if store is not None:
+        window.attach_store(store)
+    apps = attach_apps(window, runtime, host, store, known)
+    assert apps is not None
+    result = AppWindow(window, runtime, host, apps)
+
+    def open_url(url: Any) -> bool:
+        result.opened.append(url.toString())
+        return True
+
+    apps.open_url = open_url
+    tasks = TaskRunner()
+    started = tasks.start(host.start())
+    qtbot.waitUntil(started.done, timeout=20_000)
+    window.resize(1000, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    return result
+
+
+def close(qtbot: Any, app: AppWindow) -> None:
+    app.apps.close()
+    tasks = TaskRunner()
+    closing = tasks.start(app.runtime.aclose())
+    qtbot.waitUntil(closing.done, timeout=20_000)
+
+
+@pytest.fixture
+def app_window(qtbot: Any, qloop: Any, llm_server: ScriptedLLMServer) -> Iterator[AppWindow]:
+    app = build(qtbot, llm_server)
+    yield app
+    close(qtbot, app)
