@@ -96,7 +96,7 @@ class TaskRecords:
         return _task(row) if row else None
 
     def all(self) -> list[Task]:
-        rows = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM tasks ORDER BY created_at, id").fetchall()
+        rows = self._conn.execute(f"SELECT {_TASK_COLUMNS} FROM tasks ORDER BY created_at, name, id").fetchall()
         return [_task(r) for r in rows]
 
     def set_anchor(self, task_id: str, anchor: float, *, enabled: bool | None = None) -> None:

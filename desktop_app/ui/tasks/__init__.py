@@ -50,7 +50,7 @@ class TasksUi(QObject):
         self.page: TasksPage | None = None
         self.editor: TaskEditor | None = None
         self.notifications: list[tuple[str, str, str]] = []
-        self.action = QAction("&Tasks…", window)
+        self.action = QAction("Tas&ks…", window)
         self.action.setObjectName("tasksAction")
         self.action.setStatusTip("Scheduled and background tasks: their schedule, next run and history")
         self.action.triggered.connect(self.open_page)

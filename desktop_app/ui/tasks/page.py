@@ -184,7 +184,8 @@ class TasksPage(QDialog):
         for run in self.tasks.history(task_id):
             item = QListWidgetItem(run_line(run, task))
             item.setData(Qt.ItemDataRole.UserRole, run.conversation_id or "")
-            item.setToolTip(run.answer[:400] or run.note or "No conversation: nothing ran")
+            tip = "\n\n".join(t for t in (run.note, run.answer[:400]) if t)
+            item.setToolTip(tip if run.conversation_id else (tip or "") + "\nNo conversation: nothing ran.")
             self.history.addItem(item)
 
     def _open_item(self, item: QListWidgetItem) -> None:
