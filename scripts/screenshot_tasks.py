@@ -48,7 +48,8 @@ def seed(home: Path) -> None:
             zone="Europe/Berlin", now=now[0] + 2,
         )  # fmt: skip
         paused = make_task(
-            name="Weekly backlog triage", prompt="Sort the new issues by label.", schedule="30 16 * * 5", now=now[0] + 3,
+            name="Weekly backlog triage", prompt="Sort the new issues by label.", schedule="30 16 * * 5",
+            now=now[0] + 3,
             enabled=False,
         )  # fmt: skip
         for task in (morning, invoices, eve, paused):
