@@ -5,7 +5,8 @@ list and "Detect local" probes loopback for Ollama / LM Studio (both async throu
 problems are shown inline, never in a modal box). OK hands the settings and the key to
 ``Runtime.configure_provider``, which stores the key in the keyring (never in a file). Leaving the key
 field empty keeps the stored key. The dialog is opened with ``open()`` (never ``exec()`` inside a
-coroutine) and reports through its ``configured`` signal.
+coroutine) and reports through its ``configured`` signal. The form's small parts, the DeepSeek options group
+and the stored-key lookup are in ``provider_form``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -32,59 +32,23 @@ from desktop_app.runtime.providers.discovery import ModelListError, detect_local
 from desktop_app.runtime.providers.presets import CUSTOM, LOCAL_PRESETS, PRESETS, Preset, match_preset
 from desktop_app.runtime.settings import ProviderSettings, infer_dialect
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.blocks import ERROR_COLOR
 from desktop_app.ui.chat.controller import RuntimeLike
+from desktop_app.ui.dialogs.provider_form import (
+    DIALECTS,
+    ERROR_STYLE,
+    QUIET_STYLE,
+    buddy_label,
+    deepseek_options,
+    grow_to_fit,
+    hint_label,
+    plural,
+    stored_key,
+    with_button,
+)
 from desktop_app.ui.naming import name_buttons
 from desktop_app.ui.window.key_banner import session_only_warning
 
 log = logging.getLogger(__name__)
-
-DIALECTS = ("openai", "deepseek", "anthropic")
-THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model's default", None), ("On", True), ("Off", False))
-EFFORTS = ("", "low", "medium", "high")
-_QUIET = "QLabel { color: palette(placeholder-text); }"
-_ERROR = f"QLabel {{ color: {ERROR_COLOR}; }}"
-
-
-def _with_button(field: QWidget, button: QPushButton) -> QHBoxLayout:
-    row = QHBoxLayout()
-    row.setContentsMargins(0, 0, 0, 0)
-    row.addWidget(field, 1)
-    row.addWidget(button)
-    return row
-
-
-def _buddy_label(text: str, buddy: QWidget) -> QLabel:
-    """A row label whose ``&`` mnemonic focuses ``buddy`` (rows holding a layout get no buddy otherwise)."""
-    label = QLabel(text)
-    label.setBuddy(buddy)
-    return label
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _grow_to_fit(window: QWidget) -> None:
-    """Make ``window`` as tall as its layout needs at its width (wrapped labels need height for width, which
-    a shown dialog does not grow by itself)."""
-    layout = window.layout()
-    if layout is None or not window.isVisible():
-        return
-    layout.activate()
-    width = window.width()
-    need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
-    if need > window.height():
-        window.resize(width, need)
-
-
-def _hint_label(name: str) -> QLabel:
-    label = QLabel("")
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    label.setStyleSheet(_QUIET)
-    label.hide()
-    return label
 
 
 class ProviderDialog(QDialog):
@@ -126,8 +90,8 @@ class ProviderDialog(QDialog):
         self.detect_button.setObjectName("detectLocalButton")
         self.detect_button.setToolTip("Look for Ollama and LM Studio on this machine (127.0.0.1 only)")
         self.detect_button.clicked.connect(self._on_detect_clicked)
-        form.addRow(_buddy_label("&Provider:", self.preset), _with_button(self.preset, self.detect_button))
-        self.detect_status = _hint_label("detectStatus")
+        form.addRow(buddy_label("&Provider:", self.preset), with_button(self.preset, self.detect_button))
+        self.detect_status = hint_label("detectStatus")
         form.addRow("", self.detect_status)
 
         self.base_url = QLineEdit(current.base_url)
@@ -143,7 +107,7 @@ class ProviderDialog(QDialog):
         self.dialect.setCurrentText(current.dialect)
         self.dialect.currentTextChanged.connect(self._on_dialect_changed)
         form.addRow("&Dialect:", self.dialect)
-        self.dialect_hint = _hint_label("dialectSuggestion")
+        self.dialect_hint = hint_label("dialectSuggestion")
         self.dialect_switch = QPushButton("")
         self.dialect_switch.setObjectName("useSuggestedDialectButton")
         self.dialect_switch.setAccessibleName("Use the dialect this URL suggests")
@@ -169,8 +133,8 @@ class ProviderDialog(QDialog):
         self.fetch_button.setObjectName("fetchModelsButton")
         self.fetch_button.setToolTip("Ask the endpoint which models it offers (GET <base URL>/models)")
         self.fetch_button.clicked.connect(self._on_fetch_clicked)
-        form.addRow(_buddy_label("&Model:", self.model), _with_button(self.model, self.fetch_button))
-        self.fetch_status = _hint_label("fetchStatus")
+        form.addRow(buddy_label("&Model:", self.model), with_button(self.model, self.fetch_button))
+        self.fetch_status = hint_label("fetchStatus")
         form.addRow("", self.fetch_status)
 
         self.api_key = QLineEdit()
@@ -181,41 +145,22 @@ class ProviderDialog(QDialog):
         self.keyring_warning = QLabel("")
         self.keyring_warning.setObjectName("keyringWarning")
         self.keyring_warning.setWordWrap(True)
-        self.keyring_warning.setStyleSheet(_ERROR)
+        self.keyring_warning.setStyleSheet(ERROR_STYLE)
         self.keyring_warning.hide()
         form.addRow("", self.keyring_warning)
         layout.addLayout(form)
         self._warn_if_session_only()
 
-        self.deepseek_box = QGroupBox("DeepSeek options")
-        self.deepseek_box.setObjectName("deepseekOptions")
-        ds_form = QFormLayout(self.deepseek_box)
-        self.thinking = QComboBox()
-        self.thinking.setObjectName("thinkingCombo")
-        self.thinking.setAccessibleName("Thinking")
-        for text, value in THINKING_CHOICES:
-            self.thinking.addItem(text, value)
-        self.thinking.setCurrentIndex([v for _t, v in THINKING_CHOICES].index(current.thinking))
+        self.deepseek_box, self.thinking, self.effort = deepseek_options(current)
         self.thinking.currentIndexChanged.connect(self._on_thinking_changed)
-        ds_form.addRow("&Thinking:", self.thinking)
-        self.effort = QComboBox()
-        self.effort.setObjectName("effortCombo")
-        self.effort.setAccessibleName("Reasoning effort")
-        self.effort.setEditable(True)
-        self.effort.addItems(list(EFFORTS))
-        effort_line = self.effort.lineEdit()
-        assert effort_line is not None  # editable
-        effort_line.setPlaceholderText("model default")
-        self.effort.setCurrentText(current.reasoning_effort or "")
-        ds_form.addRow("Reasoning &effort:", self.effort)
         layout.addWidget(self.deepseek_box)
 
-        self.note = _hint_label("presetNote")
+        self.note = hint_label("presetNote")
         layout.addWidget(self.note)
         self.problem = QLabel("")
         self.problem.setObjectName("providerProblem")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet(_ERROR)
+        self.problem.setStyleSheet(ERROR_STYLE)
         self.problem.hide()
         layout.addWidget(self.problem)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
@@ -282,7 +227,7 @@ class ProviderDialog(QDialog):
         self.api_key.setPlaceholderText(self.key_placeholder(preset))
         self.note.setText(preset.note)
         self.note.setVisible(bool(preset.note))
-        _grow_to_fit(self)
+        grow_to_fit(self)
 
     def key_placeholder(self, preset: Preset) -> str:
         """Says whether a key is stored for the URL in the field (never shows the key)."""
@@ -342,7 +287,7 @@ class ProviderDialog(QDialog):
         self.dialect_switch.setText(f"Use {self.suggested_dialect}")
         self.dialect_switch.setAccessibleName(f"Switch the dialect to {self.suggested_dialect}")
         self.dialect_switch.show()
-        _grow_to_fit(self)
+        grow_to_fit(self)
 
     def _on_dialect_switch_clicked(self) -> None:
         if self.suggested_dialect is not None:
@@ -352,7 +297,7 @@ class ProviderDialog(QDialog):
         self.deepseek_box.setVisible(dialect == "deepseek")
         if getattr(self, "suggested_dialect", None) == dialect:
             self._suggest_dialect(None)
-        _grow_to_fit(self)
+        grow_to_fit(self)
 
     def _on_thinking_changed(self, _index: int = 0) -> None:
         self.effort.setEnabled(self.thinking.currentData() is not False)
@@ -370,16 +315,7 @@ class ProviderDialog(QDialog):
         typed = self.api_key.text().strip()
         if typed:
             return typed
-        current = self.runtime.provider_settings
-        stored: Any = None
-        try:
-            if base_url.rstrip("/") == current.base_url.rstrip("/") and hasattr(self.runtime, "api_key"):
-                stored = self.runtime.api_key()
-            elif (credentials := getattr(self.runtime, "credentials", None)) is not None:
-                stored = credentials.get(ProviderSettings(base_url=base_url).key_name)
-        except Exception:  # a keyring failure only means "no stored key" here
-            log.warning("could not read the stored API key for %s", base_url, exc_info=True)
-        return stored if isinstance(stored, str) and stored else None
+        return stored_key(self.runtime, base_url)
 
     @async_slot
     async def fetch_models(self) -> None:
@@ -404,7 +340,7 @@ class ProviderDialog(QDialog):
             return
         typed = self.model.currentText().strip()
         self._set_models(models, typed if typed in models else models[0])
-        self._fetch_note(f"{_plural(len(models), 'model')} available.")
+        self._fetch_note(f"{plural(len(models), 'model')} available.")
 
     @async_slot
     async def detect_local(self) -> None:
@@ -419,7 +355,7 @@ class ProviderDialog(QDialog):
             looked = ", ".join(f"{p.name} ({p.base_url})" for p in self.local_candidates)
             self._note(self.detect_status, f"No local model server answered. Looked for {looked}.", error=True)
             return
-        found = "; ".join(f"{p.name} at {p.base_url} ({_plural(len(p.models), 'model')})" for p in self.detected)
+        found = "; ".join(f"{p.name} at {p.base_url} ({plural(len(p.models), 'model')})" for p in self.detected)
         self._note(self.detect_status, f"Found {found}.")
         self.apply_preset(self.detected[0])  # a detected preset carries the models the server listed
 
@@ -429,9 +365,9 @@ class ProviderDialog(QDialog):
     @staticmethod
     def _note(label: QLabel, text: str, *, error: bool = False) -> None:
         label.setText(text)
-        label.setStyleSheet(_ERROR if error else _QUIET)
+        label.setStyleSheet(ERROR_STYLE if error else QUIET_STYLE)
         label.show()
-        _grow_to_fit(label.window())  # a note that appears later (the local probe) is never cut off
+        grow_to_fit(label.window())  # a note that appears later (the local probe) is never cut off
 
     def _on_task_failed(self, exc: BaseException) -> None:
         log.error("provider dialog task failed", exc_info=exc)
@@ -466,11 +402,11 @@ class ProviderDialog(QDialog):
     def _show_problem(self, text: str) -> None:
         self.problem.setText(text)
         self.problem.show()
-        _grow_to_fit(self)
+        grow_to_fit(self)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
-        _grow_to_fit(self)  # the hints set while it was built (the preset's note, the keyring warning)
+        grow_to_fit(self)  # the hints set while it was built (the preset's note, the keyring warning)
 
     def done(self, result: int) -> None:
         self.tasks.cancel_pending()  # a fetch still running must not touch a closed dialog
