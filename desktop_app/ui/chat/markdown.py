@@ -15,7 +15,7 @@ from typing import Any
 
 from PySide6.QtGui import QColor, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
-from desktop_app.ui.chat.qt_markdown import is_dark
+from desktop_app.ui.chat.markdown_theme import is_dark
 from desktop_app.ui.theme.tokens import SYNTAX
 
 log = logging.getLogger(__name__)

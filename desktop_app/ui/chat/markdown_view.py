@@ -44,8 +44,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.markdown import CodeHighlighter
+from desktop_app.ui.chat.markdown_theme import Theme, monospace_family
 from desktop_app.ui.chat.md_stream import Block, MarkdownStream
-from desktop_app.ui.chat.qt_markdown import Theme, monospace_family, quote_bars, write_block
+from desktop_app.ui.chat.qt_markdown import quote_bars, write_block
 from desktop_app.ui.theme.tokens import reading_font, scaled_font
 
 COPIED_FEEDBACK_MS = 1500

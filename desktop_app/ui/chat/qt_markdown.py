@@ -5,21 +5,18 @@ margins, so a block appended to a live document would lose its spacing. Writing 
 one spacing scale and one line height for every block, whether it is written once (finished) or again on
 every update (the open block), and costs only the size of the block written.
 
-``Theme`` holds the colours and sizes (from the palette: light or dark). ``write_block`` appends one
-top-level block (its tokens) at the end of the document.
+``Theme`` (``markdown_theme``) holds the colours and sizes (from the palette: light or dark). ``write_block``
+appends one top-level block (its tokens) at the end of the document.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QBrush,
-    QColor,
     QFont,
-    QPalette,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
@@ -32,7 +29,8 @@ from PySide6.QtGui import (
     QTextTableFormat,
 )
 
-from desktop_app.ui.theme.tokens import TYPE_SCALE, mono_family
+from desktop_app.ui.chat.markdown_theme import Theme, monospace_family
+from desktop_app.ui.theme.tokens import TYPE_SCALE
 
 LINE_HEIGHT = 145  # percent
 PARAGRAPH_GAP = 10  # px below a paragraph, list or table (the spacing scale: 4, 6, 10, 16)
@@ -42,63 +40,6 @@ QUOTE_INDENT = 14  # px per quote level; the quote bar sits at the start of each
 QUOTE_BAR_WIDTH = 3
 QUOTE_DEPTH = QTextFormat.Property.UserProperty + 1
 """A block format property: how many quotes the block is in (``ProseView`` draws a bar per level)."""
-
-
-def is_dark(palette: QPalette) -> bool:
-    return palette.color(QPalette.ColorRole.Base).lightness() < 128
-
-
-@dataclass(frozen=True)
-class Theme:
-    """Colours for rendered Markdown, taken from a palette so that they follow light and dark."""
-
-    text: QColor
-    muted: QColor
-    link: QColor
-    code_background: QColor
-    quote_background: QColor
-    quote_bar: QColor
-    border: QColor
-    header_background: QColor
-    dark: bool
-    base_point_size: float
-
-    @classmethod
-    def from_palette(cls, palette: QPalette, base_point_size: float = 0.0) -> Theme:
-        dark = is_dark(palette)
-        base = palette.color(QPalette.ColorRole.Base)
-        text = palette.color(QPalette.ColorRole.Text)
-        tint = QColor(text)
-        tint.setAlphaF(0.07 if not dark else 0.10)
-        return cls(
-            text=text,
-            muted=palette.color(QPalette.ColorRole.PlaceholderText),
-            link=palette.color(QPalette.ColorRole.Link),
-            code_background=_blend(base, text, 0.06 if not dark else 0.09),
-            quote_background=_blend(base, text, 0.035 if not dark else 0.06),
-            quote_bar=_blend(base, text, 0.3 if not dark else 0.35),
-            border=_blend(base, text, 0.18),
-            header_background=_blend(base, text, 0.05 if not dark else 0.08),
-            dark=dark,
-            base_point_size=base_point_size,
-        )
-
-
-def _blend(base: QColor, over: QColor, amount: float) -> QColor:
-    return QColor(
-        round(base.red() + (over.red() - base.red()) * amount),
-        round(base.green() + (over.green() - base.green()) * amount),
-        round(base.blue() + (over.blue() - base.blue()) * amount),
-    )
-
-
-_MONOSPACE: list[str] = []
-
-
-def monospace_family() -> str:
-    if not _MONOSPACE:  # the tokens' monospace chain (asked once per process)
-        _MONOSPACE.append(mono_family())
-    return _MONOSPACE[0]
 
 
 def _monospace(fmt: QTextCharFormat) -> QTextCharFormat:
@@ -491,4 +432,4 @@ def quote_bars(document: QTextDocument) -> list[tuple[float, float, float, float
         block = block.next()
 
 
-__all__ = ["QUOTE_DEPTH", "Theme", "is_dark", "monospace_family", "quote_bars", "write_block"]
+__all__ = ["QUOTE_DEPTH", "quote_bars", "write_block"]

@@ -15,9 +15,9 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextDocument, QTex
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock
+from desktop_app.ui.chat.markdown_theme import is_dark
 from desktop_app.ui.chat.markdown_view import CodeBlock, MarkdownView, ProseView
 from desktop_app.ui.chat.md_stream import MarkdownStream, smooth
-from desktop_app.ui.chat.qt_markdown import is_dark
 
 ANSWER = """## Setting the zone
 

@@ -8,7 +8,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.settings import AppearanceSettings
-from desktop_app.ui.chat.qt_markdown import is_dark
+from desktop_app.ui.chat.markdown_theme import is_dark
 from desktop_app.ui.chat.view import ChatView, reading_width
 from desktop_app.ui.theme import appearance
 from desktop_app.ui.theme import themes as theme
