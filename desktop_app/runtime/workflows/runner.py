@@ -8,7 +8,8 @@ API (for the window, the CLI, the ``switchboard.workflows`` server and tasks)::
     runner.is_running(conversation_id) -> bool
 
 ``run`` raises :class:`~desktop_app.runtime.workflows.template.InputError` before anything runs when the inputs
-do not fit, and :class:`WorkflowBusyError` when a workflow already runs in that conversation.
+do not fit, and :class:`WorkflowBusyError` when a workflow already runs in that conversation, or a step would start
+the workflow it belongs to (``run_workflow`` from inside: the chain is a context variable) or one ``MAX_DEPTH`` deep.
 
 Each step is one model turn: a sub-run in a new child conversation with the conversation's agent (so its tools,
 provider and approval policy), whose prompt is the step's text with its variables filled in (a context note names
@@ -25,6 +26,7 @@ step's ``On error`` target runs only when a failure jumps to it. At the end the 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,10 +39,17 @@ from desktop_app.runtime.workflows.model import Step, Workflow
 from desktop_app.runtime.workflows.template import fill, holds, resolve_inputs
 
 WorkflowStatus = Literal["finished", "failed", "cancelled"]
+MAX_DEPTH = 3
+"""Workflows started from the steps of workflows (``run_workflow`` inside a step), at most this deep."""
+
+workflow_chain: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "switchboard_workflow_chain", default=()
+)
+"""The workflows whose steps enclose the current code, outermost first (a step's run inherits it)."""
 
 
 class WorkflowBusyError(RuntimeError):
-    """A workflow already runs in this conversation."""
+    """A workflow already runs in this conversation, or would run inside itself, or too deep."""
 
 
 class WorkflowRuntime(Protocol):
@@ -245,11 +254,23 @@ class WorkflowRunner:
                 f"A workflow is already running in this conversation; wait for it or stop it before starting "
                 f"{workflow.name!r}."
             )
+        chain = workflow_chain.get()
+        if workflow.name in chain:
+            raise WorkflowBusyError(
+                f"Workflow cycle refused: {' → '.join([*chain, workflow.name])}. {workflow.name!r} is already running "
+                "higher up; do the step's work directly instead."
+            )
+        if len(chain) >= MAX_DEPTH:
+            raise WorkflowBusyError(
+                f"Workflow depth limit reached ({MAX_DEPTH}): {' → '.join([*chain, workflow.name])}. Do the step's "
+                "work directly instead."
+            )
         values = resolve_inputs(workflow, inputs)  # InputError before anything is emitted
         task = asyncio.current_task()
         assert task is not None, "WorkflowRunner.run runs inside a task"
         state = _Run(self, workflow, values, conversation_id)
         self._tasks[conversation_id] = task
+        token = workflow_chain.set((*chain, workflow.name))
         unsubscribe = self.runtime.subscribe(state.watch)
         self.runtime.notify(
             ev.WorkflowStarted(
@@ -273,6 +294,7 @@ class WorkflowRunner:
             raise
         finally:
             unsubscribe()
+            workflow_chain.reset(token)
             self._stopping.discard(conversation_id)
             self._tasks.pop(conversation_id, None)
 

@@ -59,3 +59,37 @@ async def test_list_run_and_read(tmp_path: Path) -> None:
         assert {str(r.uri) for r in resources.resources} == {"workflow:///pr-review", "workflow:///safe-fix"}
         read = await client.read_resource("workflow:///safe-fix")
         assert read.contents[0].text.startswith("---\nname: safe-fix")  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_a_step_cannot_start_the_workflow_it_belongs_to(tmp_path: Path) -> None:
+    from desktop_app.runtime import events as ev
+    from desktop_app.runtime.host import Host
+    from desktop_app.runtime.run.approvals import ApprovalPolicy
+    from desktop_app.runtime.service import Runtime
+    from desktop_app.runtime.settings import ProviderSettings, Settings
+    from tests.support.fakes import FakeProvider, calls
+
+    shutil.copytree(FIXTURES / "good" / "greet", tmp_path / "workflows" / "greet")
+    host = Host({})
+    provider = FakeProvider(
+        [calls(("c1", "run_workflow", '{"name": "greet"}')), answer("Hello anyway."), answer("Goodbye.")]
+    )
+    runtime = Runtime(
+        settings=Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m")),
+        host=host,
+        policy=ApprovalPolicy("always"),
+        provider_factory=lambda _s, _k: provider,
+    )
+    seen: list[ev.Event] = []
+    runtime.subscribe(seen.append)
+    workflows = Workflows(runtime, config_dir=tmp_path, project_dir=None)
+    assert workflows.register(host) == []
+    try:
+        result = await workflows.runner.run(workflows.load().workflows["greet"], {}, runtime.new_conversation())
+    finally:
+        await runtime.aclose()
+    [refused] = [e for e in seen if isinstance(e, ev.ToolResult)]
+    assert refused.is_error and "Workflow cycle refused: greet → greet" in refused.text
+    assert (result.status, result.output) == ("finished", "Goodbye.")
+    assert [e.workflow for e in seen if isinstance(e, ev.WorkflowStarted)] == ["greet"]  # never started inside
