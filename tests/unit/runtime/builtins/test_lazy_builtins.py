@@ -32,7 +32,15 @@ BUILTIN_TOOLS = {
     "save_artifact",
     "list_artifacts",
     "read_artifact",
+    "list_workflows",  # switchboard.workflows and switchboard.tasks: registered by the assembly, lazy too
+    "run_workflow",
+    "list_tasks",
+    "create_task",
+    "update_task",
+    "delete_task",
+    "run_task",
 }
+LAZY_SERVERS = (*builtins.BUILTIN_SERVERS, "switchboard.workflows", "switchboard.tasks")
 
 
 @pytest.fixture
@@ -73,7 +81,7 @@ async def test_assembly_registers_builtins_but_the_first_run_creates_them_once(
     await host.start()
     assert counts == Counter()  # nothing created by assemble() or Host.start()
     builtin_states = {name: s.state for name, s in host.states().items() if s.builtin}
-    assert builtin_states == {name: "idle" for name in builtins.BUILTIN_SERVERS}
+    assert builtin_states == {name: "idle" for name in LAZY_SERVERS}
     assert host.tools() == []
 
     provider = FakeProvider([answer("hello"), answer("again")])
@@ -87,7 +95,7 @@ async def test_assembly_registers_builtins_but_the_first_run_creates_them_once(
     await asyncio.gather(host.ensure_builtins(), host.ensure_builtins())
     assert counts == Counter(make_system_server=1, make_history_server=1, make_artifacts_server=1)
     assert {name: s.state for name, s in host.states().items() if s.builtin} == {
-        name: "ready" for name in builtins.BUILTIN_SERVERS
+        name: "ready" for name in LAZY_SERVERS
     }
 
 
