@@ -47,6 +47,11 @@ summarises a stored conversation's older turns, or undoes it (see compact.py).
     switchboard serve [--port N] [--home DIR] [--token-env VAR] [--approve ask|always|never]
 
 serves the host's agents as MCP over streamable HTTP on 127.0.0.1 (see serve.py).
+
+    switchboard workflows list [--json] | run NAME [--input KEY=VALUE …] [ask's provider, approval, events options]
+
+lists the workflows (broken files with path:line and field) or runs one step by step, printing its Output
+(see workflows.py).
 """
 
 from __future__ import annotations
