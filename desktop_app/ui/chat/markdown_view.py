@@ -21,8 +21,6 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QSizeF, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QFont,
-    QGuiApplication,
     QPainter,
     QPaintEvent,
     QPalette,
@@ -33,23 +31,18 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
     QSizePolicy,
     QTextBrowser,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_app.ui.chat.markdown import CodeHighlighter
-from desktop_app.ui.chat.markdown_theme import Theme, monospace_family
+from desktop_app.ui.chat.code_block import CodeBlock
+from desktop_app.ui.chat.markdown_theme import Theme
 from desktop_app.ui.chat.md_stream import Block, MarkdownStream
 from desktop_app.ui.chat.qt_markdown import quote_bars, write_block
-from desktop_app.ui.theme.tokens import reading_font, scaled_font
+from desktop_app.ui.theme.tokens import reading_font
 
-COPIED_FEEDBACK_MS = 1500
 PARSE_CHUNK = 1000  # characters parsed per step of a burst
 FRAME_BUDGET_MS = 4.0  # finished blocks written per turn of the event loop, at most (a frame is 16 ms)
 DRAIN_DELAY_MS = 1  # the next pass of a burst: a timer (not a posted call), so it runs on the next turn of the
@@ -166,110 +159,6 @@ class ProseView(AutoHeightText):
         else:  # the block it leaves behind (after a table: the empty one) takes the removed block's format:
             cursor.setBlockFormat(self._frozen_format)  # give it its own back (a quote's tint beside a table)
         self.has_tail = False
-
-
-class CodeText(QPlainTextEdit):
-    """The code of a code block: monospace, no wrapping (scrolls sideways), as tall as its lines."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("codeText")
-        self.setAccessibleName("Code")
-        self.setReadOnly(True)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
-        font = scaled_font(QFont(monospace_family()), "code")
-        font.setStyleHint(QFont.StyleHint.Monospace)
-        self.setFont(font)
-        self.document().setDocumentMargin(8)
-        self.horizontalScrollBar().rangeChanged.connect(self._fit)
-        self.document().blockCountChanged.connect(self._fit)
-        self._fit()
-
-    def _fit(self, *_args: object) -> None:
-        lines = max(1, self.document().blockCount())
-        height = lines * self.fontMetrics().lineSpacing() + 2 * int(self.document().documentMargin()) + 4
-        bar = self.horizontalScrollBar()
-        if bar.maximum() > 0:
-            height += bar.sizeHint().height()
-        if height != self.height():
-            self.setFixedHeight(height)
-
-
-class CodeBlock(QFrame):
-    """A code block: language and Copy in a header, the highlighted code below.
-
-    Signals:
-        copied(str): the Copy button put this code on the clipboard.
-    """
-
-    copied = Signal(str)
-
-    def __init__(self, language: str, theme: Theme, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("codeBlock")
-        self.setAccessibleName(f"Code block{f' ({language})' if language else ''}")
-        self.language = language
-        self.closed = False
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        header = QWidget()
-        header.setObjectName("codeHeader")
-        row = QHBoxLayout(header)
-        row.setContentsMargins(10, 2, 4, 2)
-        self.language_label = QLabel(language or "text")
-        self.language_label.setObjectName("codeLanguage")
-        row.addWidget(self.language_label)
-        row.addStretch(1)
-        self.copy_button = QToolButton()
-        self.copy_button.setObjectName("copyCodeButton")
-        self.copy_button.setAccessibleName("Copy code")
-        self.copy_button.setToolTip("Copy this code")
-        self.copy_button.setText("Copy")
-        self.copy_button.setAutoRaise(True)
-        self.copy_button.clicked.connect(self.copy)
-        row.addWidget(self.copy_button)
-        layout.addWidget(header)
-        self.text_view = CodeText()
-        layout.addWidget(self.text_view)
-        self.highlighter = CodeHighlighter(self.text_view.document(), language, theme.dark)
-        self._code = ""
-
-    @property
-    def code(self) -> str:
-        return self._code
-
-    def set_code(self, code: str) -> None:
-        if code == self._code:
-            return
-        if code.startswith(self._code) and self._code:  # it grew: add the new part (only new lines re-lex)
-            cursor = QTextCursor(self.text_view.document())
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(code[len(self._code) :])
-        else:
-            self.text_view.setPlainText(code)
-        self._code = code
-
-    def set_language(self, language: str) -> None:
-        """The fence's info string is still arriving (``p`` → ``py`` → ``python``)."""
-        if language != self.language:
-            self.language = language
-            self.language_label.setText(language or "text")
-            self.setAccessibleName(f"Code block{f' ({language})' if language else ''}")
-            self.highlighter.set_language(language)
-
-    def copy(self) -> None:
-        QGuiApplication.clipboard().setText(self._code)
-        self.copy_button.setText("Copied")
-        QTimer.singleShot(COPIED_FEEDBACK_MS, self.copy_button, lambda: self.copy_button.setText("Copy"))
-        self.copied.emit(self._code)
 
 
 class MarkdownView(QWidget):
@@ -496,4 +385,4 @@ class MarkdownView(QWidget):
                     self.append(source)
 
 
-__all__ = ["AutoHeightText", "CodeBlock", "CodeText", "MarkdownView", "ProseView"]
+__all__ = ["AutoHeightText", "MarkdownView", "ProseView"]

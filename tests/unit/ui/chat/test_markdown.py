@@ -15,8 +15,9 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette, QTextDocument, QTex
 from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.blocks import AnswerBlock
+from desktop_app.ui.chat.code_block import CodeBlock
 from desktop_app.ui.chat.markdown_theme import is_dark
-from desktop_app.ui.chat.markdown_view import CodeBlock, MarkdownView, ProseView
+from desktop_app.ui.chat.markdown_view import MarkdownView, ProseView
 from desktop_app.ui.chat.md_stream import MarkdownStream, smooth
 
 ANSWER = """## Setting the zone
