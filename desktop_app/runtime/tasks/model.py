@@ -131,9 +131,9 @@ def make_task(
         raise TaskError("A task runs either a prompt or a workflow, not both.")
     if workflow is None and inputs:
         raise TaskError("Inputs are for a workflow task; a prompt task has none.")
-    until = parse_date(expires) if isinstance(expires, str) else expires
     parsed: Schedule | None = None
     try:
+        until = (parse_date(expires) if expires.strip() else None) if isinstance(expires, str) else expires
         if schedule.strip().lower() == NOW:
             if until is not None:
                 raise TaskError("A task that runs now (on request only) has no expiration date.")

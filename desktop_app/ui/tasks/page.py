@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QDialog,
     QHBoxLayout,
@@ -198,7 +198,7 @@ class TasksPage(QDialog):
             return
         task_id = item.data(0, Qt.ItemDataRole.UserRole)
         self._guard(lambda: self.tasks.set_enabled(str(task_id), item.checkState(0) == Qt.CheckState.Checked))
-        self.refresh()
+        QTimer.singleShot(0, self.refresh)  # not now: refreshing deletes the item whose signal this is
 
     def _edit_selected(self) -> None:
         task_id = self.selected_id()
