@@ -38,13 +38,13 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.blocks import (
     AnswerBlock,
-    MessageActions,
     NoticeLine,
     ReasoningBlock,
     UsageFooter,
     UserMessageBlock,
 )
 from desktop_app.ui.chat.earlier import EarlierLine
+from desktop_app.ui.chat.message_actions import MessageActions
 from desktop_app.ui.chat.paused import PausedLine
 from desktop_app.ui.chat.retry import Clock, RetryLine
 from desktop_app.ui.chat.tool_card import ToolCard
