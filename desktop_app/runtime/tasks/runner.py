@@ -75,7 +75,7 @@ class TaskRunner:
     def start(self, task: Task, trigger: Trigger, *, scheduled_for: float | None = None, note: str = "") -> TaskRun:
         """Start ``task`` now; a task already running is not started again (the run is recorded skipped)."""
         if task.id in self._active:
-            return self._publish(
+            return self.publish(
                 self.records.add_run(
                     task.id, trigger, "skipped", scheduled_for=scheduled_for, note="skipped: still running", ended=True
                 )
@@ -83,7 +83,7 @@ class TaskRunner:
         try:
             conversation_id = self.runtime.new_conversation(agent=task.agent or None)
         except Exception as exc:  # an agent that no longer exists: the run fails, visibly, with why
-            return self._publish(
+            return self.publish(
                 self.records.add_run(
                     task.id, trigger, "failed", scheduled_for=scheduled_for, note=f"failed: {exc}", ended=True
                 )
@@ -94,7 +94,7 @@ class TaskRunner:
         self.records.store.set_title_if_empty(conversation_id, task.name)
         job = asyncio.get_running_loop().create_task(self._run(task, run), name=f"switchboard-task-{task.id}")
         self._active[task.id] = _Active(run, job, {})
-        return self._publish(run)
+        return self.publish(run)
 
     async def wait(self, task_id: str) -> TaskRun | None:
         """Wait for the task's live run to end; its final record (``None`` when none runs)."""
@@ -149,7 +149,7 @@ class TaskRunner:
             self.records.set_status(run.id, status, note=note, answer=answer)
             final = self.records.run(run.id)
             if final is not None:
-                self._publish(final)
+                self.publish(final)
 
     def _on_event(self, event: ev.Event) -> None:
         active = next((a for a in self._active.values() if a.run.conversation_id == event.conversation_id), None)
@@ -169,9 +169,10 @@ class TaskRunner:
             updated = self.records.run(active.run.id)
             if updated is not None:
                 active.run = updated
-                self._publish(updated)
+                self.publish(updated)
 
-    def _publish(self, run: TaskRun) -> TaskRun:
+    def publish(self, run: TaskRun) -> TaskRun:
+        """Tell the listeners about ``run`` (also the scheduler's missed records)."""
         for listener in list(self._listeners):
             listener(run)
         return run

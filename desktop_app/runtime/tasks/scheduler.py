@@ -83,7 +83,7 @@ class Scheduler:
         *,
         catch_up_window: float = CATCH_UP_WINDOW,
         max_sleep: float = MAX_SLEEP,
-        on_missed: Callable[[TaskRun], None] | None = None,
+        on_missed: Callable[[TaskRun], object] | None = None,
     ) -> None:
         self.records = records
         self.starter = starter

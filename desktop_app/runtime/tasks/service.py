@@ -36,7 +36,7 @@ class Tasks:
         self.records = TaskRecords(store)
         self.runner = TaskRunner(runtime, self.records, run_workflow=run_workflow)
         extra: dict[str, Any] = {} if catch_up_window is None else {"catch_up_window": catch_up_window}
-        self.scheduler = Scheduler(self.records, self.runner, self.clock, **extra)
+        self.scheduler = Scheduler(self.records, self.runner, self.clock, on_missed=self.runner.publish, **extra)
         self.workflow_names = workflow_names
         self.agent_names = agent_names
         self.interrupted: list[TaskRun] = []

@@ -25,6 +25,7 @@ ENDED_TITLES = {
     "failed": "Task failed",
     "cancelled": "Task stopped",
     "interrupted": "Task interrupted",
+    "missed": "Task missed",
 }
 
 
@@ -132,7 +133,7 @@ class TasksUi(QObject):
             self.shell.quiet_outcomes.add(run.conversation_id)  # this UI says it, with the task's name
         self._refresh_page()
         self._show_tray_runs()
-        if run.status in ENDED_TITLES and run.conversation_id:
+        if run.status in ENDED_TITLES and (run.conversation_id or run.status == "missed"):
             self._notify(run)
         self.run_changed.emit(run)
 

@@ -72,8 +72,11 @@ async def test_missed_while_closed_runs_once_not_n_times(store: Store, clock: Fa
 async def test_missed_beyond_the_window_is_recorded_not_run(store: Store, clock: FakeClock) -> None:
     tasks = make(store, clock)
     task = tasks.create(name="morning", prompt="p", schedule="0 9 * * *")
+    told: list[str] = []
+    tasks.runner.add_listener(lambda run: told.append(run.status))  # the window and serve say it too
     clock.set(at("2026-03-02 23:00"))  # 14 hours after the 09:00 fire: beyond the 12-hour window
     made = tasks.scheduler.tick()
+    assert told == ["missed"]
     assert [(r.trigger, r.status) for r in made] == [("schedule", "missed")]
     assert "more than 12 hours ago, so none was run" in made[0].note
     assert tasks.history(task.id)[0].status == "missed"
