@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.dialogs.about import install_help_menu
         from desktop_app.ui.servers.panel import install_servers_dock
         from desktop_app.ui.servers.requests import ServerRequests
-        from desktop_app.ui.tools.panel import install_tools_dock
+        from desktop_app.ui.tools.dock import install_tools_dock
         from desktop_app.ui.window.key_banner import install_key_banner
 
         self.find_bar = FindBar(self.view)
