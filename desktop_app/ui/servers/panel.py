@@ -22,21 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QDockWidget,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMainWindow,
     QPushButton,
     QSplitter,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
+from desktop_app.ui.chat.common import MUTED_COLOR
 from desktop_app.ui.dialogs.secret_prompt import SecretPrompt, missing_entry
 from desktop_app.ui.servers.inspector import ServerInspector
 from desktop_app.ui.servers.log_view import (
@@ -48,7 +45,6 @@ from desktop_app.ui.servers.log_view import (
     state_text,
 )
 from desktop_app.ui.servers.status import HostBridge, notification_text, summary_text
-from desktop_app.ui.window.menus import view_menu
 
 if TYPE_CHECKING:
     from desktop_app.runtime.events import ServerLog, ServerStateChanged, ToolsChanged
@@ -59,9 +55,6 @@ COUNTDOWN_INTERVAL_MS = 250
 SELECTION_STYLE = (
     "QListWidget#serverList::item { padding: 0px; }"  # the row widget fills its item (the theme pads list items)
 )  # selected: the theme's selection colour keeps the coloured state text readable (application stylesheet)
-NOTIFY_MS = 30_000
-"""How long a server notification stays in the status bar (it goes sooner once its state is over)."""
-INDICATOR_TIP = "MCP servers (yours, and the built-in ones apart) — click to show or hide the Servers panel"
 
 
 class ServersPanel(QWidget):
@@ -442,75 +435,11 @@ class ServersPanel(QWidget):
             self._show(name)
 
 
-class ServersDock(QDockWidget):
-    """The "Servers" dock with its status-bar indicator; notifications go to the window's status bar."""
-
-    def __init__(self, window: QMainWindow, *, tasks: TaskRunner | None = None) -> None:
-        super().__init__("Servers", window)
-        self.setObjectName("serversDock")
-        self._main_window = window
-        self.panel = ServersPanel(self, tasks=tasks)
-        self.setWidget(self.panel)
-        self.setMinimumWidth(320)
-        self.indicator = QToolButton()
-        self.indicator.setObjectName("mcpIndicator")
-        self.indicator.setAutoRaise(True)
-        self.indicator.setText("MCP: starting…")
-        self.indicator.setAccessibleName("MCP servers status")
-        self.indicator.setToolTip(INDICATOR_TIP)
-        self.indicator.clicked.connect(self.toggle)
-        self.panel.summary_changed.connect(self._on_summary)
-        self.panel.notification.connect(self._on_notification)
-        self.panel.notification_over.connect(self._on_notification_over)
-        self.panel.notice.connect(self._on_notice)
-        self.toggleViewAction().setText("&Servers")
-        self.toggleViewAction().setObjectName("serversAction")
-
-    def toggle(self) -> None:
-        self.setVisible(not self.isVisible())
-        if self.isVisible():
-            self.raise_()
-
-    def _on_summary(self, text: str, failed: bool) -> None:
-        self.indicator.setText(text)
-        self.indicator.setStyleSheet(f"color: {ERROR_COLOR};" if failed else "")
-
-    def _on_notification(self, text: str) -> None:
-        self.indicator.setToolTip(text)
-        self._main_window.statusBar().showMessage(text, NOTIFY_MS)
-
-    def _on_notification_over(self, server: str) -> None:
-        """Clear the status bar's notice about ``server`` once that state is over (e.g. it is ready again)."""
-        bar = self._main_window.statusBar()
-        if f"MCP server '{server}' " in bar.currentMessage():
-            bar.clearMessage()
-        if f"MCP server '{server}' " in self.indicator.toolTip():
-            self.indicator.setToolTip(INDICATOR_TIP)
-
-    def _on_notice(self, text: str) -> None:
-        self._main_window.statusBar().showMessage(text, NOTIFY_MS)
-
-
-def install_servers_dock(window: QMainWindow, tasks: TaskRunner | None = None) -> ServersDock:
-    """Add the (hidden) Servers dock, View → Servers and the status-bar indicator to ``window``."""
-    dock = ServersDock(window, tasks=tasks)
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    dock.hide()
-    from desktop_app.ui.window.side_panel import make_side_panel
-
-    make_side_panel(dock, "servers", "Servers")  # header: icon, title, collapse (Ctrl+Shift+S)
-    view_menu(window).addAction(dock.toggleViewAction())
-    window.statusBar().addPermanentWidget(dock.indicator)
-    return dock
-
-
 __all__ = [
     "HostBridge",
     "ServerInfo",
     "ServerRow",
-    "ServersDock",
     "ServersPanel",
-    "install_servers_dock",
     "notification_text",
     "state_text",
     "summary_text",

@@ -148,7 +148,7 @@ class MainWindow(QMainWindow):
         self.rest_built = True
         from desktop_app.ui.chat.find import FindBar
         from desktop_app.ui.dialogs.about import install_help_menu
-        from desktop_app.ui.servers.panel import install_servers_dock
+        from desktop_app.ui.servers.dock import install_servers_dock
         from desktop_app.ui.servers.requests import ServerRequests
         from desktop_app.ui.tools.dock import install_tools_dock
         from desktop_app.ui.window.key_banner import install_key_banner
