@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from string import Template
 
-from desktop_app.ui.theme.tokens import FOCUS_WIDTH, RADIUS, SPACE, THEMES, font_pt
+from desktop_app.ui.theme.tokens import FOCUS_WIDTH, THEMES, Radii, Spacing, font_pt, scale_of
 
 _TEMPLATE = Template(
     """/* Switchboard — $name theme, built from desktop_app/ui/theme/tokens.py (see docs/design.md). */
@@ -233,8 +233,8 @@ def stylesheet(theme: str, base_pt: float) -> str:
     values["name"] = t.name
     values["focus"] = FOCUS_WIDTH
     values.update(arrow_files(theme))
-    values.update({f"sp_{k}": v for k, v in vars(SPACE).items()})
-    values.update({f"r_{k}": v for k, v in vars(RADIUS).items()})
+    values.update({f"sp_{k}": v for k, v in scale_of(Spacing).items()})
+    values.update({f"r_{k}": v for k, v in scale_of(Radii).items()})
     for step in ("caption", "small", "title", "display"):
         values[f"fs_{step}"] = font_pt(step, base_pt)
     return _TEMPLATE.substitute(values)

@@ -5,7 +5,7 @@ colour or font size anywhere else under ``desktop_app/ui`` — ``tests/unit/ui/t
 
     from desktop_app.ui.theme.tokens import tokens, SPACE, RADIUS, font_pt
 
-    t = tokens()                      # the theme in force (light or dark), a frozen dataclass
+    t = tokens()                      # the theme in force (light or dark), read-only tokens
     label.setText(f"<span style='color:{t.danger}'>…</span>")       # colours are "#rrggbb" strings
     painter.setPen(t.qcolor("text_muted"))                           # … or QColors by role name
     layout.setSpacing(SPACE.sm)       # the 4/8 px spacing scale
@@ -21,7 +21,9 @@ every text role on its surfaces (≥ 4.5:1) and of every boundary and focus ring
 (``test_contrast.py``).
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: with string annotations, defining the 37-field ``Colours``
+# dataclass costs ~3 ms more (each field's annotation is parsed for ClassVar), and these tokens load before the
+# first paint.
 
 from dataclasses import dataclass, fields
 from types import MappingProxyType
@@ -193,37 +195,41 @@ SYNTAX: MappingProxyType[str, MappingProxyType[str, tuple[str, bool]]] = Mapping
 )
 
 
-@dataclass(frozen=True)
 class Spacing:
-    """The 4/8 px spacing scale (px)."""
+    """The 4/8 px spacing scale (px). Plain class attributes, not a dataclass: the tokens load before the
+    first paint, and each dataclass costs about a millisecond to define."""
 
-    none: int = 0
-    xxs: int = 2
-    xs: int = 4
-    sm: int = 8
-    md: int = 12
-    lg: int = 16
-    xl: int = 24
-    xxl: int = 32
+    none = 0
+    xxs = 2
+    xs = 4
+    sm = 8
+    md = 12
+    lg = 16
+    xl = 24
+    xxl = 32
 
 
-@dataclass(frozen=True)
 class Radii:
     """Corner radii (px): small controls, fields and buttons, cards, the composer and bubbles."""
 
-    sm: int = 4
-    md: int = 8
-    lg: int = 12
-    xl: int = 16
+    sm = 4
+    md = 8
+    lg = 12
+    xl = 16
 
 
-@dataclass(frozen=True)
 class Elevation:
     """A level of elevation: a border only (0, 1) or a soft shadow (2: menus, popups, the quick prompt)."""
 
-    blur: int
-    offset: int
-    alpha: float
+    __slots__ = ("alpha", "blur", "offset")
+
+    def __init__(self, blur: int, offset: int, alpha: float) -> None:
+        self.blur, self.offset, self.alpha = blur, offset, alpha
+
+
+def scale_of(cls: type) -> dict[str, int]:
+    """A scale class's steps in order (``scale_of(Spacing)`` → ``{"none": 0, "xxs": 2, …}``)."""
+    return {name: value for name, value in vars(cls).items() if isinstance(value, int) and not name.startswith("_")}
 
 
 SPACE = Spacing()
@@ -262,16 +268,17 @@ MONO_FONTS = ("JetBrains Mono", "Cascadia Mono", "SF Mono", "Menlo", "Consolas",
 WEIGHT_SEMIBOLD = 600
 
 
-@dataclass(frozen=True)
 class Tokens:
-    """The tokens of one theme."""
+    """The tokens of one theme: ``name``, ``colours`` (a ``Colours``), ``syntax``; ``t.danger`` is
+    ``t.colours.danger``."""
 
-    name: ThemeName
-    colours: Colours
-    syntax: MappingProxyType[str, tuple[str, bool]]
+    __slots__ = ("colours", "name", "syntax")
 
-    def __getattr__(self, role: str) -> str:  # t.danger == t.colours.danger
-        return str(getattr(object.__getattribute__(self, "colours"), role))
+    def __init__(self, name: ThemeName, colours: Colours, syntax: MappingProxyType[str, tuple[str, bool]]) -> None:
+        self.name, self.colours, self.syntax = name, colours, syntax
+
+    def __getattr__(self, role: str) -> str:  # only called for names that are not slots: the colour roles
+        return str(getattr(self.colours, role))
 
     def qcolor(self, role: str, alpha: float = 1.0) -> QColor:
         colour = QColor(getattr(self.colours, role))
@@ -311,7 +318,7 @@ class Role(str):
 
     role: str
 
-    def __new__(cls, role: str) -> Role:
+    def __new__(cls, role: str) -> "Role":
         made = super().__new__(cls, getattr(LIGHT, role))
         made.role = role
         return made
@@ -329,7 +336,7 @@ class Role(str):
 _FAMILY_CACHE: dict[str, str] = {}
 
 
-def first_installed(chain: tuple[str, ...], fallback: QFontDatabase.SystemFont) -> str:
+def first_installed(chain: tuple[str, ...], fallback: "QFontDatabase.SystemFont") -> str:
     """The first family of ``chain`` this system has, else the system's ``fallback`` font's family (asked once
     per chain per process: the font database costs about a millisecond)."""
     key = "|".join(chain)
@@ -425,6 +432,7 @@ __all__ = [
     "mono_font",
     "reading_family",
     "reading_font",
+    "scale_of",
     "scaled_font",
     "tabular",
     "tokens",

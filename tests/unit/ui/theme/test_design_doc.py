@@ -9,7 +9,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from desktop_app.ui.theme.motion import DURATIONS
-from desktop_app.ui.theme.tokens import SPACE, THEMES, TYPE_SCALE, Colours
+from desktop_app.ui.theme.tokens import THEMES, TYPE_SCALE, Colours, Spacing, scale_of
 
 DOC = Path(__file__).resolve().parents[4] / "docs" / "design.md"
 ROW = re.compile(r"^\| `([a-z-]+)` \| `(#[0-9a-f]{6})` \| `(#[0-9a-f]{6})` \|$", re.M)
@@ -30,7 +30,7 @@ def test_type_spacing_and_motion_are_stated_as_in_the_code():
         assert re.search(rf"\| `{step}` \| {TYPE_SCALE[step]:g} \|", text), step
     headings = ", ".join(f"{TYPE_SCALE[f'h{n}']:g}" for n in range(1, 5))
     assert f"| {headings} |" in text
-    assert "Spacing (px): " + ", ".join(str(v) for v in vars(SPACE).values()) in text
+    assert "Spacing (px): " + ", ".join(str(v) for v in scale_of(Spacing).values()) in text
     for name, ms in DURATIONS.items():
         assert f"{ms} ms (`{name}`)" in text
     for picture in re.findall(r"\]\((screenshots/[^)]+)\)", text):
