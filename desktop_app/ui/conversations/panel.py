@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
-    QDockWidget,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
-    QMainWindow,
     QMenu,
     QPushButton,
     QVBoxLayout,
@@ -45,7 +43,6 @@ from desktop_app.ui.conversations.groups import (
     group_of,
     short_date,
 )
-from desktop_app.ui.window.menus import view_menu
 
 if TYPE_CHECKING:
     from desktop_app.runtime.store import ConversationInfo, Store
@@ -414,54 +411,9 @@ class ConversationList(QWidget):
         menu.popup(self.list.viewport().mapToGlobal(pos))
 
 
-def install_conversations_dock(window: QMainWindow) -> tuple[QDockWidget, ConversationList]:
-    """Add the Conversations dock on the left of ``window`` (closable; ``add_conversation_actions`` puts
-    View → Conversations, which shows it again, in the menu bar)."""
-    panel = ConversationList()
-    dock = QDockWidget("Conversations", window)
-    dock.setObjectName("conversationsDock")
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    dock.setAllowedAreas(Qt.DockWidgetArea.LeftDockWidgetArea)
-    dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
-    window.resizeDocks([dock], [250], Qt.Orientation.Horizontal)
-    panel.toggle_action = dock.toggleViewAction()
-    panel.toggle_action.setText("&Conversations")
-    panel.toggle_action.setObjectName("conversationsAction")
-    panel.toggle_action.setShortcut(QKeySequence("Ctrl+Shift+L"))
-    from desktop_app.ui.window.side_panel import make_side_panel
-
-    make_side_panel(dock, "conversations", "Conversations")  # header: icon, title, collapse
-    return dock, panel
-
-
-def add_conversation_actions(panel: ConversationList, menu: QMenu, current: Callable[[], str | None]) -> None:
-    """Rename (F2), the exports and Delete in ``menu``, acting on the selected conversation, else on
-    ``current()`` (the one the chat shows, once stored). They stay disabled until the panel has a store.
-    Also adds View → Conversations (Ctrl+Shift+L) when the panel is docked in a main window."""
-    for text, shortcut, slot in panel.entries():
-        action = QAction(text, menu)
-        if shortcut == "F2":
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(lambda _=False, slot=slot: _call(slot, panel.selected_id() or current()))
-        action.setEnabled(False)
-        panel.store_attached.connect(lambda action=action: action.setEnabled(True))
-        menu.addAction(action)
-    window = panel.window()
-    if panel.toggle_action is not None and isinstance(window, QMainWindow):
-        view_menu(window).addAction(panel.toggle_action)
-
-
-def _call(slot: Callable[[str], object], conversation_id: str | None) -> None:
-    if conversation_id is not None:
-        slot(conversation_id)
-
-
 __all__ = [
     "UNDO_SECONDS",
     "ConversationList",
-    "add_conversation_actions",
     "conversation_tooltip",
     "describe_time",
-    "install_conversations_dock",
 ]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from PySide6.QtWidgets import QLabel
 
-from desktop_app.ui.conversations.panel import install_conversations_dock
+from desktop_app.ui.conversations.dock import install_conversations_dock
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev

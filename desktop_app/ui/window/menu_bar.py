@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 
-from desktop_app.ui.conversations.panel import add_conversation_actions
+from desktop_app.ui.conversations.dock import add_conversation_actions
 
 if TYPE_CHECKING:
     from desktop_app.ui.window.main_window import MainWindow
