@@ -137,3 +137,17 @@ def test_no_import_circle_in_the_runtime() -> None:
 
 def test_no_runtime_class_has_mixin_bases() -> None:
     assert layered_classes(PACKAGE / "runtime") == []
+
+
+MODULE_LINES_HARD_STOP = 450
+
+
+def test_no_module_is_over_the_hard_stop_in_lines() -> None:
+    """Modules stay small: the house rule is ~400 lines (split by responsibility, into a collaborator or a
+    cohesive module of functions, never a mixin); 450 is the hard stop this test holds."""
+    over = {
+        str(path.relative_to(PACKAGE.parent)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LINES_HARD_STOP
+    }
+    assert over == {}
