@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.settings.units import ByteSizeEdit, human_bytes
+from desktop_app.ui.theme.tokens import SPACE
 
 MUTED_STYLE = "QLabel { color: palette(placeholder-text); }"
 ERROR_STYLE = f"QLabel {{ color: {ERROR_COLOR}; }}"
@@ -163,6 +164,7 @@ class FieldEditor:
                 spin.setDecimals(1)
                 spin.setRange((low or 0.0) + (0.1 if exclusive else 0.0) if low is not None else -1e9, high or 1e9)
             spin.setAccelerated(True)
+            spin.lineEdit().setTextMargins(SPACE.xs, 0, 0, 0)  # a stylesheet's padding does not reach a spin box's text
             spin.setSuffix(UNIT_SUFFIXES.get(str(extra.get("unit", "")), ""))
             widget = spin
         elif get_origin(annotation) is Literal:
@@ -319,6 +321,8 @@ class ModelForm(QWidget):
             label = QLabel("" if editor.kind == "bool" else field_title(name, info) + ":")
             if editor.kind != "bool":
                 label.setBuddy(editor.widget)
+                # on the field's first line of text, not at its top edge (a field has a border and padding)
+                label.setContentsMargins(0, SPACE.xs + 1, 0, 0)
             self.labels.append(label)
             layout.addRow(label, cell)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QWidget
 
+from desktop_app.ui.theme.tokens import SPACE
+
 UNITS: tuple[tuple[str, int], ...] = (("bytes", 1), ("KB", 1024), ("MB", 1024**2), ("GB", 1024**3))
 
 
@@ -56,6 +58,7 @@ class ByteSizeEdit(QWidget):
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(6)
         self.number = _NumberBox()
+        self.number.lineEdit().setTextMargins(SPACE.xs, 0, 0, 0)  # as the form's other spin boxes
         self.number.setObjectName("sizeNumber")
         self.number.setDecimals(2)
         self.number.setRange(0, 1_000_000)
