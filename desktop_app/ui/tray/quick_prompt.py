@@ -5,7 +5,7 @@ inline approvals, retry countdowns), the same ``Composer`` (chips, attachments) 
 ``ChatController`` on the same runtime, so a quick conversation is a conversation like any other: stored,
 marked quick (``Store.mark_quick``) and listed in the main window. Enter sends, Shift+Enter starts a new
 line, Esc closes (stopping a run first), and "Open in main window" continues the conversation there. Its look
-comes from the theme's stylesheet (``resources/light.qss``/``dark.qss``, ``#quickPrompt``).
+comes from the application stylesheet (``theme/stylesheet.py``, ``#quickPrompt``).
 
 Nothing is attached unless the user chooses it: "Include clipboard" (the composer's clipboard button) and, on
 X11, "Include selection" (the primary selection) each add a removable chip. The composer's provider button

@@ -1,6 +1,6 @@
 """Keyboard focus in the main window: the Tab order (the reading order) and what shows where focus is.
 
-The stylesheets (``resources/light.qss``, ``resources/dark.qss``) draw a ring in the theme's accent colour
+The application stylesheet (``theme/stylesheet.py``, from the tokens) draws a ring in the ``focus_ring`` colour
 around every focused Tab stop. The composer's text box sits inside a rounded field, and a style sheet cannot
 select a parent by its child's focus: :func:`install_focus_within` sets the field's ``focusWithin`` property
 while the text box has focus, so the whole field gets the ring. The status bar shows state; its widgets
