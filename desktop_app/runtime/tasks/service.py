@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from desktop_app.runtime.store import Store
+from desktop_app.runtime.tasks.lock import SchedulerLock
 from desktop_app.runtime.tasks.model import NOW, Task, TaskError, TaskRun, make_task
 from desktop_app.runtime.tasks.records import TaskRecords
 from desktop_app.runtime.tasks.runner import RunWorkflow, TaskRunner, TaskRuntime
@@ -41,15 +42,22 @@ class Tasks:
         self.agent_names = agent_names
         self.interrupted: list[TaskRun] = []
         """The runs found cut short by a stopped process at :meth:`start` (the window says so)."""
+        self.lock = SchedulerLock(store.path)
+        self.scheduling = False
+        """Whether this process fires the schedule (another one on the same store may hold it)."""
 
     def start(self) -> None:
-        """Mark runs a dead process left live as interrupted, fire missed tasks once, start the timer."""
+        """Mark runs a dead process left live as interrupted, fire missed tasks once, start the timer — unless
+        another process on the same store already schedules (:mod:`.lock`): then ``scheduling`` is false."""
         self.interrupted = self.records.mark_interrupted()
-        self.scheduler.start()
+        self.scheduling = self.lock.acquire()
+        if self.scheduling:
+            self.scheduler.start()
 
     async def aclose(self) -> None:
         await self.scheduler.aclose()
         await self.runner.aclose()
+        self.lock.release()
 
     # -- reading ---------------------------------------------------------------------------------------
 

@@ -104,3 +104,20 @@ async def test_a_run_cut_by_a_crash_is_interrupted_with_its_partial_answer(tmp_p
         assert "interrupted" in again.note
         assert tasks.find("long").schedule is not None  # the task itself survived the restart
         await tasks.aclose()
+
+
+@pytest.mark.asyncio
+async def test_one_scheduler_per_store(tmp_path: Path, clock: FakeClock) -> None:
+    path = tmp_path / "switchboard.db"
+    with Store.open(path, clock=clock.now) as first, Store.open(path, clock=clock.now) as second:
+        app = Tasks(runtime_with(FakeProvider()), first, clock=clock)
+        serve = Tasks(runtime_with(FakeProvider()), second, clock=clock)
+        app.start()
+        serve.start()
+        assert (app.scheduling, serve.scheduling) == (True, False)  # the second leaves the schedule to the first
+        await app.aclose()
+        again = Tasks(runtime_with(FakeProvider()), second, clock=clock)
+        again.start()
+        assert again.scheduling  # released with the first
+        await serve.aclose()
+        await again.aclose()
