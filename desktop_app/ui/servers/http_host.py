@@ -32,6 +32,7 @@ from desktop_app.runtime.errors import UnknownToolCallError
 from desktop_app.runtime.serve.approvals import HttpApproval
 from desktop_app.runtime.serve.service import HttpHostService, service_for
 from desktop_app.ui.chat.common import ERROR_COLOR
+from desktop_app.ui.dialogs.frame import DialogHeader, mark_primary
 
 _attached: weakref.WeakKeyDictionary[Any, HttpHostUi] = weakref.WeakKeyDictionary()
 
@@ -63,6 +64,7 @@ class HttpApprovalDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 16, 16, 16)
         layout.setSpacing(8)
+        layout.addWidget(DialogHeader("Run a tool?", "An MCP client asks; it waits for your answer.", icon="tools"))
         if approval is not None:
             headline = (
                 f"<b>{_escape(approval.client)}</b> (connected over MCP HTTP) asks to run "
@@ -87,6 +89,7 @@ class HttpApprovalDialog(QDialog):
         buttons = QDialogButtonBox()
         self.allow_button = buttons.addButton("Allow", QDialogButtonBox.ButtonRole.AcceptRole)
         self.allow_button.setObjectName("httpApprovalAllow")
+        mark_primary(self.allow_button)
         self.session_button = None
         if approval is not None:  # a call from the client itself: may be allowed until the host stops
             self.session_button = buttons.addButton("Allow for this session", QDialogButtonBox.ButtonRole.ActionRole)

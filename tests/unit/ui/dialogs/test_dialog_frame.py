@@ -56,3 +56,23 @@ def test_the_header_and_the_button_row(qtbot):
     row = button_row(dialog, primary="Install")
     accept = row.buttons()[[row.buttonRole(b) for b in row.buttons()].index(QDialogButtonBox.ButtonRole.AcceptRole)]
     assert accept.text() == "Install" and accept.property("kind") == "primary" and accept.isDefault()
+
+
+def test_the_approval_import_and_hook_dialogs_open_with_the_header(qtbot):
+    from desktop_app.ui.chat.hook_notice import HookNoticeDialog
+    from desktop_app.ui.extensions.import_dialog import ImportResultDialog
+    from desktop_app.ui.servers.http_host import HttpApprovalDialog
+
+    notice = {"kind": "mutated", "event": "PreToolUse", "hook": "redact", "target": "arguments",
+              "message": "redacted a key", "before": {"a": 1}, "after": {"a": 2}}  # fmt: skip
+    dialogs = [
+        ImportResultDialog(),
+        HookNoticeDialog([notice]),
+        HttpApprovalDialog(None, object(), headline="Agent asks", arguments={}, answer=lambda _ok, _why: None),  # type: ignore[arg-type]
+    ]
+    for dialog in dialogs:
+        qtbot.addWidget(dialog)
+        header = dialog.findChild(DialogHeader)
+        assert header is not None and header.title.text(), dialog.objectName()
+    allow = dialogs[2].allow_button
+    assert allow.property("kind") == "primary"
