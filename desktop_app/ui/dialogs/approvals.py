@@ -13,7 +13,6 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -136,7 +135,7 @@ class ApprovalsDialog(QDialog):
                     (grant.conversation_id or "") if column == 3 else STALE_TIP if stale and column == 6 else text
                 )
                 if stale and column == 6:
-                    item.setForeground(QColor(ERROR_COLOR))  # it no longer applies: say so in colour too
+                    item.setForeground(ERROR_COLOR.qcolor())  # it no longer applies: say so in colour too
                 self.table.setItem(row, column, item)
             self.table.setCellWidget(row, len(COLUMNS) - 1, self._actions(grant, stale))
         self.table.setVisible(bool(self.grants))
