@@ -41,6 +41,8 @@ class _Active:
     run: TaskRun
     task: asyncio.Task[None]
     waiting: dict[str, ev.ApprovalRequired]
+    children: set[str]
+    """Conversations run on its behalf (a workflow's steps, sub-agents): their approvals are the run's too."""
 
 
 class TaskRunner:
@@ -93,7 +95,7 @@ class TaskRunner:
         )
         self.records.store.set_title_if_empty(conversation_id, task.name)
         job = asyncio.get_running_loop().create_task(self._run(task, run), name=f"switchboard-task-{task.id}")
-        self._active[task.id] = _Active(run, job, {})
+        self._active[task.id] = _Active(run, job, {}, set())
         return self.publish(run)
 
     async def wait(self, task_id: str) -> TaskRun | None:
@@ -152,8 +154,12 @@ class TaskRunner:
                 self.publish(final)
 
     def _on_event(self, event: ev.Event) -> None:
-        active = next((a for a in self._active.values() if a.run.conversation_id == event.conversation_id), None)
+        cid = event.conversation_id
+        active = next((a for a in self._active.values() if cid in (a.run.conversation_id, *a.children)), None)
         if active is None:
+            return
+        if isinstance(event, ev.WorkflowStep | ev.SubagentStarted) and event.child_conversation_id:
+            active.children.add(event.child_conversation_id)
             return
         if isinstance(event, ev.ApprovalRequired):
             active.waiting[event.tool_call_id] = event
