@@ -31,7 +31,6 @@ from desktop_app.ui.chat.message_actions import MessageActions
 from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.usage import UsageFooter, cache_hit_rate, human_count
 from desktop_app.ui.chat.version_switch import add_version_switch
-from desktop_app.ui.theme import motion
 
 EDIT_MIN_EMS = 30  # a message's text wraps at this many ems; the inline edit's box is this wide (if it fits)
 EDIT_MIN_LINES = 3
@@ -338,6 +337,8 @@ class ReasoningBlock(QFrame):
         self.toggle.setChecked(expanded)
 
     def _on_toggled(self, checked: bool) -> None:
+        from desktop_app.ui.theme import motion  # at the first fold, not before the first paint
+
         motion.fold(self.body, checked)  # eased open or shut (at once under reduced motion)
         self.toggle.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
 

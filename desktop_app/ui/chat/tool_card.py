@@ -32,7 +32,6 @@ from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
 from desktop_app.ui.chat.tool_card_media import image_labels, resource_boxes, strip_shown
 from desktop_app.ui.delegate import Delegated
-from desktop_app.ui.theme import motion
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
@@ -311,6 +310,8 @@ class ToolCard(QFrame):
         for part in (self.args, self.result_caption, self.result, *self.resources):
             shown = expanded and (part is self.args or self.has_result)
             if animate and shown != part.isVisible():
+                from desktop_app.ui.theme import motion  # at the first click, not before the first paint
+
                 motion.fold(part, shown)
             else:
                 part.setVisible(shown)

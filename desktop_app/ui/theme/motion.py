@@ -14,25 +14,28 @@ asked once per process, lazily (never during start-up): GNOME/GTK ``enable-anima
 
 from __future__ import annotations
 
-import configparser
 import os
-import shutil
-import subprocess
 import sys
-from pathlib import Path
 from types import MappingProxyType
 
 from PySide6.QtCore import QAbstractAnimation, QEasingCurve, QPropertyAnimation
 from PySide6.QtWidgets import QWidget
 
 DURATIONS = MappingProxyType({"fast": 120, "standard": 180, "slow": 200})  # ms; the longest is 200
-EASING = QEasingCurve.Type.OutCubic
+EASING = "OutCubic"  # a QEasingCurve.Type, by name: the enum is built on first use, not at import
 MAX_HEIGHT = 16_777_215  # QWIDGETSIZE_MAX: no maximum
 _cached: list[bool] = []
 _running: dict[int, QPropertyAnimation] = {}  # id(widget) → its fold in progress
 
 
+# configparser, shutil, subprocess and pathlib are imported where the OS is asked (at the first fold, never
+# before the first paint: this module loads with the chat blocks).
+
+
 def _gnome() -> bool | None:
+    import shutil
+    import subprocess
+
     if shutil.which("gsettings") is None:
         return None
     try:
@@ -49,6 +52,9 @@ def _gnome() -> bool | None:
 
 
 def _gtk_ini() -> bool | None:
+    import configparser
+    from pathlib import Path
+
     config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
     for version in ("gtk-4.0", "gtk-3.0"):
         parser = configparser.ConfigParser()
@@ -77,6 +83,8 @@ def _windows() -> bool | None:
 
 
 def _macos() -> bool | None:
+    import subprocess
+
     try:
         out = subprocess.run(
             ["defaults", "read", "com.apple.universalaccess", "reduceMotion"],
@@ -137,7 +145,7 @@ def fold(widget: QWidget, expanding: bool, name: str = "standard") -> QAbstractA
     end = max(widget.sizeHint().height(), 1) if expanding else 0
     animation = QPropertyAnimation(widget, b"maximumHeight", widget)
     animation.setDuration(ms)
-    animation.setEasingCurve(EASING)
+    animation.setEasingCurve(getattr(QEasingCurve.Type, EASING))
     animation.setStartValue(start)
     animation.setEndValue(end)
 
