@@ -1,4 +1,5 @@
-"""The shape of the code (issue 23): no import circle, and no class built from mixins or layer bases.
+"""The shape of the code (issue 23): no import circle, no class built from mixins or layer bases, no module
+over the hard stop in lines.
 
 The import graph is read from the source with ``ast``: every ``import`` and ``from … import`` counts, at module
 level, inside functions and under ``TYPE_CHECKING`` alike (a circle is a circle whichever way it is imported).
