@@ -14,8 +14,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
 
-from pydantic import BaseModel, ConfigDict
-
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
 from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
@@ -24,6 +22,7 @@ from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor, Sleep
 from desktop_app.runtime.host.registry import ServerRegistry
 from desktop_app.runtime.host.sdk_import import import_sdk
+from desktop_app.runtime.host.server_status import ServerStatus, server_status
 from desktop_app.runtime.host.transport_memory import TransportMemory
 from desktop_app.runtime.redaction import redact
 
@@ -39,21 +38,6 @@ ServerState = HostServerState
 BuiltinFactory: TypeAlias = "Callable[[], MCPServer]"
 RESERVED_PREFIX = "switchboard."
 """Server names the built-in servers own; a user server may not use them."""
-
-
-class ServerStatus(BaseModel):
-    """What the UI shows for one server."""
-
-    model_config = ConfigDict(frozen=True)
-
-    name: str
-    state: ServerState
-    error: str | None = None
-    tool_count: int = 0
-    builtin: bool = False
-    restart_in_s: float | None = None
-    """While ``failed`` after a crash: the automatic restart is due this many seconds after the crash."""
-    attempt: int = 0
 
 
 def _without_tool_preferences(config: ServerConfig) -> ServerConfig:
@@ -392,23 +376,14 @@ class HostServers:
         return {name: self._status(name) for name in names}
 
     def _status(self, server: str) -> ServerStatus:
-        builtin = server in self._builtins
         connection = self._connections.get(server)
-        if connection is None:
-            config = self._configs.get(server)
-            state: ServerState = "disabled" if config is not None and config.disabled else "idle"
-            if state == "idle" and self.paused and not builtin:
-                return ServerStatus(name=server, state="stopped", error="paused", builtin=builtin)
-            return ServerStatus(name=server, state=state, builtin=builtin)
-        phase = self._supervisor.phase(server)
-        ready = connection.state == "ready"
-        return ServerStatus(
-            name=server,
-            state="restarting" if phase is not None and phase[0] == "restarting" and not ready else connection.state,
-            error=redact(connection.error) if connection.error else connection.error,
-            tool_count=len(connection.tools) if connection.state == "ready" else 0,
-            builtin=builtin,
-            restart_in_s=phase[1] if phase is not None else None,
+        return server_status(
+            server,
+            builtin=server in self._builtins,
+            connection=connection,
+            config=self._configs.get(server),
+            paused=self.paused,
+            phase=self._supervisor.phase(server) if connection is not None else None,
             attempt=self._supervisor.attempt(server),
         )
 
