@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.ui.theme.appearance import on_appearance_changed, resolved_theme
 from desktop_app.ui.theme.palette import palette_for
 from desktop_app.ui.theme.stylesheet import stylesheet
-from desktop_app.ui.theme.tokens import base_point_size
+from desktop_app.ui.theme.tokens import base_point_size, tokens
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +63,36 @@ def apply_theme(theme: str, app: QApplication | None = None) -> None:
     if not _is_fusion(app):
         app.setStyle("Fusion")  # the one style whose drawing follows the palette on every platform
         app.setProperty("switchboardFusion", True)
+    before = app.property("switchboardTheme")
     app.setProperty("switchboardTheme", theme)  # first: ``tokens()`` answers for this theme from here on
     app.setPalette(palette_for(theme))
     app.setStyleSheet(stylesheet_for(theme))
+    if before in ("light", "dark") and before != theme:
+        retint(before, theme)
     _in_force[:] = [_key(theme)]
+
+
+TONE_ROLES = ("danger", "success", "warning", "text_muted")
+"""The roles widgets put in their own stylesheets (``chat.common``'s ``ERROR_COLOR``…): each has a value of
+its own in each theme, so a switch can find and swap it."""
+
+
+def retint(before: str, after: str) -> int:
+    """Swap ``before``'s tone colours for ``after``'s in every widget's own stylesheet (a widget styled with
+    ``f"color: {ERROR_COLOR}"`` built its sheet in the theme of that moment); returns how many changed. Runs
+    on a theme switch only."""
+    old, new = tokens(before), tokens(after)
+    swaps = [(getattr(old, role), getattr(new, role)) for role in TONE_ROLES]
+    changed = 0
+    for widget in QApplication.allWidgets():
+        sheet = widget.styleSheet()
+        if not sheet or not any(colour in sheet for colour, _ in swaps):
+            continue
+        for colour, replacement in swaps:
+            sheet = sheet.replace(colour, replacement)
+        widget.setStyleSheet(sheet)
+        changed += 1
+    return changed
 
 
 def _key(theme: str) -> str:
