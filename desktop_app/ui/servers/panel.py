@@ -52,9 +52,9 @@ if TYPE_CHECKING:
     from desktop_app.ui.servers.manage import ServerActions
 
 COUNTDOWN_INTERVAL_MS = 250
-SELECTION_STYLE = (
-    "QListWidget#serverList::item { padding: 0px; }"  # the row widget fills its item (the theme pads list items)
-)  # selected: the theme's selection colour keeps the coloured state text readable (application stylesheet)
+# The row widget fills its item (the theme pads list items); selected, the theme's selection colour keeps the
+# coloured state text readable (the application stylesheet).
+SELECTION_STYLE = "QListWidget#serverList::item { padding: 0px; }"
 
 
 class ServersPanel(QWidget):
