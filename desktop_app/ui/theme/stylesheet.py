@@ -171,8 +171,10 @@ QLabel#quickHint, QLabel#quickStatus { color: $text_muted; }
    (nothing moves); disabled controls are flat and faint, so they never read as clickable -- */
 QListView:focus, QListWidget:focus, QTreeView:focus, QTreeWidget:focus, QTableView:focus { border-color: $focus_ring; }
 QScrollArea#chatView:focus { border-color: $focus_ring; }
-QScrollArea#pluginDetailsScroll { border: 2px solid transparent; border-radius: ${r_sm}px; }
-QScrollArea#pluginDetailsScroll:focus { border-color: $focus_ring; }
+QScrollArea#pluginDetailsScroll, QDockWidget QScrollArea { border: 2px solid transparent; border-radius: ${r_sm}px; }
+QScrollArea#pluginDetailsScroll:focus, QDockWidget QScrollArea:focus { border-color: $focus_ring; }
+QPlainTextEdit[readOnly="true"] { border: 2px solid transparent; border-radius: ${r_sm}px; }
+QPlainTextEdit[readOnly="true"]:focus { border-color: $focus_ring; }
 QFrame#composerField[focusWithin="true"] { border: ${focus}px solid $focus_ring; padding: 0; }
 QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus { border: ${focus}px solid $focus_ring;
     padding: 3px 7px; }

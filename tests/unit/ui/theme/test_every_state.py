@@ -110,15 +110,18 @@ def test_every_tab_stop_of_the_main_window_shows_focus_and_disabled(qtbot, qloop
     win = MainWindow()
     qtbot.addWidget(win)
     win.attach_runtime(runtime)
-    win.resize(1200, 800)
+    win.resize(1400, 900)
     win.show()
+    win.servers_dock.show()  # the side panels' controls too
+    win.tools_dock.show()
     qtbot.waitExposed(win)
     win.activateWindow()
     qtbot.waitUntil(win.isActiveWindow)
     parking = _parking(win)
     stops = [w for w in tab_stops(win) if w is not parking]
     assert len(stops) >= 5, [_name(w) for w in stops]
-    assert [f for f in focus_failures(qtbot, win, parking) if f != _name(parking)] == []
+    failed = [f for f in focus_failures(qtbot, win, parking) if f != _name(parking)]
+    assert failed == [], "\n".join(failed)
     assert [f for f in disabled_failures(win) if f != _name(parking)] == []
 
 
