@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from desktop_app.ui.chat.blocks import AnswerBlock
+
 if TYPE_CHECKING:
     from desktop_app.runtime.store import ConversationInfo, Store, StoredMessage, StoredPart, StoredRun
-    from desktop_app.ui.chat.blocks import AnswerBlock
     from desktop_app.ui.chat.subagents import SubTranscript
     from desktop_app.ui.chat.tool_card import ToolCard
     from desktop_app.ui.chat.view import ChatView
@@ -134,7 +135,7 @@ class _Replayer:
                 self.view.add_hook_notice(hook)
 
     def _assistant(self, message: StoredMessage) -> None:
-        answer: AnswerBlock | None = None
+        answer: object = None  # the view's answer block (an AnswerBlock in the window, a MarkdownView in a sub-run)
         has_notice = False
         for part in message.parts:
             if part.kind == "reasoning" and part.text:
@@ -149,11 +150,11 @@ class _Replayer:
                 self.view.show_error(part.text)
         self._status_note(message.status, answer, has_notice)
 
-    def _status_note(self, status: str, answer: AnswerBlock | None, has_notice: bool) -> None:
+    def _status_note(self, status: str, answer: object, has_notice: bool) -> None:
         if status == "interrupted":
             self.view.add_notice(INTERRUPTED_NOTE, "stopped")
         elif status == "stopped":
-            if answer is not None:
+            if isinstance(answer, AnswerBlock):  # the window's; a sub-conversation's shows the notice only
                 answer.mark_stopped()
             self.view.add_notice(STOPPED_NOTE, "stopped")
         elif status == "failed" and not has_notice:

@@ -123,6 +123,25 @@ def test_replay_rebuilds_every_part_and_status(qtbot, store):
     assert view.footer is None and view.last_answer is None  # the next live run starts fresh
 
 
+def test_a_stopped_sub_run_replays_into_its_sub_conversation(qtbot, store):
+    """A sub-agent's (or workflow step's) stored run replays into a ``SubTranscript``; an answer that was
+    stopped says so there too (it raised AttributeError: the sub-conversation's answer has no mark_stopped)."""
+    from desktop_app.ui.chat.replay import replay_nested
+    from desktop_app.ui.chat.subagents import SubTranscript
+
+    _record_everything(store)
+    body = SubTranscript()
+    qtbot.addWidget(body)
+    replay_nested(body, read_transcript(store, CID))
+    notices = [(n.kind, n.text()) for n in body.blocks() if isinstance(n, NoticeLine)]
+    assert ("stopped", "■ " + STOPPED_NOTE) in notices
+    assert [p.text().rpartition("</span> ")[2] for p in body.prompts][:3] == [
+        "Hello",
+        "List my files",
+        "Tell me a story",
+    ]
+
+
 def test_calls_without_results_get_a_status(qtbot, store):
     recorder = Recorder(store, use_timer=False)
     e = _Events(recorder)
