@@ -24,9 +24,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from desktop_app.ui.chat.blocks import AnswerBlock
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
+
+    from desktop_app.runtime.events import TokenUsage
     from desktop_app.runtime.store import ConversationInfo, Store, StoredMessage, StoredPart, StoredRun
     from desktop_app.ui.chat.subagents import SubTranscript
     from desktop_app.ui.chat.tool_card import ToolCard
+    from desktop_app.ui.chat.usage import UsageFooter
     from desktop_app.ui.chat.view import ChatView
 
 INTERRUPTED_NOTE = "Interrupted — the app closed while this answer was streaming. The partial answer is kept."
@@ -87,8 +91,38 @@ def read_transcript(store: Store, conversation_id: str, limit: int | None = REPL
     )
 
 
+class ReplayedPrompt(Protocol):
+    """A replayed user message: ``UserMessageBlock`` in the window, ``PromptLine`` in a sub-run."""
+
+    position: int | None
+
+    def set_sent_with(self, labels: list[str]) -> None: ...
+    def set_versions(self, version: int, count: int) -> None: ...
+
+
+class ReplayView(Protocol):
+    """What replaying writes into: ``ChatView`` (the window) and ``SubTranscript`` (a sub-agent's or a workflow
+    step's run, under its card). A block that only the window has (an answer's Stopped mark) is checked for."""
+
+    cards: dict[str, ToolCard]
+    footer: UsageFooter | None
+
+    @property
+    def decided(self) -> SignalInstance: ...
+    def add_user_message(self, text: str) -> ReplayedPrompt: ...
+    def add_reasoning(self, text: str, seconds: float | None = None) -> object: ...
+    def add_answer(self, text: str) -> object: ...
+    def add_tool_card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard: ...
+    def add_hook_notice(self, notice: Any) -> object: ...
+    def add_notice(self, text: str, kind: str = "info") -> object: ...
+    def add_paused(self, text: str) -> object: ...
+    def show_error(self, text: str) -> object: ...
+    def add_usage(self, usage: TokenUsage) -> object: ...
+    def end_segment(self) -> None: ...
+
+
 class _Replayer:
-    def __init__(self, view: ChatView, transcript: Transcript) -> None:
+    def __init__(self, view: ReplayView, transcript: Transcript) -> None:
         self.view = view
         self.transcript = transcript
         self.approvals = {row["tool_call_id"]: row for row in transcript.approvals}
@@ -179,8 +213,7 @@ class _Replayer:
             agent, read = child
 
             def load(body: SubTranscript) -> None:
-                # SubTranscript has the part of ChatView's interface that replaying uses (not a ChatView)
-                _Replayer(body, read()).run()  # type: ignore[arg-type]
+                _Replayer(body, read()).run()
 
             sub = attach_stored(card, agent, load)
             sub.body.decided.connect(self.view.decided)
@@ -244,7 +277,7 @@ class _Replayer:
 
 def replay_nested(body: SubTranscript, transcript: Transcript) -> None:
     """Replay a stored sub-run (a workflow step's) into a sub-conversation's body."""
-    _Replayer(body, transcript).run()  # type: ignore[arg-type]  # SubTranscript has the part replay uses
+    _Replayer(body, transcript).run()
 
 
 def replay_transcript(view: ChatView, transcript: Transcript) -> None:
