@@ -303,9 +303,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from desktop_app.ui.qt_imports import lighten_feature_hook
 
     lighten_feature_hook()  # before anything else is imported (see its docstring)
+    from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
+    # MCP App views (Qt WebEngine, loaded with the first view) share GL contexts with the window: Qt wants this
+    # set before the QApplication exists (it costs nothing until a web view is made).
+    QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
     qapp = QApplication.instance() or QApplication([sys.argv[0]])
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Switchboard")

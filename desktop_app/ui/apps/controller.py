@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QEvent, QLocale, QObject, QTimer, QTimeZone, QUrl
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QEvent, QLocale, QObject, QTimer, QTimeZone, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 from PySide6.QtWidgets import QWidget
 
@@ -58,6 +59,9 @@ class AppsController(QObject):
         self._unsubscribe = runtime.subscribe(self._on_event)
         self._unsubscribe_host = host.subscribe(self._on_host_event)
         window.installEventFilter(self)  # the window gets PaletteChange when the theme switches
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.release_views)
         if hasattr(window.view, "transcript_loaded"):
             window.view.transcript_loaded.connect(self.restore)
 
@@ -65,9 +69,19 @@ class AppsController(QObject):
         return bool(self.runtime.settings.apps.allows(server))
 
     def close(self) -> None:
+        """Stop following the runtime and destroy every web view now (a page must not outlive the profile)."""
         self._unsubscribe()
         self._unsubscribe_host()
         self._detach()
+        self.release_views()
+
+    def release_views(self) -> None:
+        frames = [f for f in [*self.frames.values(), *self.early.values()] if shiboken6.isValid(f)]
+        for frame in frames:
+            if frame.web is not None:
+                frame.remove_view("View closed: the window closed.")
+        if frames:
+            QCoreApplication.sendPostedEvents(None, int(QEvent.Type.DeferredDelete))
 
     def _on_host_event(self, event: Any) -> None:
         if event.kind == "server_state" and event.state == "ready":  # its views in a reopened conversation

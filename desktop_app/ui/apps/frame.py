@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.runtime.apps.bridge import DisplayMode
@@ -71,6 +72,8 @@ class ViewWindow(QWidget):
         self.mode = mode
         self.box = QVBoxLayout(self)
         self.box.setContentsMargins(0, 0, 0, 0)
+        back = QShortcut(QKeySequence(Qt.Key.Key_Escape), self, context=Qt.ShortcutContext.WindowShortcut)
+        back.activated.connect(self.close)  # Esc: back into the card
 
     def closeEvent(self, event: Any) -> None:
         self.closed.emit()
@@ -97,9 +100,9 @@ class AppFrame(QFrame):
         self.title.setObjectName("appViewTitle")
         self.title.setStyleSheet("QLabel { color: palette(placeholder-text); }")
         header.addWidget(self.title, 1)
-        self.fullscreen_button = self._button("⛶", "appViewFullscreen", "Show the view fullscreen")
+        self.fullscreen_button = self._button("Fullscreen", "appViewFullscreen", "Show the view fullscreen (Esc: back)")
         self.fullscreen_button.clicked.connect(lambda: self.mode_requested.emit("fullscreen"))
-        self.pip_button = self._button("⧉", "appViewPopOut", "Pop the view out into a small window")
+        self.pip_button = self._button("Pop out", "appViewPopOut", "Pop the view out into a small window")
         self.pip_button.clicked.connect(lambda: self.mode_requested.emit("pip"))
         self.close_button = self._button("✕", "appViewClose", "Close the view (its text result stays)")
         self.close_button.clicked.connect(self.close_requested.emit)

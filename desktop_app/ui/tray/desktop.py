@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,7 +95,9 @@ class DesktopShell(QObject):
 
         self.file_open = FileOpenFilter(self.open_files, self)  # macOS Finder: a .mcpb opens the install screen
         app = QApplication.instance()
-        if app is not None:
+        # Only where FileOpen events exist: a Python application-wide event filter makes PySide 6.11 recurse
+        # until it crashes once Qt WebEngine (MCP App views) has items in focus.
+        if app is not None and sys.platform == "darwin":
             app.installEventFilter(self.file_open)
         if self.tray.show():
             return

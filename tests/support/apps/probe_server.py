@@ -23,12 +23,17 @@ VIEW_URI = "ui://probe/view"
 HTML = (Path(__file__).with_name("probe_view.html")).read_text(encoding="utf-8")
 
 
-def probe_server(*, connect_domains: list[str] | None = None, name: str = "probe") -> MCPServer:
+def probe_server(
+    *, connect_domains: list[str] | None = None, name: str = "probe", ran: list[str] | None = None
+) -> MCPServer:
+    """``ran`` (when given) records each greet call's name: a test sees whether the tool ran."""
     apps = Apps()
     state: dict[str, Any] = {"connect": list(connect_domains or []), "bumps": 0}
 
     @apps.tool(resource_uri=VIEW_URI, description="Greet someone in the probe view")
     def greet(name: str, ctx: Context, actions: list[str] | None = None) -> dict[str, Any]:
+        if ran is not None:
+            ran.append(name)
         return {"greeting": f"Hello, {name}!", "apps": client_supports_apps(ctx)}
 
     @apps.tool(resource_uri=VIEW_URI, visibility=["app"], description="Add to the view's counter")

@@ -8,10 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+import shiboken6
 from mcp.server.mcpserver import MCPServer
 
 from desktop_app.runtime.apps.known import KnownViews
-from desktop_app.runtime.host import Host
+from desktop_app.runtime.host import Host, ServerConfig
 from desktop_app.runtime.run.approvals import ApprovalPolicy
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
@@ -39,6 +40,7 @@ class AppWindow:
     host: Host
     apps: AppsController
     opened: list[str] = field(default_factory=list)
+    recorder: Any = None
 
     def reports(self, tool_call_id: str) -> list[dict[str, Any]]:
         """What the probe view reported (its ``notifications/message`` logs), in order."""
@@ -47,27 +49,47 @@ class AppWindow:
         session = session or (frame.session if frame is not None else None)
         return [data for _level, data in (session.logs if session is not None else []) if isinstance(data, dict)]
 
+    def reports_any(self) -> list[dict[str, Any]]:
+        """Every probe report of every view shown in this window."""
+        sessions = [f.session for f in [*self.apps.frames.values(), *self.apps.early.values()] if f.session]
+        return [data for s in sessions if s is not None for _level, data in s.logs if isinstance(data, dict)]
+
     def report(self, tool_call_id: str, probe: str) -> dict[str, Any] | None:
         return next((r for r in self.reports(tool_call_id) if r.get("probe") == probe), None)
 
 
-def build(qtbot: Any, llm: ScriptedLLMServer, *, store: Any = None, known: KnownViews | None = None) -> AppWindow:
-    host = Host(call_timeout=20)
-    host.add_in_process("probe", lambda: probe_server(connect_domains=["https://api.example.com"]))
-    host.add_in_process("other", other_server)
+def build(
+    qtbot: Any,
+    llm: ScriptedLLMServer,
+    *,
+    store: Any = None,
+    known: KnownViews | None = None,
+    servers: dict[str, ServerConfig] | None = None,
+    policy: str = "ask",
+    probe: bool = True,
+    ran: list[str] | None = None,
+) -> AppWindow:
+    host = Host(servers or {}, call_timeout=20)
+    if probe:
+        host.add_in_process("probe", lambda: probe_server(connect_domains=["https://api.example.com"], ran=ran))
+        host.add_in_process("other", other_server)
     runtime = Runtime(
         settings=Settings(provider=ProviderSettings(base_url=llm.url, model="m")),
         host=host,
-        policy=ApprovalPolicy("ask"),
+        policy=ApprovalPolicy(policy),  # type: ignore[arg-type]
     )
     window = MainWindow()
     qtbot.addWidget(window)
     window.attach_runtime(runtime)
+    recorder = None
     if store is not None:
+        from desktop_app.runtime.store import attach_store
+
+        recorder = attach_store(runtime, store)
         window.attach_store(store)
     apps = attach_apps(window, runtime, host, store, known)
     assert apps is not None
-    result = AppWindow(window, runtime, host, apps)
+    result = AppWindow(window, runtime, host, apps, recorder=recorder)
 
     def open_url(url: Any) -> bool:
         result.opened.append(url.toString())
@@ -88,6 +110,10 @@ def close(qtbot: Any, app: AppWindow) -> None:
     tasks = TaskRunner()
     closing = tasks.start(app.runtime.aclose())
     qtbot.waitUntil(closing.done, timeout=20_000)
+    if app.recorder is not None:
+        app.recorder.close()
+    if shiboken6.isValid(app.window):  # pytest-qt may have closed it already
+        app.window.close()
 
 
 @pytest.fixture
