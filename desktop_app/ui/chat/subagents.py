@@ -323,14 +323,13 @@ class SubagentNesting:
         return [card for sub in self.subs.values() for card in sub.body.pending_cards()]
 
     def on_event(self, event: ev.Event) -> None:
-        kind = event.kind
-        if kind == "subagent_started":
-            self._started(event)  # type: ignore[arg-type]
+        if event.kind == "subagent_started":
+            self._started(event)
             return
-        if kind == "subagent_finished":
-            sub = self.subs.get(event.child_conversation_id)  # type: ignore[union-attr]
+        if event.kind == "subagent_finished":
+            sub = self.subs.get(event.child_conversation_id)
             if sub is not None:
-                self._finished(sub, event)  # type: ignore[arg-type]
+                self._finished(sub, event)
             return
         sub = self.subs.get(event.conversation_id)
         if sub is not None:
