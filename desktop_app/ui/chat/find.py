@@ -30,9 +30,13 @@ ALL_MATCHES = Role("match")
 CURRENT_MATCH = Role("match_current")
 
 
+Searchable = QLabel | QTextEdit | QPlainTextEdit
+"""What the find bar searches: a QTextEdit / QPlainTextEdit, or a QLabel (a user message)."""
+
+
 @dataclass
 class Match:
-    widget: QWidget  # a QTextEdit / QPlainTextEdit, or a QLabel (a user message)
+    widget: Searchable
     start: int
     length: int
 
@@ -112,8 +116,8 @@ class FindBar(QFrame):
 
     # -- searching ------------------------------------------------------------------------------------------
 
-    def _texts(self) -> list[QWidget]:
-        out: list[QWidget] = []
+    def _texts(self) -> list[Searchable]:
+        out: list[Searchable] = []
         for block in self.view.blocks():
             if block.isHidden():
                 continue
@@ -141,7 +145,7 @@ class FindBar(QFrame):
                         self.matches.append(Match(widget, start, len(text)))
                         start = haystack.find(needle, start + len(text))
                     continue
-                document: QTextDocument = widget.document()  # type: ignore[attr-defined]
+                document: QTextDocument = widget.document()
                 cursor = document.find(text, 0)
                 while not cursor.isNull():
                     self.matches.append(Match(widget, cursor.selectionStart(), len(text)))
@@ -168,7 +172,7 @@ class FindBar(QFrame):
             if isinstance(match.widget, QLabel):
                 match.widget.setSelection(0, 0)
             else:
-                match.widget.setExtraSelections([])  # type: ignore[attr-defined]
+                match.widget.setExtraSelections([])
 
     def _show(self) -> None:
         total = len(self.matches)
@@ -189,12 +193,12 @@ class FindBar(QFrame):
                 fmt.setBackground((CURRENT_MATCH if index == self.current else ALL_MATCHES).qcolor())
                 fmt.setForeground(tokens().qcolor("match_text"))
                 selection.format = fmt
-                cursor = QTextCursor(widget.document())  # type: ignore[attr-defined]
+                cursor = QTextCursor(widget.document())
                 cursor.setPosition(match.start)
                 cursor.setPosition(match.start + match.length, QTextCursor.MoveMode.KeepAnchor)
                 selection.cursor = cursor
                 selections.append(selection)
-            widget.setExtraSelections(selections)  # type: ignore[attr-defined]
+            widget.setExtraSelections(selections)
         if 0 <= self.current < total:
             self._scroll_to(self.matches[self.current])
 
@@ -202,9 +206,9 @@ class FindBar(QFrame):
         widget = match.widget
         y = 0
         if not isinstance(widget, QLabel):
-            cursor = QTextCursor(widget.document())  # type: ignore[attr-defined]
+            cursor = QTextCursor(widget.document())
             cursor.setPosition(match.start)
-            y = widget.cursorRect(cursor).center().y()  # type: ignore[attr-defined]
+            y = widget.cursorRect(cursor).center().y()
         page = self.view.widget()
         if page is None:
             return
