@@ -137,15 +137,15 @@ def main(argv: list[str]) -> int:
             """``widget`` under the pointer (a real X pointer move), as a picture."""
             from PySide6.QtTest import QTest
 
+            widget.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # hovered, not focused (alone, it would take focus)
             window = alone(widget)
-            window.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-            window.setFocus(Qt.FocusReason.OtherFocusReason)  # hovered, not focused
-            QTest.mouseMove(widget, widget.rect().center())
-            settle()
-            QTest.mouseMove(widget, widget.rect().center() + QPoint(1, 0))
-            settle()
+            for step in range(20):  # until Qt has seen the pointer enter (the window maps asynchronously)
+                QTest.mouseMove(widget, widget.rect().center() + QPoint(step % 2, 0))
+                settle()
+                if widget.underMouse():
+                    break
             picture = QLabel()
-            picture.setPixmap(widget.grab())
+            picture.setPixmap(window.grab())  # with the page behind it (a widget alone has its own fill)
             window.close()
             QCursor.setPos(QPoint(1390, 890))
             settle()
@@ -153,19 +153,11 @@ def main(argv: list[str]) -> int:
 
         def focused_picture(widget: QWidget) -> QLabel:
             """``widget`` with keyboard focus, in a window of its own (one focus at a time), as a picture."""
-            window = QWidget()
-            window.setAutoFillBackground(True)
-            box = QVBoxLayout(window)
-            box.setContentsMargins(0, 0, 0, 0)
-            box.addWidget(widget)
-            window.resize(max(widget.sizeHint().width(), 170), widget.sizeHint().height())
-            window.show()
-            window.activateWindow()
-            settle()
+            window = alone(widget)
             widget.setFocus(Qt.FocusReason.TabFocusReason)
             settle()
             picture = QLabel()
-            picture.setPixmap(widget.grab())
+            picture.setPixmap(window.grab())  # with the page behind it (a widget alone has its own fill)
             window.close()
             return picture
 
