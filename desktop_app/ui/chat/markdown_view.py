@@ -178,7 +178,7 @@ class MarkdownView(QWidget):
         self._layout.setSpacing(8)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self._stream = MarkdownStream()
-        self._segments: list[QWidget] = []
+        self._segments: list[ProseView | CodeBlock] = []
         self._tail_code: CodeBlock | None = None
         self._theme = Theme.from_palette(QApplication.palette(), QApplication.font().pointSizeF())
         self.finished = False
@@ -230,7 +230,7 @@ class MarkdownView(QWidget):
         """Write whatever waits, now."""
         self._drain(budget_ms=None)
 
-    def segments(self) -> list[QWidget]:
+    def segments(self) -> list[ProseView | CodeBlock]:
         return list(self._segments)
 
     def code_blocks(self) -> list[CodeBlock]:
@@ -240,7 +240,7 @@ class MarkdownView(QWidget):
         return [segment for segment in self._segments if isinstance(segment, ProseView)]
 
     def toPlainText(self) -> str:
-        parts = [s.code if isinstance(s, CodeBlock) else s.toPlainText() for s in self._segments]  # type: ignore[attr-defined]
+        parts = [s.code if isinstance(s, CodeBlock) else s.toPlainText() for s in self._segments]
         return "\n".join(part for part in parts if part)
 
     # -- building -----------------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ class MarkdownView(QWidget):
         self._add(view)
         return view
 
-    def _add(self, widget: QWidget) -> None:
+    def _add(self, widget: ProseView | CodeBlock) -> None:
         self._segments.append(widget)
         self._layout.insertWidget(len(self._segments) - 1, widget)  # before any footer a subclass adds
 
@@ -340,7 +340,7 @@ class MarkdownView(QWidget):
             if last.is_empty:
                 self._remove(last)
 
-    def _remove(self, widget: QWidget) -> None:
+    def _remove(self, widget: ProseView | CodeBlock) -> None:
         self._segments.remove(widget)
         self._layout.removeWidget(widget)
         widget.deleteLater()
