@@ -11,6 +11,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QWidget
 
 from desktop_app.ui.chat.usage import human_count
+from desktop_app.ui.theme.tokens import tabular
 
 if TYPE_CHECKING:
     from desktop_app.runtime.compaction.budget import ContextBudget
@@ -32,6 +33,7 @@ class ContextMeter(QLabel):
         super().__init__(parent)
         self.setObjectName("contextMeter")
         self.setAccessibleName("Context used")
+        self.setFont(tabular(self.font()))  # the percentage changes in place without jiggling
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.hide()
 

@@ -102,6 +102,7 @@ class ToolPanel(QWidget):
 
         self.tree = QTreeWidget()
         self.tree.setObjectName("toolTree")
+        self.tree.setFont(tabular(self.tree.font()))  # the token counts line up down their column
         self.tree.setAccessibleName("Tools by server")
         self.tree.setColumnCount(len(HEADERS))
         self.tree.setHeaderLabels(list(HEADERS))

@@ -75,4 +75,9 @@ def test_numbers_that_line_up_use_tabular_figures(qtbot):
     assert footer.font().pointSizeF() == pytest.approx(font_pt("caption"), abs=0.01)
     panel = ToolPanel()
     qtbot.addWidget(panel)
-    assert panel.count_label.font().isFeatureSet(TNUM)
+    assert panel.count_label.font().isFeatureSet(TNUM) and panel.tree.font().isFeatureSet(TNUM)
+    from desktop_app.ui.chat.context_meter import ContextMeter
+
+    meter = ContextMeter()
+    qtbot.addWidget(meter)
+    assert meter.font().isFeatureSet(TNUM)
