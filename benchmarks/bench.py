@@ -61,6 +61,7 @@ BENCHES = (
     Bench("peer_ask.py", ("--runs", "5"), ("--tiny",)),
     Bench("prompt_prefix.py", ("--turns", "30"), ("--turns", "3")),
     Bench("tasks_idle.py", ("--seconds", "300"), ("--seconds", "3")),
+    Bench("app_views.py", ("--runs", "3"), ("--runs", "1", "--settle", "0.2", "--counts", "1")),
 )
 
 

@@ -19,7 +19,7 @@ def main() -> None:
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.run.approvals import ApprovalPolicy
     from desktop_app.runtime.service import Runtime
-    from desktop_app.runtime.settings import ProviderSettings, Settings
+    from desktop_app.runtime.settings import AppsSettings, ProviderSettings, Settings
     from desktop_app.ui.apps.controller import attach_apps
     from desktop_app.ui.window.main_window import MainWindow
     from tests.support.apps.probe_server import probe_server
@@ -46,7 +46,14 @@ def main() -> None:
         host = Host(call_timeout=10)
         host.add_in_process("clock", clock)
         host.add_in_process("probe", probe_server)  # a server with views is connected, but not used
-        provider = FakeProvider([calls(("c1", "mcp__clock__now", "{}")), answer("It is noon.")])
+        provider = FakeProvider(
+            [
+                calls(("c1", "mcp__clock__now", "{}")),
+                answer("It is noon."),
+                calls(("c2", "mcp__probe__greet", '{"name": "Ada"}')),
+                answer("Greeted."),
+            ]
+        )
         runtime = Runtime(
             settings=Settings(provider=ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m")),
             host=host,
@@ -65,6 +72,10 @@ def main() -> None:
         assert controller is not None
         await controller.send("what time is it?")
         seen["text_result"] = webengine()
+        # Settings → Apps off: a tool that has a view shows its text, and the web engine stays out
+        runtime._settings = runtime.settings.model_copy(update={"apps": AppsSettings(enabled=False)})
+        await controller.send("greet Ada")
+        seen["apps_off"] = webengine()
         seen["cards"] = [card.result.text() for card in window.view.cards.values()]
         await runtime.aclose()
         window.close()

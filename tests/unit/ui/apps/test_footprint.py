@@ -1,5 +1,6 @@
 """Start-up does not pay for MCP Apps (issue 26): in a fresh process, the real window with apps wired has no
-Qt WebEngine module after its first paint, nor after a tool result that has no view."""
+Qt WebEngine module after its first paint, nor after a tool result that has no view, nor, with Settings → Apps
+off, after a result of a tool that has one."""
 
 from __future__ import annotations
 
@@ -25,5 +26,5 @@ def test_webengine_is_not_imported_for_the_first_paint_or_a_text_result() -> Non
     )
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    assert seen["cards"] == ["12:00"]  # the turn really ran its tool
-    assert seen["first_paint"] == [] and seen["text_result"] == []
+    assert seen["cards"][0] == "12:00" and "Hello, Ada!" in seen["cards"][1]  # the tools really ran
+    assert seen["first_paint"] == [] and seen["text_result"] == [] and seen["apps_off"] == []
