@@ -166,7 +166,7 @@ class ApprovalsDialog(QDialog):
 
     def confirm(self, grant: Grant) -> None:
         """Trust the changed server again: the grant applies to it as it is now."""
-        self.runtime.confirm_grant(grant)  # type: ignore[attr-defined]
+        self.runtime.confirm_grant(grant)
         self.refresh()
 
     def revoke(self, grant: Grant) -> None:
