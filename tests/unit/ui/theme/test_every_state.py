@@ -143,3 +143,27 @@ def test_every_tab_stop_of_every_settings_page_shows_focus_and_disabled(qtbot, q
         if focus or disabled:
             failed[key] = focus + [f"{f} (disabled)" for f in disabled]
     assert failed == {}
+
+
+@pytest.mark.parametrize("name", ["light", "dark"])
+def test_selected_rows_and_fields_in_error_look_it(qtbot, themed, name):
+    from PySide6.QtWidgets import QListWidget
+
+    theme.apply_theme(name)
+    rows = QListWidget()
+    qtbot.addWidget(rows)
+    rows.addItems(["Trip plans", "Groceries"])
+    rows.resize(240, 80)
+    rows.show()
+    qtbot.waitExposed(rows)
+    plain = rows.grab().toImage()
+    rows.setCurrentRow(0)
+    assert rows.grab().toImage() != plain  # selected
+    field = QLineEdit("not a url")
+    qtbot.addWidget(field)
+    field.show()
+    fine = field.grab().toImage()
+    field.setProperty("invalid", True)
+    field.style().unpolish(field)
+    field.style().polish(field)
+    assert field.grab().toImage() != fine  # in error: a danger boundary
