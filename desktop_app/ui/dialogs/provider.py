@@ -39,6 +39,7 @@ from desktop_app.ui.dialogs.provider_form import (
     QUIET_STYLE,
     buddy_label,
     deepseek_options,
+    dialect_of,
     grow_to_fit,
     hint_label,
     plural,
@@ -329,7 +330,7 @@ class ProviderDialog(QDialog):
         self.fetch_button.setEnabled(False)
         self._fetch_note("Fetching models…")
         try:
-            models = await list_models(base_url, key, dialect)  # type: ignore[arg-type]
+            models = await list_models(base_url, key, dialect_of(dialect))
         except ModelListError as exc:
             self._fetch_note(str(exc), error=True)
             return

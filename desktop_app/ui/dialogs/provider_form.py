@@ -10,12 +10,22 @@ from typing import Any
 
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop_app.runtime.settings import ProviderSettings
+from desktop_app.runtime.settings import Dialect, ProviderSettings
 from desktop_app.ui.chat.common import ERROR_COLOR
 
 log = logging.getLogger("desktop_app.ui.dialogs.provider")
 
-DIALECTS = ("openai", "deepseek", "anthropic")
+DIALECTS: tuple[Dialect, ...] = ("openai", "deepseek", "anthropic")
+
+
+def dialect_of(text: str) -> Dialect:
+    """The dialect a dialect box shows (its items are ``DIALECTS``, and it is not editable)."""
+    for dialect in DIALECTS:
+        if dialect == text:
+            return dialect
+    raise ValueError(f"not a dialect: {text!r}")
+
+
 THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model's default", None), ("On", True), ("Off", False))
 EFFORTS = ("", "low", "medium", "high")
 QUIET_STYLE = "QLabel { color: palette(placeholder-text); }"
