@@ -28,6 +28,7 @@ from desktop_app.runtime.apps.session import MAX_HEIGHT, AppViews, ViewSession, 
 from desktop_app.runtime.apps.view_calls import ViewCall, result_json
 from desktop_app.runtime.host.outcomes import CallOutcome
 from desktop_app.runtime.run.approvals import Decision
+from desktop_app.ui.apps import engine
 from desktop_app.ui.apps.frame import AppFrame
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,9 @@ class AppsController(QObject):
     ) -> None:
         super().__init__(window)
         self.known = known or KnownViews()
+        self.engine_available = engine.available()
+        if not self.engine_available:
+            log.info("Qt WebEngine is not installed: MCP App views are off (tools show their text results)")
         self.window, self.runtime, self.host, self.store = window, runtime, host, store
         self.views = AppViews(host, runtime.grants, runtime.routing.run_policy, ask=self._ask_call, log=store)
         self._detach = self.views.attach(runtime.runs, self.allowed)
@@ -66,7 +70,9 @@ class AppsController(QObject):
             window.view.transcript_loaded.connect(self.restore)
 
     def allowed(self, server: str) -> bool:
-        return bool(self.runtime.settings.apps.allows(server))
+        """Views of ``server`` are shown (and MCP Apps advertised to it): Settings → Apps allows it and this
+        installation has Qt WebEngine."""
+        return self.engine_available and bool(self.runtime.settings.apps.allows(server))
 
     def close(self) -> None:
         """Stop following the runtime and destroy every web view now (a page must not outlive the profile)."""

@@ -30,6 +30,17 @@ def chromium_flags(environ: dict[str, str] | os._Environ[str], *, root: bool, of
     return " ".join(flags)
 
 
+def available() -> bool:
+    """Whether Qt WebEngine is installed here (without importing it). The installers leave it out
+    (packaging/project.py OPTIONAL_QT): there, tools with views show their text results."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("PySide6.QtWebEngineWidgets") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def is_loaded() -> bool:
     return "PySide6.QtWebEngineWidgets" in sys.modules
 
@@ -91,4 +102,4 @@ def view_profile() -> Any:
     return _profile
 
 
-__all__ = ["WEBENGINE_MODULES", "chromium_flags", "is_loaded", "load_engine", "view_profile"]
+__all__ = ["WEBENGINE_MODULES", "available", "chromium_flags", "is_loaded", "load_engine", "view_profile"]
