@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -28,6 +29,7 @@ from typing import Protocol
 from desktop_app.runtime.tasks.model import Task, TaskRun, Trigger
 from desktop_app.runtime.tasks.records import TaskRecords
 
+log = logging.getLogger(__name__)
 CATCH_UP_WINDOW = 12 * 3600.0
 """A fire time missed while the app was closed (or the computer asleep) runs at the next start if it is
 at most this old; an older one is recorded as missed."""
@@ -119,8 +121,12 @@ class Scheduler:
     async def _loop(self) -> None:
         while True:
             self._changed.clear()
-            self.tick()
-            due = self.next_due()
+            try:
+                self.tick()
+                due = self.next_due()
+            except Exception:  # a store that fails (a full disk): said in the log, tried again at the next look
+                log.exception("the task scheduler could not fire or read the tasks")
+                due = None
             delay = self.max_sleep if due is None else min(max(0.0, due - self.clock.now()), self.max_sleep)
             sleeper = asyncio.ensure_future(self.clock.sleep(delay))
             changed = asyncio.ensure_future(self._changed.wait())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from desktop_app.runtime.store import Store
@@ -145,4 +147,30 @@ async def test_one_timer_sleeps_until_the_next_due_task(store: Store, clock: Fak
     tasks.create(name="soon", prompt="p", schedule="0 9 * * *")  # a change wakes it at once
     await clock.asleep()
     assert tasks.scheduler.wakeups == 3
+    await tasks.aclose()
+
+
+@pytest.mark.asyncio
+async def test_a_failing_look_is_logged_and_the_timer_goes_on(
+    store: Store, clock: FakeClock, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    tasks = make(store, clock)
+    real = tasks.records.all
+    failures = [sqlite3.OperationalError("database or disk is full")]
+
+    def flaky() -> list[Any]:
+        if failures:
+            raise failures.pop()
+        return real()
+
+    monkeypatch.setattr(tasks.records, "all", flaky)
+    tasks.start()
+    await clock.asleep()
+    assert clock.sleeps == [tasks.scheduler.max_sleep]
+    assert "the task scheduler could not fire or read the tasks" in caplog.text
+    tasks.create(name="t", prompt="p", schedule="10 12 * * *")  # a change wakes it: 12:10 is 10 minutes away
+    await clock.asleep()
+    assert clock.sleeps[-1] == 600
     await tasks.aclose()
