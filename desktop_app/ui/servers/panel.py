@@ -44,7 +44,7 @@ from desktop_app.ui.servers.log_view import (
     log_text,
     state_text,
 )
-from desktop_app.ui.servers.status import HostBridge, notification_text, summary_text
+from desktop_app.ui.servers.status import HostBridge, notification_text, origin_text, summary_text
 
 if TYPE_CHECKING:
     from desktop_app.runtime.events import ServerLog, ServerStateChanged, ToolsChanged
@@ -279,7 +279,7 @@ class ServersPanel(QWidget):
     def _show(self, name: str) -> None:
         row, item = self.rows[name], self._items[name]
         row.show_info(self.servers[name], self.clock())
-        row.name_label.setText(f"<b>{escape(name)}</b>{self._origin(name)}")
+        row.name_label.setText(f"<b>{escape(name)}</b>{origin_text(self._entry(name))}")
         row.ensurePolished()  # the theme's stylesheet (button padding, fonts) counts in the row's height
         for child in row.findChildren(QWidget):
             child.ensurePolished()
@@ -294,17 +294,6 @@ class ServersPanel(QWidget):
                 if row.error_label.isVisibleTo(row):
                     self._items[name].setSizeHint(row.fit(width))
         return False
-
-    def _origin(self, name: str) -> str:
-        """`` · extension`` for an installed MCP Bundle, `` · plugin P`` for a plugin's server (from mcp.json)."""
-        entry = self._entry(name)
-        if not isinstance(entry, dict):
-            return ""
-        if entry.get("extension"):
-            return f" <span style='color:{MUTED_COLOR}'>· extension</span>"
-        if entry.get("plugin"):
-            return f" <span style='color:{MUTED_COLOR}'>· plugin {escape(str(entry['plugin']))}</span>"
-        return ""
 
     def row_text(self, name: str) -> str:
         return self.rows[name].state_label.text()

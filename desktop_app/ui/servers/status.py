@@ -2,7 +2,8 @@
 
 ``summary_text`` is the indicator ("MCP: 3 ready · 1 failed · 4 built-in": the user's servers by state, the
 built-ins counted apart); ``notification_text`` the notice for a server that failed or died (what happened
-and what to do). Runtime types are only used for type checking (imported before the first paint).
+and what to do); ``origin_text`` what a row adds after a server's name (an extension's, a plugin's). Runtime
+types are only used for type checking (imported before the first paint).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.ui.chat.common import MUTED_COLOR, escape
 from desktop_app.ui.servers.log_view import ServerInfo, first_line
 
 if TYPE_CHECKING:
@@ -54,6 +56,18 @@ def summary_text(servers: dict[str, ServerInfo]) -> str:
     return "MCP: " + " · ".join(parts) + tail
 
 
+def origin_text(entry: object) -> str:
+    """`` · extension`` for an installed MCP Bundle, `` · plugin P`` for a plugin's server (``entry``: its
+    mcp.json entry), else nothing."""
+    if not isinstance(entry, dict):
+        return ""
+    if entry.get("extension"):
+        return f" <span style='color:{MUTED_COLOR}'>· extension</span>"
+    if entry.get("plugin"):
+        return f" <span style='color:{MUTED_COLOR}'>· plugin {escape(str(entry['plugin']))}</span>"
+    return ""
+
+
 class HostBridge(QObject):
     """Subscribes to a host and re-emits each of its events as ``event_received``."""
 
@@ -79,4 +93,4 @@ class HostBridge(QObject):
             self._unsubscribe = None
 
 
-__all__ = ["HostBridge", "notification_text", "summary_text"]
+__all__ = ["HostBridge", "notification_text", "origin_text", "summary_text"]
