@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -56,6 +57,7 @@ class DialogHeader(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("dialogHeader")
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)  # never stretched tall
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, SPACE.sm)
         row.setSpacing(SPACE.md)

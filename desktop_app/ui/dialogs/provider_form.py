@@ -11,7 +11,6 @@ from typing import Any
 from PySide6.QtWidgets import QComboBox, QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktop_app.runtime.settings import Dialect, ProviderSettings
-from desktop_app.ui.chat.common import ERROR_COLOR
 
 log = logging.getLogger("desktop_app.ui.dialogs.provider")
 
@@ -29,7 +28,7 @@ def dialect_of(text: str) -> Dialect:
 THINKING_CHOICES: tuple[tuple[str, bool | None], ...] = (("Model's default", None), ("On", True), ("Off", False))
 EFFORTS = ("", "low", "medium", "high")
 QUIET_STYLE = "QLabel { color: palette(placeholder-text); }"
-ERROR_STYLE = f"QLabel {{ color: {ERROR_COLOR}; }}"
+ERROR_STYLE = "QLabel { color: palette(bright-text); }"  # the theme's danger colour, resolved when drawn
 
 
 def with_button(field: QWidget, button: QPushButton) -> QHBoxLayout:

@@ -45,12 +45,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.chat.common import ERROR_COLOR
 from desktop_app.ui.settings.units import ByteSizeEdit, human_bytes
 from desktop_app.ui.theme.tokens import SPACE
 
 MUTED_STYLE = "QLabel { color: palette(placeholder-text); }"
-ERROR_STYLE = f"QLabel {{ color: {ERROR_COLOR}; }}"
+ERROR_STYLE = "QLabel { color: palette(bright-text); }"  # the theme's danger colour, resolved when drawn
 INT_MAX = 2**31 - 1
 TRI_STATE = (("Automatic", None), ("On", True), ("Off", False))
 UNIT_SUFFIXES = {"seconds": " seconds", "percent": " %", "tokens": " tokens", "characters": " characters",

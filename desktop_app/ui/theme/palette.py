@@ -30,6 +30,7 @@ def _roles(theme: str) -> dict[QPalette.ColorRole, str]:
         r.Midlight: t.divider,
         r.Light: t.surface_raised,
         r.Dark: t.border,
+        r.BrightText: t.danger,  # error text in a widget's own sheet: ``color: palette(bright-text)``
     }
 
 

@@ -129,6 +129,13 @@ QToolButton { border: 1px solid transparent; border-radius: ${r_sm}px; padding: 
 QToolButton:hover { background: $hover; }
 QToolButton:pressed, QToolButton:checked { background: $pressed; }
 QCheckBox, QRadioButton { color: $text; border: 2px solid transparent; border-radius: ${r_sm}px; padding: 1px; }
+QCheckBox::indicator { width: 14px; height: 14px; border: 1px solid $border; border-radius: 3px;
+    background: $surface_page; }
+QCheckBox::indicator:hover { border-color: $accent; }
+QCheckBox::indicator:checked { background: $accent; border-color: $accent; image: url("$check"); }
+QCheckBox::indicator:indeterminate { background: $accent; border-color: $accent; }
+QCheckBox::indicator:disabled { background: $surface_disabled; border: 1px dashed $divider; }
+QCheckBox::indicator:checked:disabled { background: $surface_disabled; image: url("$check_disabled"); }
 QTabWidget::pane { border: 1px solid $divider; border-radius: ${r_sm}px; top: -1px; }
 QTabBar::tab { background: transparent; color: $text_muted; border: 2px solid transparent;
     padding: ${sp_xs}px ${sp_md}px; }
@@ -204,12 +211,13 @@ _ARROW = (
     'stroke-linejoin="round"/></svg>'
 )
 _PATHS = {"down": "M3.5 6l4.5 4.5L12.5 6", "up": "M3.5 10l4.5-4.5 4.5 4.5"}
+_CHECK = "M3.5 8.5l3 3 6-7"  # a check box's mark
 
 
 def arrow_files(theme: str) -> dict[str, str]:
-    """The combo and spin box arrows of ``theme`` as small SVG files (a stylesheet's ``image:`` takes a file):
-    written once per process into a per-user folder under the temporary directory, in the muted and the
-    disabled text colours."""
+    """The combo and spin box arrows and the check box's mark of ``theme`` as small SVG files (a
+    stylesheet's ``image:`` takes a file): written once per process into a per-user folder under the temporary
+    directory, in their colour and the disabled text colour."""
     t = THEMES["dark" if theme == "dark" else "light"]
     try:
         user = getpass.getuser()
@@ -218,12 +226,14 @@ def arrow_files(theme: str) -> dict[str, str]:
     folder = Path(tempfile.gettempdir()) / f"switchboard-theme-{user}"
     folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
-    for direction, path in _PATHS.items():
-        for state, colour in (("", t.text_muted), ("_disabled", t.text_disabled)):
-            file = folder / f"arrow-{direction}{state}-{colour.lstrip('#')}.svg"
+    shapes = [(f"arrow_{direction}", path, t.text_muted, t.text_disabled) for direction, path in _PATHS.items()]
+    shapes.append(("check", _CHECK, t.accent_text, t.text_disabled))
+    for name, path, colour, faint in shapes:
+        for state, shade in (("", colour), ("_disabled", faint)):
+            file = folder / f"{name}{state}-{shade.lstrip('#')}.svg"
             if not file.exists():
-                file.write_text(_ARROW.format(path=path, colour=colour), encoding="utf-8")
-            files[f"arrow_{direction}{state}"] = file.as_posix()
+                file.write_text(_ARROW.format(path=path, colour=shade), encoding="utf-8")
+            files[f"{name}{state}"] = file.as_posix()
     return files
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.runtime.settings import AppearanceSettings
 from desktop_app.ui.chat.markdown_theme import is_dark
@@ -79,3 +79,23 @@ def test_reading_column_and_turn_labels(qtbot):
     view.add_answer("Hi **there**")
     names = [w.objectName() for w in view.blocks() if not w.isHidden()]
     assert names[-3:] == ["userTurn", "assistantLabel", "answerView"]
+
+
+@pytest.mark.parametrize("name", ["light", "dark"])
+def test_error_text_in_a_widgets_own_sheet_takes_the_themes_danger_colour(qtbot, qapp, restore_app_look, name):
+    """``form.ERROR_STYLE`` is built at import, before any theme: it names a palette role, not a colour."""
+    from PySide6.QtGui import QColor
+
+    from desktop_app.ui.settings.form import ERROR_STYLE
+    from desktop_app.ui.theme.tokens import THEMES
+
+    theme.apply_theme("light" if name == "dark" else "dark")
+    theme.apply_theme(name)
+    label = QLabel("█████")
+    qtbot.addWidget(label)
+    label.setStyleSheet(ERROR_STYLE)
+    label.show()
+    image = label.grab().toImage()
+    want = QColor(THEMES[name].danger)
+    colours = {image.pixelColor(x, y).rgb() for x in range(image.width()) for y in range(image.height())}
+    assert want.rgb() in colours
