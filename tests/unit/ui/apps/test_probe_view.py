@@ -33,6 +33,7 @@ ACTIONS = [
     "call:model_only",
     "parent",
     "top:https://evil.example/",
+    "mode:pip",
     "message:Book it",
     "link:https://example.com/docs",
     "navigate:https://evil.example/",
@@ -123,7 +124,7 @@ def test_the_probe_view_in_the_window(qtbot: Any, app_window: AppWindow, llm_ser
     initialized = json.loads(reports["initialized"]["detail"])
     assert initialized["displayMode"] == "inline" and initialized["theme"] in ("light", "dark")
     assert {"locale", "timeZone", "containerDimensions", "availableDisplayModes"} <= set(initialized)
-    assert reports["size"]["ok"] and early.web.height() == 240
+    assert reports["size"]["ok"] and early.height_hint == 240
     assert reports["context"]["ok"] and early.context_note.text() == "The app told the model: Seat 14C"
     assert reports["link"]["ok"] and app.opened == ["https://example.com/docs"]
     assert not reports["message"]["ok"] and "denied" in reports["message"]["detail"]
@@ -138,8 +139,12 @@ def test_the_probe_view_in_the_window(qtbot: Any, app_window: AppWindow, llm_ser
     # the view tried to navigate its frame away: it is still there and still answers
     theme = "dark" if bridge.host_context["theme"] == "light" else "light"
     bridge.host_context_changed({"theme": theme})
-    qtbot.waitUntil(lambda: app.report(call_id, "host-context") is not None, timeout=20_000)
-    assert json.loads(app.report(call_id, "host-context")["detail"]) == {"theme": theme}  # type: ignore[index]
+
+    def last_context() -> dict[str, Any]:
+        seen = [r for r in app.reports(call_id) if r["probe"] == "host-context"]
+        return json.loads(seen[-1]["detail"]) if seen else {}
+
+    qtbot.waitUntil(lambda: last_context() == {"theme": theme}, timeout=20_000)
     # and the window's page itself never leaves the host's outer page
     page.runJavaScript("window.location.href = 'https://evil.example/'")
     qtbot.waitUntil(lambda: "https://evil.example/" in page.refused, timeout=20_000)
@@ -151,6 +156,14 @@ def test_the_probe_view_in_the_window(qtbot: Any, app_window: AppWindow, llm_ser
     assert "tools/call" in ins and "ui/notifications/size-changed" in ins
     assert outs.index("ui/notifications/tool-input-partial") < outs.index("ui/notifications/tool-input")
     assert outs.index("ui/notifications/tool-input") < outs.index("ui/notifications/tool-result")
+
+    # The view asked for picture-in-picture: it moved into a window of its own; closing it brings it back.
+    assert json.loads(reports["mode"]["detail"]) == {"mode": "pip"}
+    assert early.popout is not None and early.web.window() is early.popout
+    early.popout.close()
+    qtbot.waitUntil(lambda: early.mode == "inline" and early.popout is None, timeout=10_000)
+    assert early.web.window() is window and bridge.host_context["displayMode"] == "inline"
+    assert early.web.height() == 240  # inline again at the height the view asked for
 
     # The wheel over the view scrolls the chat (the view is sized to its content).
     wheels: list[int] = []
