@@ -55,6 +55,7 @@ class AppsController(QObject):
         self.window, self.runtime, self.host, self.store = window, runtime, host, store
         self.views = AppViews(host, runtime.grants, runtime.routing.run_policy, ask=self._ask_call, log=store)
         self._detach = self.views.attach(runtime.runs, self.allowed)
+        self.views.calls.listeners.append(self._on_view_call)
         self.frames: dict[str, AppFrame] = {}
         self.early: dict[tuple[str, int], AppFrame] = {}  # frames opened from argument fragments
         self.gone: set[str] = set()  # cards already told that their view's server is gone
@@ -282,6 +283,18 @@ class AppsController(QObject):
         if frame.pending_cancel is not None:
             bridge.tool_cancelled(frame.pending_cancel)
             frame.pending_cancel = None
+
+    def _on_view_call(self, call: ViewCall) -> None:
+        frame = self.frames.get(call.parent_tool_call_id)
+        if frame is None or not shiboken6.isValid(frame):
+            return
+        state = {
+            "deciding": "waiting for approval",
+            "running": "running…",
+            "denied": "denied",
+            "done": "failed" if call.outcome is not None and call.outcome.is_error else "done",
+        }[call.state]
+        frame.show_call(call.id, f"Called by the view: {call.tool} · {state}")
 
     async def _ask_call(self, call: ViewCall) -> Decision:
         frame = self.frames.get(call.parent_tool_call_id)

@@ -118,6 +118,14 @@ class AppFrame(QFrame):
         self.context_note.setStyleSheet("QLabel { color: palette(placeholder-text); font-style: italic; }")
         self.context_note.hide()
         box.addWidget(self.context_note)
+        self.calls_note = QLabel("")
+        self.calls_note.setObjectName("appViewCalls")
+        self.calls_note.setWordWrap(True)
+        self.calls_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.calls_note.setStyleSheet("QLabel { color: palette(placeholder-text); }")
+        self.calls_note.hide()
+        box.addWidget(self.calls_note)
+        self.calls: dict[str, str] = {}
         self.note = QLabel("Loading the view…")
         self.note.setObjectName("appViewNote")
         self.note.setWordWrap(True)
@@ -199,6 +207,12 @@ class AppFrame(QFrame):
     def show_context(self, text: str) -> None:
         self.context_note.setText(f"The app told the model: {text}" if text else "")
         self.context_note.setVisible(bool(text))
+
+    def show_call(self, call_id: str, line: str) -> None:
+        """One line per tool call the view made (the view's calls, labelled as such), kept up to date."""
+        self.calls[call_id] = line
+        self.calls_note.setText("\n".join(self.calls.values()))
+        self.calls_note.show()
 
     def ask(self, text: str, yes: str, no: str) -> AskRow:
         row = AskRow(text, yes, no, self)

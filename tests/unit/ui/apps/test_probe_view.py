@@ -108,6 +108,7 @@ def test_the_probe_view_in_the_window(qtbot: Any, app_window: AppWindow, llm_ser
     qtbot.mouseClick(approval.yes, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.report(call_id, "bump") is not None, timeout=20_000)
     assert app.report(call_id, "bump") == {"probe": "bump", "ok": True, "detail": '{"count":2}'}
+    assert early.calls_note.text().startswith("Called by the view: bump · done")  # labelled in the card
 
     # The message is shown first and not sent without the user; the link opens only when agreed.
     row = question(qtbot, early, "The app wants to send this message for you:\nBook it")
