@@ -299,3 +299,20 @@ class RecordingLog:
 
     def record_approval_decision(self, tool_call_id: str, conversation_id: str, run_id: str, **kw: Any) -> None:
         self.decisions.append((tool_call_id, kw["reason"]))
+
+
+@pytest.mark.asyncio
+async def test_a_views_tool_call_goes_through_the_hosts_hooks(host: Host) -> None:
+    from tests.unit.runtime.hooks.conftest import runner_for
+
+    blocker = "echo 'no bumping on Fridays' >&2; exit 2"
+    host.set_hooks(runner_for({"PreToolUse": [{"match": "mcp__probe__bump", "command": blocker}]}))
+    views = AppViews(host, GrantStore(), lambda _c: ApprovalPolicy("always"))
+    view = FakeView()
+    open_view(views, view)
+    await view.initialize()
+    answer = await view.request("tools/call", {"name": "bump", "arguments": {"count": 3}})
+    assert answer["result"]["isError"] is True
+    assert "no bumping on Fridays" in answer["result"]["content"][0]["text"]
+    host.set_hooks(None)
+    assert (await host.call("probe", "bump", {"count": 0})).structured == {"count": 0}  # it never ran
