@@ -207,3 +207,38 @@ class EventSpy(QObject):
         if event.type() == self.kind:
             self.seen.append(int(event.type()))
         return False
+
+
+def test_a_views_message_is_sent_once_the_user_agrees(
+    qtbot: Any, app_window: AppWindow, llm_server: ScriptedLLMServer
+) -> None:
+    app, window = app_window, app_window.window
+    llm_server.enqueue(
+        gated_call({"name": "Ada", "actions": ["message:Book seat 14C"]}, opened_gate()),
+        text_reply("Greeted."),
+        text_reply("Booked."),
+    )
+    window.composer.edit.setPlainText("greet Ada")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(window.view.cards), timeout=20_000)
+    [card] = window.view.cards.values()
+    qtbot.waitUntil(lambda: card.state == "waiting", timeout=20_000)
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    frame = app.apps.frames[card.tool_call_id]
+    row = question(qtbot, frame, "The app wants to send this message for you:\nBook seat 14C")
+    controller = window.controller
+    assert controller is not None
+    qtbot.waitUntil(lambda: not controller.busy, timeout=20_000)  # the turn is over; nothing was sent yet
+    assert len(llm_server.requests) == 2
+    qtbot.mouseClick(row.yes, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(llm_server.requests) == 3, timeout=20_000)
+    assert "Book seat 14C" in json.dumps(llm_server.requests[2].json["messages"][-1])
+    assert [b for b in window.view.findChildren(UserMessageBlock) if b.label.text() == "Book seat 14C"]
+    qtbot.waitUntil(lambda: app.report(card.tool_call_id, "message") is not None, timeout=20_000)
+    assert app.report(card.tool_call_id, "message") == {"probe": "message", "ok": True, "detail": "{}"}
+
+
+def opened_gate() -> Gate:
+    gate = Gate()
+    gate.open()
+    return gate
