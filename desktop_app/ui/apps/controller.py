@@ -13,6 +13,7 @@ view as ``host-context-changed``. WebEngine is imported with the first view show
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import Any
 
 import shiboken6
@@ -64,9 +65,7 @@ class AppsController(QObject):
         self._unsubscribe = runtime.subscribe(self._on_event)
         self._unsubscribe_host = host.subscribe(self._on_host_event)
         window.installEventFilter(self)  # the window gets PaletteChange when the theme switches
-        app = QCoreApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(self.release_views)
+        _watch_quit(self)
         if hasattr(window.view, "transcript_loaded"):
             window.view.transcript_loaded.connect(self.restore)
 
@@ -377,6 +376,27 @@ class AppsController(QObject):
             self._into_card(card, frame)
             frame.pending_input = call.get("arguments") if isinstance(call.get("arguments"), dict) else {}
             frame.pending_result = stored_result(text, payload.get("structured"), meta, False)
+
+
+_LIVE: weakref.WeakSet[AppsController] = weakref.WeakSet()
+_quit_hooked: list[QCoreApplication] = []
+
+
+def _watch_quit(controller: AppsController) -> None:
+    """Every view is destroyed before Qt WebEngine shuts down with the application (a page left alive then
+    crashes the process). One module-level slot for all controllers: a slot bound to a controller would
+    outlive it."""
+    _LIVE.add(controller)
+    app = QCoreApplication.instance()
+    if app is not None and not any(hooked is app for hooked in _quit_hooked):
+        app.aboutToQuit.connect(_release_all)
+        _quit_hooked.append(app)
+
+
+def _release_all() -> None:
+    for controller in list(_LIVE):
+        if shiboken6.isValid(controller):
+            controller.release_views()
 
 
 def attach_apps(

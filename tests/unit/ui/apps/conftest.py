@@ -3,6 +3,7 @@ process, the loopback LLM, and the views' controller."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,13 @@ from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.apps.probe_server import probe_server
 from tests.support.llm_server import ScriptedLLMServer
+
+# Qt WebEngine cannot share a process with the rest of the suite: once it is loaded, the next test that runs and
+# ends a Qt event loop of its own (app.exec(), as qasync's run_until_complete does) crashes in WebEngine's
+# aboutToQuit handler. The tests that show views (engine/) therefore run in one subprocess of their own
+# (test_webengine_views.py), sharing one engine warm-up; the main run does not collect them.
+WEBENGINE_ENV = "SWITCHBOARD_WEBENGINE_TESTS"
+collect_ignore_glob = [] if os.environ.get(WEBENGINE_ENV) else ["engine/*"]
 
 
 def other_server() -> MCPServer:

@@ -19,7 +19,7 @@ from desktop_app.runtime.host import ServerConfig
 from tests.support.llm_server import ScriptedLLMServer, text_reply, tool_call_reply
 from tests.unit.ui.apps.conftest import build, close
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[5]
 APPS = ROOT / ".test-servers" / "apps" / "node_modules" / "@modelcontextprotocol"
 BASIC = APPS / "server-basic-vanillajs" / "dist" / "index.js"
 PDF = APPS / "server-pdf" / "dist" / "index.js"
