@@ -26,6 +26,7 @@ EASING = "OutCubic"  # a QEasingCurve.Type, by name: the enum is built on first 
 MAX_HEIGHT = 16_777_215  # QWIDGETSIZE_MAX: no maximum
 _cached: list[bool] = []
 _running: dict[int, QPropertyAnimation] = {}  # id(widget) → its fold in progress
+_limits: dict[int, int] = {}  # id(widget) → its own maximum height, put back when its fold ends
 
 
 # configparser, shutil, subprocess and pathlib are imported where the OS is asked (at the first fold, never
@@ -135,14 +136,15 @@ def fold(widget: QWidget, expanding: bool, name: str = "standard") -> QAbstractA
     if running is not None:
         running.stop()
         running.deleteLater()
-        widget.setMaximumHeight(MAX_HEIGHT)
+        widget.setMaximumHeight(_limits.pop(id(widget), MAX_HEIGHT))
     ms = duration(name)
     if ms == 0 or (not expanding and not widget.isVisible()):
         widget.setVisible(expanding)
         return None
     start = 0 if expanding else widget.height()
     widget.setVisible(True)
-    end = max(widget.sizeHint().height(), 1) if expanding else 0
+    limit = widget.maximumHeight()  # a widget that fits its text sets a fixed height: keep it
+    end = max(min(widget.sizeHint().height(), limit), 1) if expanding else 0
     animation = QPropertyAnimation(widget, b"maximumHeight", widget)
     animation.setDuration(ms)
     animation.setEasingCurve(getattr(QEasingCurve.Type, EASING))
@@ -151,12 +153,14 @@ def fold(widget: QWidget, expanding: bool, name: str = "standard") -> QAbstractA
 
     def done() -> None:
         _running.pop(id(widget), None)
-        widget.setMaximumHeight(MAX_HEIGHT)
+        _limits.pop(id(widget), None)
+        widget.setMaximumHeight(limit)
         widget.setVisible(expanding)
         animation.deleteLater()
 
     animation.finished.connect(done)
     _running[id(widget)] = animation
+    _limits[id(widget)] = limit
     widget.setMaximumHeight(start)
     animation.start()
     return animation

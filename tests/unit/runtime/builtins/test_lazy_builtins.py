@@ -94,9 +94,7 @@ async def test_assembly_registers_builtins_but_the_first_run_creates_them_once(
     await runtime.run(conversation, "and again")
     await asyncio.gather(host.ensure_builtins(), host.ensure_builtins())
     assert counts == Counter(make_system_server=1, make_history_server=1, make_artifacts_server=1)
-    assert {name: s.state for name, s in host.states().items() if s.builtin} == {
-        name: "ready" for name in LAZY_SERVERS
-    }
+    assert {name: s.state for name, s in host.states().items() if s.builtin} == {name: "ready" for name in LAZY_SERVERS}
 
 
 @pytest.mark.asyncio

@@ -90,3 +90,21 @@ def test_the_gtk_setting_is_read(tmp_path, monkeypatch, value, reduced):
     (tmp_path / "gtk-3.0").mkdir()
     (tmp_path / "gtk-3.0" / "settings.ini").write_text(f"[Settings]\ngtk-enable-animations={value}\n")
     assert motion.platform_reduced_motion() is reduced
+
+
+def test_a_fold_keeps_a_widget_s_own_fixed_height(qtbot, motion_on):
+    """A text that fits itself (a fixed height, as the reasoning's body sets) keeps that height when its fold
+    ends: restoring "no maximum" let it fall back to Qt's default and left a gap under the reasoning."""
+    from PySide6.QtWidgets import QWidget
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    widget.setFixedHeight(40)
+    widget.hide()
+    motion.fold(widget, True)
+    qtbot.waitUntil(lambda: id(widget) not in motion._running)
+    assert widget.isVisible() and widget.maximumHeight() == 40
+    motion.fold(widget, False)
+    motion.fold(widget, True)  # a fold stopped half-way puts the widget's own limit back too
+    qtbot.waitUntil(lambda: id(widget) not in motion._running)
+    assert widget.maximumHeight() == 40 and widget.minimumHeight() == 40
