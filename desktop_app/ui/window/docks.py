@@ -118,6 +118,13 @@ class DockRoom(QObject):
                 self._fitted = self.window.size()  # pushed wider by the dock's minimum: not the user's size
                 if isinstance(event, QResizeEvent) and event.oldSize().width() < self.window.width():
                     self._keep_width(event.oldSize())
+            elif (
+                watched is self.window
+                and not self._quiet
+                and isinstance(event, QResizeEvent)
+                and event.oldSize().width() < self.window.width()
+            ):
+                QTimer.singleShot(0, self._regrow)
         elif isinstance(watched, QDockWidget) and watched in self.docks and not self._quiet:
             if event.type() == QEvent.Type.ShowToParent and self.window.isVisible():
                 self._opening(watched)
@@ -135,8 +142,23 @@ class DockRoom(QObject):
             self._before = self._last
         QTimer.singleShot(0, lambda: self.fit(dock))
 
-    def fit(self, dock: QDockWidget) -> None:
-        """Give ``dock`` its width within the window's, the list at least ``CONVERSATIONS_MIN``."""
+    def _regrow(self) -> None:
+        """The user made the window wider: a right dock that had to open narrower than its width (the window
+        had no room then) takes it now, instead of staying squeezed beside a wide chat column. A dock the user
+        narrowed by hand keeps that width; the window's size to give back on closing is left as it was."""
+        for dock in self.docks:
+            given = self._given.get(dock)
+            if given is None or not dock.isVisible() or dock.isFloating() or abs(dock.width() - given) > 2:
+                continue
+            if (
+                dock.width() < self._widths.get(dock, PREFERRED_WIDTH)
+                and self._room() > dock.width() + CONVERSATIONS_MIN
+            ):
+                self.fit(dock, user_size=False)
+
+    def fit(self, dock: QDockWidget, user_size: bool = True) -> None:
+        """Give ``dock`` its width within the window's, the list at least ``CONVERSATIONS_MIN`` (``user_size``
+        false: the window's size is the user's own, not one to give back when the dock closes)."""
         if not dock.isVisible() or dock.isFloating():
             return
         window = self.window
@@ -151,7 +173,8 @@ class DockRoom(QObject):
             dock_width = max(dock.minimumWidth(), min(wanted, free))
             window.resizeDocks([dock], [dock_width], Qt.Orientation.Horizontal)
         self._given[dock] = dock_width
-        self._fitted = window.size()
+        if user_size:
+            self._fitted = window.size()
 
     def _closing(self, dock: QDockWidget) -> None:
         if dock.isFloating():

@@ -3,9 +3,10 @@ keeps a readable width, and closing the dock gives the list its width back (the 
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QMenu
 
-from desktop_app.ui.window.docks import CONVERSATIONS_MIN
+from desktop_app.ui.window.docks import CONVERSATIONS_MIN, PREFERRED_WIDTH, DockRoom
 from desktop_app.ui.window.main_window import MainWindow
 
 
@@ -60,3 +61,23 @@ def test_a_window_too_narrow_for_the_dock_is_put_back_when_it_closes(qtbot, wind
     assert window.conversations_dock.width() >= CONVERSATIONS_MIN
     window.servers_dock.hide()
     _settled(qtbot, window, lambda: window.width() == narrow)
+
+
+def test_a_dock_opened_in_a_narrow_window_takes_its_width_when_the_window_grows(qtbot, window):
+    """Opened at 800 px a right dock gets what is left (about DOCK_MIN); made wider, the window gives it its
+    width instead of leaving its content cut beside a wide chat column (seen in the design screenshots). A
+    later close does not shrink the window the user widened."""
+    window.resize(800, 600)
+    _settled(qtbot, window, lambda: window.width() == 800)
+    room = window.findChild(DockRoom, "dockRoom")
+    window.tools_dock.show()
+    _settled(qtbot, window, lambda: window.tools_dock in room._given)  # fitted into the 800 px window
+    assert window.tools_dock.width() < PREFERRED_WIDTH
+    window.resize(1600, 800)
+    _settled(qtbot, window, lambda: window.tools_dock.width() >= PREFERRED_WIDTH - 2)
+    assert window.width() == 1600 and window.conversations_dock.width() >= CONVERSATIONS_MIN
+    window.tools_dock.hide()
+    _settled(qtbot, window, lambda: window.tools_dock.isHidden())
+    QCoreApplication.processEvents()  # the give-back runs on the loop's next turn
+    QCoreApplication.processEvents()
+    assert window.width() == 1600
