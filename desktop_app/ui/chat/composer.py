@@ -176,7 +176,8 @@ class Composer(QWidget):
         self.model_button = QToolButton()  # the provider/model picker (the window fills its menu)
         self.model_button.setObjectName("modelPicker")
         self.model_button.setAccessibleName("Provider and model for this conversation")
-        self.model_button.setToolTip("The provider and model this conversation talks to")
+        self.model_tooltip = "The provider and model this conversation talks to"
+        self.model_button.setToolTip(self.model_tooltip)
         self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setText("No provider")
         self.model_button.setIcon(_icon("model"))
@@ -234,6 +235,12 @@ class Composer(QWidget):
 
     def set_text(self, text: str) -> None:
         self.edit.setPlainText(text)
+
+    def show_model(self, model: str, dialect: str, *, configured: bool) -> None:
+        """The picker names the model only ("deepseek-chat"); the dialect is in its tooltip (and the status
+        bar), so the name fits the row whole beside the context meter and the agent picker."""
+        self.model_button.setText(model if configured else "Set up a provider")
+        self.model_button.setToolTip(f"{self.model_tooltip}\n{model} · {dialect}" if configured else self.model_tooltip)
 
     def set_busy(self, busy: bool) -> None:
         """Switch the button between Send (idle) and Stop (a run is active)."""

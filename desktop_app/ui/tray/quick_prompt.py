@@ -136,9 +136,10 @@ class QuickPrompt(QWidget):
         self.composer.edit.enter_sends = True
         self.composer.edit.setPlaceholderText("Ask anything…  (Enter to send)")
         self.composer.clipboard_button.setText("Include clipboard")
-        self.composer.model_button.setToolTip(
+        self.composer.model_tooltip = (
             "The provider and model this box talks to (change it in the main window: Settings → Provider…)"
         )
+        self.composer.model_button.setToolTip(self.composer.model_tooltip)
         self.composer.resource_button.hide()
         self.composer.setEnabled(False)
         self.composer.submitted.connect(self._on_submitted)
@@ -200,9 +201,7 @@ class QuickPrompt(QWidget):
         if self.conversation_id and chooser is not None:
             settings = chooser(self.conversation_id)
         configured = getattr(settings, "configured", False)
-        self.composer.model_button.setText(
-            f"{settings.model} · {settings.dialect}" if configured else "Set up a provider"
-        )
+        self.composer.show_model(settings.model, settings.dialect, configured=configured)
 
     def popup(self) -> None:
         """Show the box near the top centre of the screen under the pointer, focused; nothing is attached

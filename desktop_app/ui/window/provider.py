@@ -51,10 +51,8 @@ class ProviderDisplay:
         w = self.window
         button = w.composer.model_button
         model = getattr(current, "model", "")
-        button.setText(
-            f"{model} · {getattr(current, 'dialect', '')}"
-            if getattr(current, "configured", False)
-            else "Set up a provider"
+        w.composer.show_model(
+            model, str(getattr(current, "dialect", "")), configured=bool(getattr(current, "configured", False))
         )
         menu = button.menu() or QMenu(button)
         menu.setObjectName("modelPickerMenu")
