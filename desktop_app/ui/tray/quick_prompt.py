@@ -18,7 +18,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPoint, QRectF, Qt, Signal
+from PySide6.QtCore import QByteArray, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QClipboard, QCursor, QGuiApplication, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 WIDTH = 720
 VIEW_HEIGHT = 420
+MIN_VIEW_HEIGHT = 120
+"""On a short screen the answer view gives up height down to this, so the whole box stays on the screen."""
 TOP_FRACTION = 0.16
 """The box's top edge sits this far down the screen (as a fraction of its height), centred horizontally."""
 
@@ -210,6 +212,7 @@ class QuickPrompt(QWidget):
         if not self.isVisible():
             self.adjustSize()
             self.move(self.position_for(QCursor.pos()))
+            self._fit_to_screen()
         self.show()
         self.raise_()
         self.activateWindow()
@@ -229,6 +232,24 @@ class QuickPrompt(QWidget):
         x = area.x() + (area.width() - self.width()) // 2
         y = area.y() + int(area.height() * TOP_FRACTION)
         return QPoint(max(area.x(), x), y)
+
+    def _fit_to_screen(self) -> None:
+        screen = QGuiApplication.screenAt(self.geometry().center()) or QGuiApplication.primaryScreen()
+        self.fit_to(screen.availableGeometry())
+
+    def fit_to(self, area: QRect) -> None:
+        """Keep the whole box inside ``area``, its screen's available geometry (an 800×600 screen is shorter
+        than the box with its answer view): the box is at most the area's width, the view gives up height
+        down to ``MIN_VIEW_HEIGHT``, and a box still too tall moves up until its bottom edge is in the area."""
+        self.setFixedWidth(min(WIDTH, area.width()))
+        if self.view.isVisible():
+            rest = self.sizeHint().height() - self.view.height()  # the header, the composer, the status
+            room = area.y() + area.height() - max(self.y(), area.y()) - rest
+            self.view.setFixedHeight(max(MIN_VIEW_HEIGHT, min(VIEW_HEIGHT, room)))
+        self.setMinimumHeight(0)  # not the minimum frozen by the fixed width while the view was taller
+        self.adjustSize()
+        y = min(self.y(), area.y() + area.height() - self.height())
+        self.move(max(area.x(), min(self.x(), area.x() + area.width() - self.width())), max(area.y(), y))
 
     def dismiss(self) -> None:
         """Esc: stop a run first, then close the box (the conversation stays stored)."""
@@ -272,6 +293,7 @@ class QuickPrompt(QWidget):
         if not self.view.isVisible():
             self.view.show()
             self.adjustSize()
+            self._fit_to_screen()
 
     def _on_run_started(self, event: ev.RunStarted) -> None:
         self.set_status(f"Thinking… ({event.model})")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QCheckBox
 
@@ -22,7 +22,7 @@ from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store, attach_store
 from desktop_app.ui.chat.blocks import AnswerBlock
 from desktop_app.ui.tray.desktop import DesktopShell
-from desktop_app.ui.tray.quick_prompt import TOP_FRACTION
+from desktop_app.ui.tray.quick_prompt import MIN_VIEW_HEIGHT, TOP_FRACTION
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import card_for
 from tests.support.llm_server import DONE, Gate, Reply, chunk, error_reply, split, text_reply, tool_call_reply
@@ -336,3 +336,19 @@ def test_quick_with_files_attaches_them_to_the_quick_prompt(qtbot, tmp_path):
     qtbot.addWidget(app.shell.quick)
     assert [a.name for a in app.shell.quick.composer.attachments] == ["notes.txt"]
     assert app.shell.quick.isVisible() and window.composer.attachments == []
+
+
+def test_the_box_with_its_answer_stays_inside_a_short_screen(qtbot, desk, llm_server):
+    """At 800×600 the box with its 420 px answer view was taller than the screen, its bottom cut off."""
+    llm_server.enqueue(text_reply(ANSWER))
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "What time is it?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    area = QRect(0, 0, 800, 600)  # the available geometry of an 800×600 screen
+    quick.move(quick.position_for(area.center()).x(), area.y() + int(area.height() * TOP_FRACTION))
+    quick.fit_to(area)
+    qtbot.waitUntil(lambda: area.contains(quick.geometry()))
+    assert quick.view.height() >= MIN_VIEW_HEIGHT  # the answer keeps a readable height
