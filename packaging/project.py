@@ -19,9 +19,11 @@ SUMMARY = "Small, fast desktop AI assistant that is also a complete MCP host"
 HOMEPAGE = "https://github.com/switchboard-app/switchboard"
 MAINTAINER = "Switchboard developers <switchboard@users.noreply.github.com>"
 
-# Bundle-size budget (MiB), checked by packaging/tests after every build (measured 2026-12-01: folder 141,
-# .deb 63 with gzip -3, .tar.gz 63). The issue's bound for the .deb is 100 MB; these leave ~15% headroom.
-BUDGET_MIB = {"folder": 160, "deb": 80, "tar.gz": 80}
+# Bundle-size budget (MiB), checked by packaging/tests after every build. Without Qt WebEngine (2026-12-02): folder
+# ~150, .deb 66.2 (69.4 MB, gzip -3), .tar.gz 66.2. With it, as issue 26 asks ("the installers include what the
+# views need; update their size budget and say the cost"), measured 2026-12-02: folder 442.8, .deb 194.2
+# (203.6 MB), .tar.gz 194.2: MCP App views cost +128 MiB (+134 MB) per download, +293 MiB installed. ~5% headroom.
+BUDGET_MIB = {"folder": 465, "deb": 204, "tar.gz": 204}
 
 # Python modules the app never imports; kept out so their Qt libraries are not collected either.
 EXCLUDED_MODULES = [
@@ -31,10 +33,7 @@ EXCLUDED_MODULES = [
     "PySide6.QtQuickControls2",
     "PySide6.QtQuickWidgets",
     "PySide6.QtQuickTest",
-    "PySide6.QtWebEngineCore",
-    "PySide6.QtWebEngineWidgets",
     "PySide6.QtWebEngineQuick",
-    "PySide6.QtWebChannel",
     "PySide6.Qt3DCore",
     "PySide6.Qt3DRender",
     "PySide6.QtMultimedia",
@@ -53,14 +52,17 @@ EXCLUDED_MODULES = [
     "IPython",
 ]
 
-# Qt modules the app imports only lazily, for MCP App views (desktop_app/ui/apps, issue 26), and that stay out of
-# the installers: Qt WebEngine is ~270 MB installed (tens of MB more in the .deb, past its 100 MB bound). A
-# frozen app finds no web engine (desktop_app/ui/apps/engine.available) and shows those tools' text results.
-OPTIONAL_QT = frozenset({"QtWebEngineCore", "QtWebEngineWidgets", "QtWebChannel"})
+# Qt modules of MCP App views (desktop_app/ui/apps, issue 26: "the installers include what the views need"),
+# imported lazily with the first view: Qt WebEngine, its Widgets view and QtWebChannel. PyInstaller's PySide6
+# hooks bring QtWebEngineProcess, its resources (.pak, ICU data, V8 snapshot) and locales.
+WEBENGINE_QT = frozenset({"QtWebEngineCore", "QtWebEngineWidgets", "QtWebChannel"})
 
-# Qt libraries and plugins that must never be in the bundle (checked by a test that lists it).
+# Qt libraries and plugins that must never be in the bundle (checked by a test that lists it). Qt WebEngine links
+# Qt6Quick/Qml/QmlModels/QuickWidgets/OpenGL/Positioning/PrintSupport, so those libraries are kept (the Python
+# modules QtQml/QtQuick stay excluded); QML modules, Quick controls and WebEngine's QML API are not.
 FORBIDDEN_QT = re.compile(
-    r"Qt6?(WebEngine|WebView|WebChannel|3D|Quick|Qml|Multimedia|SpatialAudio|Pdf|Designer|Sql|Test)",
+    r"Qt6?(WebEngineQuick|WebView|WebChannelQuick|3D|QuickControls|QuickTemplates|QuickDialogs|QuickLayouts|"
+    r"QuickShapes|QuickParticles|QuickTest|QmlCompiler|QmlDom|QmlLS|Multimedia|SpatialAudio|Pdf|Designer|Sql|Test)",
     re.IGNORECASE,
 )
 # Plugins the app does not need: QML tooling, designer, SQL drivers, TLS backends (the app's HTTP goes through

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 from pkgcheck import DIST, project
@@ -25,14 +27,14 @@ def bundle_files(bundle: Path) -> list[str]:
     return sorted(str(p.relative_to(bundle)) for p in bundle.rglob("*") if p.is_file() or p.is_symlink())
 
 
-def test_bundle_has_no_webengine_3d_qml_quick_or_multimedia(bundle: Path) -> None:
+def test_bundle_has_no_3d_qml_modules_quick_controls_or_multimedia(bundle: Path) -> None:
     files = bundle_files(bundle)
     qt = [f for f in files if "Qt6" in f or "/plugins/" in f or "PySide6" in f]
     forbidden = [f for f in qt if project.FORBIDDEN_QT.search(f.rsplit("/", 1)[-1])]
     assert not forbidden, f"trimmed Qt parts in the bundle: {forbidden}"
     code = [f for f in files if "/docs/" not in f"/{f}"]  # the user guide's pages (quick-prompt.md) are not Qt parts
-    for needle in ("WebEngine", "Qt3D", "Quick", "Qml", "Multimedia"):
-        assert not [f for f in code if needle.lower() in f.lower()], needle
+    for needle in ("WebEngineQuick", "Qt3D", "QtQuick.", "QtQml.", "/qml/", "Multimedia"):
+        assert not [f for f in code if needle.lower() in f"/{f}".lower()], needle
     for required in REQUIRED_QT:
         assert any(f.endswith(required) for f in files), f"{required} is missing from the bundle"
     assert not [f for f in files if f.endswith(".qm")], "Qt translations are trimmed (the UI is English)"
@@ -56,7 +58,7 @@ def test_bundle_python_modules_include_keyring_backends_and_the_mcp_sdk(frozen: 
         "desktop_app.ui.dialogs.provider",
     ):
         assert module in names, f"{module} is not in the frozen app"
-    for absent in ("pytest", "tkinter", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtWebEngineCore"):
+    for absent in ("pytest", "tkinter", "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtWebEngineQuick"):
         assert absent not in names, f"{absent} should not be bundled"
 
 
@@ -67,7 +69,7 @@ def test_every_qt_module_the_app_imports_is_bundled(bundle: Path) -> None:
     for source in (project.ROOT / "desktop_app").rglob("*.py"):
         used.update(re.findall(r"^\s*from PySide6\.(Qt\w+) import", source.read_text(encoding="utf-8"), re.M))
     assert {"QtCore", "QtGui", "QtWidgets", "QtNetwork"} <= used
-    used -= project.OPTIONAL_QT  # MCP App views: loaded lazily, not in the installers (see project.py)
+    assert used >= project.WEBENGINE_QT  # MCP App views (issue 26): imported lazily, bundled all the same
     bundled = {p.name.split(".")[0] for p in (bundle / "_internal" / "PySide6").glob("Qt*.so")}
     assert used <= bundled, f"imported by desktop_app but not bundled: {sorted(used - bundled)}"
     assert not set(project.EXCLUDED_MODULES) & {f"PySide6.{name}" for name in used}
@@ -85,6 +87,28 @@ def test_bundle_carries_resources_and_version_metadata(bundle: Path, version: st
         assert list(internal.glob(f"{dist}-*.dist-info")), f"{dist} metadata is missing"
 
 
+def test_bundle_ships_what_mcp_app_views_need(bundle: Path) -> None:
+    """Issue 26: "the installers include what the views need". Without QtWebEngineProcess, its resources, ICU
+    data or locales, the first view would fail at run time (Chromium's helper and data are not Python imports)."""
+    qt = bundle / "_internal" / "PySide6" / "Qt"
+    process = qt / "libexec" / "QtWebEngineProcess"
+    assert process.is_file() and process.stat().st_mode & 0o111, "QtWebEngineProcess is missing or not executable"
+    for data in ("icudtl.dat", "qtwebengine_resources.pak", "v8_context_snapshot.bin"):
+        assert (qt / "resources" / data).is_file(), f"Qt WebEngine's {data} is missing"
+    assert (qt / "translations" / "qtwebengine_locales" / "en-US.pak").is_file(), "Qt WebEngine's locales are missing"
+    internal = bundle / "_internal"
+    for lib in ("libQt6WebEngineCore.so.6", "libQt6WebEngineWidgets.so.6", "libQt6WebChannel.so.6"):
+        assert list(internal.rglob(lib)), f"{lib} is missing"
+    for module in sorted(project.WEBENGINE_QT):
+        assert list((internal / "PySide6").glob(f"{module}.*so")), f"PySide6.{module} is missing"
+    # The helper process and the view module load: every library they need resolves (from the bundle, or from
+    # the system libraries the .deb declares).
+    for binary in (process, internal / "PySide6" / "QtWebEngineWidgets.abi3.so"):
+        env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+        out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, env=env, check=True).stdout
+        assert "not found" not in out, f"{binary.name}: {out}"
+
+
 def folder_mib(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink()) / 2**20
 
@@ -93,12 +117,16 @@ def test_sizes_are_within_the_recorded_budget(bundle: Path, deb: Path, tarball: 
     sizes = {"folder": folder_mib(bundle), "deb": deb.stat().st_size / 2**20, "tar.gz": tarball.stat().st_size / 2**20}
     over = {k: f"{v:.1f} MiB > {project.BUDGET_MIB[k]} MiB" for k, v in sizes.items() if v > project.BUDGET_MIB[k]}
     assert not over, f"over the bundle-size budget (packaging/project.py BUDGET_MIB): {over}"
-    assert deb.stat().st_size <= 100 * 10**6, "the issue's bound: the .deb is at most 100 MB"
+    # The packaging issue's bound was 100 MB; issue 26 asks the installers to include Qt WebEngine for MCP App
+    # views and to update the budget with its cost: 69.4 MB → 203.6 MB measured (+134 MB), bound 210 MB.
+    assert deb.stat().st_size <= 210 * 10**6, "the .deb is at most 210 MB (100 MB + Qt WebEngine, issue 26)"
 
 
 def test_trim_rules_keep_what_the_app_needs() -> None:
-    assert project.is_trimmed("PySide6/Qt/lib/libQt6WebEngineCore.so.6")
-    assert project.is_trimmed("PySide6/Qt/lib/libQt6Quick.so.6")
+    assert project.is_trimmed("PySide6/Qt/lib/libQt6WebEngineQuick.so.6")
+    assert project.is_trimmed("PySide6/Qt/lib/libQt6QuickControls2.so.6")
+    assert not project.is_trimmed("PySide6/Qt/lib/libQt6WebEngineCore.so.6")  # MCP App views (issue 26)
+    assert not project.is_trimmed("PySide6/Qt/lib/libQt6Quick.so.6")  # linked by Qt WebEngine
     assert project.is_trimmed("PySide6/Qt/plugins/platformthemes/libqgtk3.so")
     assert project.is_trimmed("PySide6/Qt/translations/qtbase_de.qm")
     assert not project.is_trimmed("PySide6/Qt/lib/libQt6Widgets.so.6")

@@ -31,8 +31,8 @@ def chromium_flags(environ: dict[str, str] | os._Environ[str], *, root: bool, of
 
 
 def available() -> bool:
-    """Whether Qt WebEngine is installed here (without importing it). The installers leave it out
-    (packaging/project.py OPTIONAL_QT): there, tools with views show their text results."""
+    """Whether Qt WebEngine is installed here (without importing it). The installers bundle it
+    (packaging/project.py WEBENGINE_QT); a source install without it shows those tools' text results."""
     import importlib.util
 
     try:
