@@ -127,6 +127,22 @@ def default_text(info: FieldInfo) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+TEXT_FIELD_CHARS = 64
+"""A text field is at most this many average characters wide (a URL, a path, a model name), not the window's width."""
+COMPACT_KINDS = ("int", "float", "bytes", "choice", "tristate", "keys")
+"""Editors as wide as their content: a number box fits its largest value with its unit, a combo box its longest
+choice (a 1000 px number box in a 1920 px window reads as a text field)."""
+
+
+def _cap_width(widget: QWidget, kind: str) -> None:
+    """The editor's maximum width: its content for numbers and choices, ``TEXT_FIELD_CHARS`` for text."""
+    widget.ensurePolished()  # the size with the stylesheet's padding, not the bare widget's
+    if kind in COMPACT_KINDS:
+        widget.setMaximumWidth(widget.sizeHint().width())
+    elif kind != "bool":
+        widget.setMaximumWidth(widget.fontMetrics().averageCharWidth() * TEXT_FIELD_CHARS)
+
+
 class FieldEditor:
     """One field's editor widget, with ``value()`` / ``set_value()`` in the field's own type."""
 
@@ -196,6 +212,7 @@ class FieldEditor:
             if self.optional:
                 edit.setPlaceholderText(extra.get("none", "not set"))
             widget = edit
+        _cap_width(widget, self.kind)
         widget.setObjectName(object_name)
         widget.setAccessibleName(title)
         if info.description:

@@ -297,3 +297,34 @@ def test_every_titled_section_says_in_one_line_what_it_is_for(qapp):
     assert sections  # the general page's Context, Attachments, Long conversations…
     missing = [f"{key}: {s.title}" for key, s in sections if not s.description or "\n" in s.description]
     assert missing == []
+
+
+def test_fields_keep_a_readable_width_in_a_wide_window(qtbot, qloop, switchboard_home):
+    """At 1920x1080 the number boxes and text fields stretched to ~1000 px: numbers are as wide as their
+    content, text fields at most TEXT_FIELD_CHARS characters."""
+    from desktop_app.ui.settings.form import COMPACT_KINDS, TEXT_FIELD_CHARS
+    from desktop_app.ui.settings.form import ModelForm as Form
+
+    win = _window(qtbot, _runtime(switchboard_home / "settings.json"))
+    window = win.open_settings_window("general")
+    window.resize(1920, 1080)
+    seen: set[str] = set()
+    for key in ("general", "providers"):
+        page = window.show_page(key)
+        qtbot.waitUntil(page.isVisible)
+        page.widget().layout().activate()
+        for form in page.findChildren(Form):
+            if not form.isVisibleTo(page):
+                continue
+            for editor in form.editors.values():
+                widget = editor.widget
+                if editor.kind in COMPACT_KINDS:
+                    assert widget.width() <= widget.sizeHint().width(), (widget.objectName(), widget.width())
+                    seen.add("compact")
+                elif editor.kind in ("text", "multiline", "lines"):
+                    assert widget.width() <= widget.fontMetrics().averageCharWidth() * TEXT_FIELD_CHARS, (
+                        widget.objectName(),
+                        widget.width(),
+                    )
+                    seen.add("text")
+    assert seen == {"compact", "text"}  # both kinds were measured
