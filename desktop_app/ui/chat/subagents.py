@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from desktop_app.ui.chat.blocks import NoticeLine, ReasoningBlock
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
-from desktop_app.ui.chat.markdown_view import MarkdownView
-from desktop_app.ui.chat.tool_card import ToolCard
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the blocks load with the first of them (``SubagentNesting`` is made before the first paint)
     from desktop_app.runtime import events as ev
+    from desktop_app.ui.chat.blocks import NoticeLine, ReasoningBlock
+    from desktop_app.ui.chat.markdown_view import MarkdownView
+    from desktop_app.ui.chat.tool_card import ToolCard
     from desktop_app.ui.chat.view import ChatView
 
 STATUS_TEXT = {
@@ -113,6 +113,8 @@ class SubTranscript(QWidget):
 
     def add_reasoning(self, text: str, seconds: float | None = None) -> ReasoningBlock:
         self.end_segment()
+        from desktop_app.ui.chat.blocks import ReasoningBlock
+
         block = ReasoningBlock.stored(text, seconds)
         self._add(block)
         return block
@@ -127,6 +129,8 @@ class SubTranscript(QWidget):
         return self._card(tool_call_id, server, tool, arguments)
 
     def add_notice(self, text: str, kind: str = "info") -> NoticeLine:
+        from desktop_app.ui.chat.blocks import NoticeLine
+
         line = NoticeLine(text, kind)
         self._add(line)
         return line
@@ -153,6 +157,8 @@ class SubTranscript(QWidget):
     # -- live events ---------------------------------------------------------------------------------------
 
     def _answer_block(self) -> MarkdownView:
+        from desktop_app.ui.chat.markdown_view import MarkdownView
+
         block = MarkdownView()
         block.setObjectName("subagentAnswer")
         block.setAccessibleName("The agent's answer")
@@ -164,6 +170,8 @@ class SubTranscript(QWidget):
         card = self.cards.get(tool_call_id)
         if card is None:
             self.end_segment()
+            from desktop_app.ui.chat.tool_card import ToolCard
+
             card = ToolCard(tool_call_id, server, tool, arguments)
             card.decided.connect(self.decided)
             self.cards[tool_call_id] = card
@@ -174,6 +182,8 @@ class SubTranscript(QWidget):
         if self.answer is not None:
             self.end_segment()
         if self.reasoning is None:
+            from desktop_app.ui.chat.blocks import ReasoningBlock
+
             self.reasoning = ReasoningBlock()
             self._add(self.reasoning)
         self.reasoning.append(text)

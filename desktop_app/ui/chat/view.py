@@ -36,24 +36,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.ui.chat.blocks import (
-    AnswerBlock,
-    NoticeLine,
-    ReasoningBlock,
-    UsageFooter,
-    UserMessageBlock,
-)
-from desktop_app.ui.chat.earlier import EarlierLine
-from desktop_app.ui.chat.message_actions import MessageActions
-from desktop_app.ui.chat.paused import PausedLine
-from desktop_app.ui.chat.retry import Clock, RetryLine
-from desktop_app.ui.chat.tool_card import ToolCard
 from desktop_app.ui.chat.view_stream import FOLLOWED_SIGNALS, StreamRenderer
 from desktop_app.ui.delegate import Delegated
 
 if TYPE_CHECKING:
+    # The transcript's parts load with the first of them (after the first paint: an empty chat shows none).
     from desktop_app.runtime import events as ev
+    from desktop_app.ui.chat.blocks import AnswerBlock, NoticeLine, ReasoningBlock, UsageFooter, UserMessageBlock
+    from desktop_app.ui.chat.earlier import EarlierLine
+    from desktop_app.ui.chat.paused import PausedLine
     from desktop_app.ui.chat.replay import Transcript
+    from desktop_app.ui.chat.retry import Clock, RetryLine
+    from desktop_app.ui.chat.tool_card import ToolCard
 
 MEASURE_CHARS = 80  # the reading column's widest, in characters of prose (a 70–80 character line)
 _SAMPLE = "The failure is a torn write: the file is truncated first and filled later, so a crash leaves it empty."
@@ -143,7 +137,7 @@ class ChatView(QScrollArea):
         self.empty_hint.setObjectName("emptyHint")
         self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty_hint.setWordWrap(True)  # the column can be narrower than the line: wrap, never clip
-        self._add(self.empty_hint)
+        self._layout.insertWidget(self._layout.count() - 1, self.empty_hint)  # no block yet: nothing to connect
         self._layout.setStretchFactor(self.empty_hint, 3)  # an empty chat's hint sits a little above the middle
         self._stick = True
         self._assistant_labelled = False
@@ -162,6 +156,9 @@ class ChatView(QScrollArea):
             self._fit_column()
 
     def _add(self, widget: QWidget) -> None:
+        from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
+        from desktop_app.ui.chat.tool_card import ToolCard
+
         if isinstance(widget, AnswerBlock | ReasoningBlock | ToolCard) and not self._assistant_labelled:
             self._assistant_labelled = True  # the turn's first assistant part: name who speaks
             label = QLabel("Switchboard")
@@ -171,6 +168,9 @@ class ChatView(QScrollArea):
         self._insert(widget)
 
     def _connect_actions(self, widget: QWidget) -> None:
+        from desktop_app.ui.chat.blocks import UserMessageBlock
+        from desktop_app.ui.chat.message_actions import MessageActions
+
         actions = getattr(widget, "actions_row", None)
         if isinstance(actions, MessageActions):
             actions.regenerate_clicked.connect(self.regenerate_requested)
@@ -182,11 +182,15 @@ class ChatView(QScrollArea):
             )
 
     def _turn_from_end(self, block: QWidget) -> int:
+        from desktop_app.ui.chat.blocks import UserMessageBlock
+
         users = [b for b in self.blocks() if isinstance(b, UserMessageBlock)]
         return len(users) - 1 - users.index(block) if block in users else 0
 
     def refresh_actions(self) -> None:
         """Regenerate only on the last answer, and only when nothing runs."""
+        from desktop_app.ui.chat.blocks import AnswerBlock
+
         answers = [b for b in self.blocks() if isinstance(b, AnswerBlock)]
         for answer in answers:
             answer.actions_row.regenerate_button.setVisible(answer is answers[-1] and not self.stream.running)
@@ -256,6 +260,8 @@ class ChatView(QScrollArea):
         self._stick = True
 
     def add_user_message(self, text: str) -> UserMessageBlock:
+        from desktop_app.ui.chat.blocks import UserMessageBlock
+
         self.empty_hint.hide()
         self.footer = None  # a new turn: the previous footer stays with its turn
         self.settle_retry()
@@ -267,6 +273,8 @@ class ChatView(QScrollArea):
         return block
 
     def add_notice(self, text: str, kind: str = "info") -> NoticeLine:
+        from desktop_app.ui.chat.blocks import NoticeLine
+
         self.empty_hint.hide()
         line = NoticeLine(text, kind)
         self._add(line)
@@ -297,6 +305,8 @@ class ChatView(QScrollArea):
             self.paused_line = None
 
     def add_paused(self, text: str) -> PausedLine:
+        from desktop_app.ui.chat.paused import PausedLine
+
         self.settle_paused()
         self.empty_hint.hide()
         line = PausedLine(text)
@@ -324,6 +334,8 @@ class ChatView(QScrollArea):
         return [card for card in self.cards.values() if card.state == "waiting"] + self.nested.pending_cards()
 
     def _card(self, tool_call_id: str, server: str, tool: str, arguments: dict[str, Any]) -> ToolCard:
+        from desktop_app.ui.chat.tool_card import ToolCard
+
         card = self.cards.get(tool_call_id)
         if card is None:
             self.end_segment()
@@ -339,6 +351,8 @@ class ChatView(QScrollArea):
     def _drop_actions_above_card(self) -> None:
         """An answer part followed by a tool card gets no action row wedged between the two: the turn's
         actions are under its last answer."""
+        from desktop_app.ui.chat.blocks import AnswerBlock
+
         shown = [b for b in self.blocks() if b is not self.footer and not b.isHidden()]
         if shown and isinstance(shown[-1], AnswerBlock):
             shown[-1].actions_row.hide()
@@ -356,6 +370,8 @@ class ChatView(QScrollArea):
 
     def add_reasoning(self, text: str, seconds: float | None = None) -> ReasoningBlock:
         """A finished reasoning part, collapsed ("Thought for ``seconds``")."""
+        from desktop_app.ui.chat.blocks import ReasoningBlock
+
         if self.answer is not None:
             self.end_segment()
         self.empty_hint.hide()
@@ -365,6 +381,8 @@ class ChatView(QScrollArea):
 
     def add_answer(self, text: str) -> AnswerBlock:
         """A finished answer part, rendered as markdown."""
+        from desktop_app.ui.chat.blocks import AnswerBlock
+
         self.end_segment()
         self.empty_hint.hide()
         block = AnswerBlock()
@@ -374,6 +392,8 @@ class ChatView(QScrollArea):
 
     def add_usage(self, usage: ev.TokenUsage) -> UsageFooter:
         """Add to the current turn's usage footer (made on first use)."""
+        from desktop_app.ui.chat.blocks import UsageFooter
+
         if self.footer is None:
             self.footer = UsageFooter()
             self._layout.insertWidget(self._layout.count() - 1, self.footer)
@@ -383,6 +403,7 @@ class ChatView(QScrollArea):
     def load_transcript(self, transcript: Transcript) -> None:
         """Replace what the view shows with a stored conversation (see ``replay``); a windowed transcript
         gets a "Show earlier" line on top."""
+        from desktop_app.ui.chat.earlier import EarlierLine
         from desktop_app.ui.chat.replay import replay_transcript
 
         self.clear()
@@ -398,6 +419,8 @@ class ChatView(QScrollArea):
 
     def _show_earlier(self, transcript: Transcript, shown: int) -> None:
         """Show a larger window of the conversation, keeping the message that was on top in view."""
+        from desktop_app.ui.chat.blocks import UserMessageBlock
+
         self.load_transcript(transcript)
         self._stick = False
         first_kept = len(transcript.messages) - shown  # the old window began with this (user) message

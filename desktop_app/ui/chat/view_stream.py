@@ -16,14 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from shiboken6 import isValid
 
-from desktop_app.ui.chat.blocks import AnswerBlock, ReasoningBlock
-from desktop_app.ui.chat.retry import RetryLine
-from desktop_app.ui.chat.working import WorkingLine
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the blocks load with the first of them, after the first paint
     from desktop_app.runtime import events as ev
+    from desktop_app.ui.chat.retry import RetryLine
     from desktop_app.ui.chat.tool_card import ToolCard
     from desktop_app.ui.chat.view import ChatView
+    from desktop_app.ui.chat.working import WorkingLine
 
 INCOMPLETE_NOTICES = {
     "max_tokens": "The answer hit the model's token limit and may be cut short.",
@@ -85,6 +83,8 @@ class StreamRenderer:
         if line is not None and isValid(line) and self.view._layout.indexOf(line) >= 0:
             self.view._layout.removeWidget(line)  # already waiting: move it under what was added since
         else:
+            from desktop_app.ui.chat.working import WorkingLine
+
             line = self.working = WorkingLine(clock=self.view.clock)
         self.view._add(line)
         return line
@@ -104,6 +104,8 @@ class StreamRenderer:
         if self.view.answer is not None:  # reasoning after an answer part: a new segment
             self.view.end_segment()
         if self.view.reasoning is None:
+            from desktop_app.ui.chat.blocks import ReasoningBlock
+
             self.view.reasoning = ReasoningBlock(clock=self.view.clock)
             self.view._add(self.view.reasoning)
         self.view.reasoning.append(text)
@@ -115,6 +117,8 @@ class StreamRenderer:
         self.view.settle_retry()
         self.turn_answered = True
         if self.view.answer is None:
+            from desktop_app.ui.chat.blocks import AnswerBlock
+
             self.view.answer = AnswerBlock()
             self.view.last_answer = self.view.answer
             self.view._add(self.view.answer)
@@ -186,6 +190,8 @@ class StreamRenderer:
             self.view.retry_line.schedule(info, discarded=discarded)
             return self.view.retry_line
         self.view.empty_hint.hide()
+        from desktop_app.ui.chat.retry import RetryLine
+
         line = RetryLine(info, clock=self.view.clock, discarded=discarded)
         line.retry_now_clicked.connect(self.view.retry_now_requested)
         line.stop_clicked.connect(self.view.stop_requested)

@@ -50,7 +50,7 @@ def test_mcp_is_not_imported_before_the_window_exists():
 @pytest.mark.integration
 def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path):
     """The real start-up, with ``-X importtime`` on the same pipe as stdout: the ``startup:`` line comes
-    before asyncio, qasync and the Servers dock's module are imported."""
+    before asyncio, qasync, the Servers dock's module and the chat's message blocks are imported."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "desktop_app.app", "--smoke-test"],
@@ -74,6 +74,10 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         "desktop_app.log",
     ):
         assert imported[module] > painted, f"{module} was imported before the first paint"
+    # An empty chat shows no message, tool card or Markdown: their modules load with the first of them (or
+    # after the first paint), not on its path (~10 ms of the first paint, docs/performance.md).
+    for module in ("desktop_app.ui.chat.blocks", "desktop_app.ui.chat.markdown_view", "desktop_app.ui.chat.tool_card"):
+        assert imported.get(module, len(lines)) > painted, f"{module} was imported before the first paint"
 
 
 def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
