@@ -7,6 +7,7 @@ progress, and opening a run that waits for an approval shows its approval card, 
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from desktop_app.ui.tasks.page import TasksPage
     from desktop_app.ui.tray.desktop import DesktopShell
     from desktop_app.ui.window.main_window import MainWindow
+
+log = logging.getLogger(__name__)
 
 ENDED_TITLES = {
     "finished": "Task finished",
@@ -149,6 +152,7 @@ class TasksUi(QObject):
         title, text = redact(title), redact(text[:200])
         cid = run.conversation_id or ""
         self.notifications.append((cid, title, text))
+        log.info("task notification: %s", title)
         settings = getattr(self.window.runtime, "settings", None)
         if self.shell is not None and (settings is None or settings.notifications):
             self.shell.tray.notify(cid, title, text, warning=run.status != "finished")
