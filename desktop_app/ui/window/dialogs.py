@@ -180,9 +180,11 @@ class WindowDialogs:
             )
             dialog.configured.connect(w.provider.on_configured)
             dialog.servers_imported.connect(self.on_servers_imported)
+            dialog.finished.connect(lambda _result: w.empty_states.refresh())  # "Later": the chat's own state
             return dialog
 
         dialog: ProviderDialog = self._slot("provider").open(build, modal=True)
+        w.empty_states.refresh()  # hidden while the welcome screen asks the same thing
         return dialog
 
     def open_approvals_dialog(self) -> ApprovalsDialog | None:

@@ -10,7 +10,8 @@
 Each is an ``ui.empty_state.EmptyState``. The chat's sits inside the view's empty hint (a layout on the
 label), so everything that hides the hint when the chat fills hides it too; the panels' replace their list
 while it is empty. ``EmptyStates.refresh()`` re-checks the chat's (the window calls it when the runtime
-comes, and after the provider dialog saves).
+comes, after the provider dialog saves, and when the welcome screen closes: while it is open the chat's
+"Set up a provider" is hidden, so the first run shows one call to action).
 """
 
 from __future__ import annotations
@@ -80,6 +81,16 @@ class EmptyStates:
         if reason is None:
             self.chat.hide()
             hint.setText(self.hint_text)
+            return
+        welcome = self.window.dialogs.provider_dialog
+        if (
+            reason == "provider"
+            and welcome is not None
+            and welcome.objectName() == "welcomeDialog"
+            and welcome.isVisible()
+        ):
+            hint.setText("")  # one call to action at a time: the welcome screen's, then (Later) this state's
+            self.chat.hide()
             return
         self.chat.set_text(*(PROVIDER if reason == "provider" else KEYRING)[1:])
         hint.setText("")

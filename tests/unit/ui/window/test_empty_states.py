@@ -47,9 +47,13 @@ def _close_dialogs() -> None:
 def test_no_provider_shows_set_up_a_provider_which_opens_the_provider_dialog(qtbot, qloop, tmp_path, memory_keyring):
     win, runtime = _window(qtbot, tmp_path, Settings())
     state = win.empty_states.chat
-    assert win.empty_states.chat_reason == "provider" and state.isVisible()
+    welcome = win.provider_dialog
+    assert welcome is not None and welcome.objectName() == "welcomeDialog" and welcome.isVisible()
+    assert win.empty_states.chat_reason == "provider" and not state.isVisible()  # one call to action at a time
+    assert not win.view.empty_hint.text()
+    welcome.reject()  # "Later": the window's own empty state says what to do next
+    assert state.isVisible()
     assert state.button.text() == "Set up a provider" and not win.view.empty_hint.text()
-    _close_dialogs()  # the first run's welcome
     qtbot.mouseClick(state.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: win.provider_dialog is not None and win.provider_dialog.isVisible())
     runtime.configure_provider(LOCAL, None)  # what the dialog's Save does, then it says so
