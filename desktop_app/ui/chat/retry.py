@@ -219,6 +219,12 @@ class RetryLine(QFrame):
         self.setProperty("settled", True)
         self._restyle()
 
+    def drop_details(self) -> None:
+        """The run failed with the same answer in its error: the error's Details shows it, not this note."""
+        self.details_button.setChecked(False)
+        self.details_button.hide()
+        self.details.hide()
+
     def _on_details_toggled(self, shown: bool) -> None:
         self.details.setVisible(shown and bool(self.details.text()))
         self.details_button.setText("Hide details" if shown else "Details")

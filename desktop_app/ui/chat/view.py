@@ -195,13 +195,15 @@ class ChatView(QScrollArea):
         for answer in answers:
             answer.actions_row.regenerate_button.setVisible(answer is answers[-1] and not self.stream.running)
 
-    def add_retry_run(self) -> QWidget:
-        """A Retry button under a failed or stopped run."""
+    def add_retry_run(self, *, primary: bool = False) -> QWidget:
+        """A Retry button under a failed or stopped run; ``primary``: the error's own action (accent-filled)."""
         row = QWidget()
         row.setObjectName("retryRunRow")
         layout = QHBoxLayout(row)
         layout.setContentsMargins(0, 0, 0, 0)
         button = QPushButton("Retry")
+        if primary:
+            button.setProperty("kind", "primary")
         button.setObjectName("retryRunButton")
         button.setAccessibleName("Retry the last message")
         button.setToolTip("Send the last message again (what this run produced goes)")

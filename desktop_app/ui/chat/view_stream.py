@@ -246,17 +246,26 @@ class StreamRenderer:
 
     def on_run_failed(self, event: ev.Error) -> None:
         self.hide_working()
+        retried = self.view.retry_line
         self.view.settle_retry()
+        if retried is not None and event.details:
+            retried.drop_details()  # one Details toggle: the error's, under it, with the same answer
         for card in self.view.pending_cards():
             card.disarm("Not answered — the run failed")
         text = event.message
         if event.retryable:
             text += " Retry sends the message again."
         self.view.show_error(text)
-        if event.details:  # the raw answer, one click away
+        self.running = False
+        row = self.view.add_retry_run(primary=True)  # Retry, the error's one action, right under it
+        if event.details:  # the raw answer, one click away: its toggle beside Retry, its text under the row
+            from PySide6.QtWidgets import QHBoxLayout
+
             from desktop_app.ui.chat.error_details import ErrorDetails
 
-            self.view._add(ErrorDetails(event.details))
-        self.running = False
-        self.view.add_retry_run()
+            details = ErrorDetails(event.details)
+            layout = row.layout()
+            assert isinstance(layout, QHBoxLayout)
+            layout.insertWidget(1, details.button)
+            self.view._add(details)
         self.view.refresh_actions()

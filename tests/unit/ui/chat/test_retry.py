@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton, QToolButton
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.providers.openai import OpenAIProvider
@@ -225,6 +226,39 @@ def test_a_refused_request_is_a_sentence_with_the_raw_answer_behind_details(qtbo
         assert details.text.isHidden()
         qtbot.mouseClick(details.button, Qt.MouseButton.LeftButton)
         assert not details.text.isHidden() and json.loads(details.text.text()) == body
+    finally:
+        task = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(task.done)
+
+
+@pytest.mark.integration
+def test_retries_that_end_in_an_error_show_one_details_toggle_beside_retry(qtbot, qloop, llm_server) -> None:
+    """The design screenshots showed two Details controls (the settled retry note's and the error's) and a
+    plain Retry set apart: now one Details toggle, in the error's row, with Retry as its primary action."""
+    busy = {"error": {"message": "The server is overloaded"}}
+    llm_server.enqueue(*(error_reply(503, busy, headers={"Retry-After": "0"}) for _ in range(4)))
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model="test-model"))
+    runtime = Runtime(settings=settings, host=FakeHost(), api_key_override="k")
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    qtbot.waitExposed(win)
+    try:
+        win.composer.edit.setPlainText("hello?")
+        qtbot.mouseClick(win.composer.button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy and win.view.retry_run_row is not None, timeout=10_000)
+        toggles = [
+            b for b in win.view.findChildren(QToolButton) if b.text().startswith("Details") and b.isVisibleTo(win)
+        ]
+        assert len(toggles) == 1, [b.objectName() for b in toggles]
+        row = win.view.retry_run_row
+        retry = row.findChild(QPushButton, "retryRunButton")
+        assert retry.property("kind") == "primary"
+        assert toggles[0].parentWidget() is row  # Details beside Retry, one component with the error
+        qtbot.mouseClick(toggles[0], Qt.MouseButton.LeftButton)
+        [details] = [b for b in win.view.blocks() if b.objectName() == "errorDetails"]
+        assert details.text.isVisibleTo(win) and json.loads(details.text.text()) == busy
     finally:
         task = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(task.done)
