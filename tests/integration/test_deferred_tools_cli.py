@@ -26,6 +26,14 @@ BUILTIN_TOOLS = {
     "save_artifact",
     "list_artifacts",
     "read_artifact",
+    # switchboard.workflows and switchboard.tasks (issue 25): built-ins, loaded like the others
+    "list_workflows",
+    "run_workflow",
+    "create_task",
+    "list_tasks",
+    "update_task",
+    "delete_task",
+    "run_task",
 }
 SERVER = Path(__file__).resolve().parents[1] / "support" / "many_tools_server.py"
 
@@ -79,7 +87,7 @@ def test_tools_command_lists_and_searches(tmp_path: Path) -> None:
     proc = run("tools", "--json", home=home)
     assert proc.returncode == 0, proc.stderr
     listing = json.loads(proc.stdout)
-    assert listing["deferring"] is True and "67 tools are more than 40" in listing["reason"]
+    assert listing["deferring"] is True and "69 tools are more than 40" in listing["reason"]
     states = {t["name"]: t["state"] for t in listing["tools"]}
     assert states["mcp__many__tool_059"] == "pinned" and states["mcp__many__tool_000"] == "deferred"
     sees = {t["name"]: t["visibility"] for t in listing["tools"]}
@@ -90,15 +98,15 @@ def test_tools_command_lists_and_searches(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     lines = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
     assert lines == ["mcp__many__tool_001", "mcp__many__tool_003"]
-    assert "2 of 67 tools match" in proc.stdout and "Deferral on" in proc.stdout
+    assert "2 of 69 tools match" in proc.stdout and "Deferral on" in proc.stdout
     proc = run("tools", "+tool_01", home=home)  # the + form, uncapped (tool_search would stop at 5)
     assert proc.returncode == 0, proc.stderr
     lines = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("  ")]
-    assert lines == [f"mcp__many__tool_{n:03d}" for n in range(10, 20)] and "10 of 67 tools match" in proc.stdout
+    assert lines == [f"mcp__many__tool_{n:03d}" for n in range(10, 20)] and "10 of 69 tools match" in proc.stdout
     proc = run("tools", "NUMBER 42", home=home)  # words: each in the name or the description, any case
     assert proc.returncode == 0, proc.stderr
     assert [line.split()[:3] for line in proc.stdout.splitlines() if line.startswith("  ")] == [
         ["mcp__many__tool_042", "deferred", "named"]
     ]
     proc = run("tools", "nothing-like-this", home=home)
-    assert proc.returncode == 1 and "0 of 67 tools match" in proc.stdout
+    assert proc.returncode == 1 and "0 of 69 tools match" in proc.stdout
