@@ -155,7 +155,19 @@ class QuickPrompt(QWidget):
         self.close_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.close_shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
         self.close_shortcut.activated.connect(self.dismiss)
-        self.setFixedWidth(WIDTH)
+        self.setFixedWidth(self.box_width())
+
+    def box_width(self) -> int:
+        """As wide as the answer's reading column with the box's margins and the view's scroll bar (or the
+        header's title, hint and buttons if wider), at most ``WIDTH``: a wider box only put a margin left and
+        right of the column and the composer."""
+        from PySide6.QtWidgets import QStyle
+
+        from desktop_app.ui.chat.view import reading_width
+
+        bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        column = reading_width() + 2 * 16 + bar + 2 * 12 + 2  # the page's margins, the frame's, its border
+        return min(WIDTH, max(column, self.minimumSizeHint().width()))  # the header's buttons fit whole
 
     # -- runtime -------------------------------------------------------------------------------------------
 
@@ -241,7 +253,7 @@ class QuickPrompt(QWidget):
         """Keep the whole box inside ``area``, its screen's available geometry (an 800×600 screen is shorter
         than the box with its answer view): the box is at most the area's width, the view gives up height
         down to ``MIN_VIEW_HEIGHT``, and a box still too tall moves up until its bottom edge is in the area."""
-        self.setFixedWidth(min(WIDTH, area.width()))
+        self.setFixedWidth(min(self.box_width(), area.width()))
         if self.view.isVisible():
             rest = self.sizeHint().height() - self.view.height()  # the header, the composer, the status
             room = area.y() + area.height() - max(self.y(), area.y()) - rest

@@ -14,7 +14,7 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QCheckBox
+from PySide6.QtWidgets import QCheckBox, QStyle
 
 from desktop_app.runtime.host import Host
 from desktop_app.runtime.service import Runtime
@@ -352,3 +352,21 @@ def test_the_box_with_its_answer_stays_inside_a_short_screen(qtbot, desk, llm_se
     quick.fit_to(area)
     qtbot.waitUntil(lambda: area.contains(quick.geometry()))
     assert quick.view.height() >= MIN_VIEW_HEIGHT  # the answer keeps a readable height
+
+
+def test_the_answer_s_column_spans_the_box(qtbot, desk, llm_server):
+    """The box was 720 px around a narrower reading column: a wide margin left of the answer and the composer."""
+    llm_server.enqueue(text_reply(ANSWER))
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "What time is it?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    column = quick.view.column
+    qtbot.waitUntil(lambda: column.width() > 0)
+    left = column.mapTo(quick, column.rect().topLeft()).x()
+    right = quick.width() - (left + column.width())
+    bar = quick.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+    assert left <= 12 + 16 + bar, left  # the frame's and the page's margins (and room for a scroll bar), no more
+    assert right <= 12 + 16 + bar, right
