@@ -23,8 +23,6 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from desktop_app.ui.chat.blocks import UserMessageBlock
-
 if TYPE_CHECKING:
     from desktop_app.ui.chat.view import ChatView
 
@@ -126,6 +124,8 @@ def place_divider(view: ChatView, compaction: Any, total_turns: int) -> Compacti
     """Put the divider of ``compaction`` (turns, summarised, summary, id) into ``view``, in front of the first
     turn it kept, folding what comes before; ``None`` when that turn is not in the shown window."""
     remove_divider(view)
+    from desktop_app.ui.chat.blocks import UserMessageBlock  # with the first block, not at start-up
+
     users = [w for w in view.blocks() if isinstance(w, UserMessageBlock)]
     kept = total_turns - int(compaction.turns)
     if kept < 0 or kept > len(users):

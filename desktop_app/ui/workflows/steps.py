@@ -12,7 +12,6 @@ from typing import Any
 from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
-from desktop_app.ui.chat.markdown_view import MarkdownView
 from desktop_app.ui.chat.subagents import SubConversation, SubTranscript
 
 STEP_TEXT = {
@@ -93,6 +92,8 @@ class WorkflowRunBlock(QFrame):
         self.steps = [StepRow(i, name) for i, name in enumerate(steps, start=1)]
         for row in self.steps:
             layout.addWidget(row)
+        from desktop_app.ui.chat.markdown_view import MarkdownView  # with the first run, not at start-up
+
         self.output = MarkdownView()
         self.output.setObjectName("workflowOutput")
         self.output.setAccessibleName(f"The output of the workflow {workflow}")

@@ -76,8 +76,11 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         assert imported[module] > painted, f"{module} was imported before the first paint"
     # An empty chat shows no message, tool card or Markdown: their modules load with the first of them (or
     # after the first paint), not on its path (~10 ms of the first paint, docs/performance.md).
+    # Nor on the way to ready: the compaction UI and the workflow steps import them where they make one.
+    ready = next(i for i, line in enumerate(lines) if line.startswith("runtime: ready"))
     for module in ("desktop_app.ui.chat.blocks", "desktop_app.ui.chat.markdown_view", "desktop_app.ui.chat.tool_card"):
         assert imported.get(module, len(lines)) > painted, f"{module} was imported before the first paint"
+        assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
 
 def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
