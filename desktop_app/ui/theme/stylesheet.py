@@ -29,6 +29,7 @@ _TEMPLATE = Template(
     """/* Switchboard — $name theme, built from desktop_app/ui/theme/tokens.py (see docs/design.md). */
 
 QMainWindow, QDialog { background: $surface; }
+QDialog#welcomeDialog, QDialog#providerDialog { border: 1px solid $border; }
 QDialogButtonBox { dialogbuttonbox-buttons-have-icons: 0; }
 QToolTip { background: $surface_raised; color: $text; border: 1px solid $divider; padding: ${sp_xs}px ${sp_sm}px; }
 QLabel[role="muted"] { color: $text_muted; }

@@ -134,3 +134,23 @@ def test_first_run_in_the_window_opens_the_welcome_screen(qtbot, qloop):
     qtbot.addWidget(win)
     win.attach_runtime(FakeRuntime(ProviderSettings()))
     assert isinstance(win.provider_dialog, WelcomeDialog) and win.provider_dialog.isVisible()
+
+
+def test_the_welcome_screen_has_a_visible_edge_against_the_window(qtbot, qloop, tmp_path):
+    """Without a window manager's frame (and in a window of the same colour) the dialog had no edge: its
+    border, the tokens' control boundary, is painted on all four sides."""
+    from PySide6.QtGui import QColor
+
+    from desktop_app.ui.theme.stylesheet import stylesheet
+    from desktop_app.ui.theme.tokens import THEMES
+
+    dialog = _welcome(FakeRuntime(ProviderSettings()), None, _claude_config(tmp_path))
+    qtbot.addWidget(dialog)
+    dialog.setStyleSheet(stylesheet("light", 10.0))
+    dialog.resize(700, 560)
+    image = dialog.grab().toImage()
+    edge = QColor(THEMES["light"].border)
+    w, h = image.width(), image.height()
+    ratio = dialog.devicePixelRatioF()
+    for x, y in ((0, h // 2), (w - 1, h // 2), (w // 2, 0), (w // 2, h - 1)):
+        assert image.pixelColor(x, y).name() == edge.name(), (x, y, image.pixelColor(x, y).name(), ratio)
