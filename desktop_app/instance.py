@@ -22,9 +22,7 @@ file): the caller then starts the app, which becomes the first instance and repl
 
 from __future__ import annotations
 
-import json
 import os
-import socket
 import sys
 import time
 
@@ -122,17 +120,25 @@ def _read_pid(address: str) -> int | None:
         return None
 
 
+def _encode(message: dict[str, Any]) -> bytes:
+    import json
+
+    return (json.dumps({"v": PROTOCOL_VERSION, **message}) + "\n").encode()
+
+
 def request(message: dict[str, Any], address: str, *, timeout: float = REPLY_TIMEOUT_S) -> dict[str, Any] | None:
     """Send one request; the reply, or ``None`` when nobody listens. Raises ``InstanceBusyError`` on a timeout."""
-    data = (json.dumps({"v": PROTOCOL_VERSION, **message}) + "\n").encode()
     if sys.platform == "win32":
-        return _request_pipe(data, address, timeout)
+        return _request_pipe(_encode(message), address, timeout)
     try:
         owner = os.stat(address).st_uid
     except OSError:
-        return None
+        return None  # nobody listens (the usual first launch): json and socket are never imported
     if owner != os.getuid():  # another user's socket at this address (the shared temp folder): never talk to it
         return None
+    import socket
+
+    data = _encode(message)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
@@ -161,6 +167,8 @@ def request(message: dict[str, Any], address: str, *, timeout: float = REPLY_TIM
     line = buffer.split(b"\n", 1)[0]
     if not line:
         return None
+    import json
+
     reply = json.loads(line)
     return reply if isinstance(reply, dict) else None
 
@@ -196,6 +204,8 @@ def _request_pipe(data: bytes, address: str, timeout: float) -> dict[str, Any] |
         raise InstanceBusyError(address, None, timeout)
     pipe.close()
     line = result[0].split(b"\n", 1)[0] if result else b""
+    import json
+
     reply = json.loads(line) if line else None
     return reply if isinstance(reply, dict) else None
 
