@@ -124,7 +124,7 @@ class Composer(QWidget):
         centred.addWidget(self.field, 1)
         centred.addStretch(0)
         outer.addLayout(centred)
-        from desktop_app.ui.chat.view import reading_width
+        from desktop_app.ui.chat.measure import reading_width
 
         self.field.setMaximumWidth(reading_width() + 24)
         inner = QVBoxLayout(self.field)

@@ -19,14 +19,11 @@ pass through under their old names).
 
 from __future__ import annotations
 
-import math
 import time
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QFontMetricsF
 from PySide6.QtWidgets import (
-    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -36,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.chat.measure import reading_width
 from desktop_app.ui.chat.view_stream import FOLLOWED_SIGNALS, StreamRenderer
 from desktop_app.ui.delegate import Delegated
 
@@ -48,21 +46,6 @@ if TYPE_CHECKING:
     from desktop_app.ui.chat.replay import Transcript
     from desktop_app.ui.chat.retry import Clock, RetryLine
     from desktop_app.ui.chat.tool_card import ToolCard
-
-MEASURE_CHARS = 80  # the reading column's widest, in characters of prose (a 70–80 character line)
-_SAMPLE = "The failure is a torn write: the file is truncated first and filled later, so a crash leaves it empty."
-
-
-def reading_width(font: QFont | None = None) -> int:
-    """The reading column's widest, in pixels: ``MEASURE_CHARS`` characters of ordinary prose in ``font`` (the
-    answers' reading font, ``tokens.reading_font``), so it follows the font size; a narrower window narrows the
-    column with it (down to the view's width minus its margins)."""
-    from desktop_app.ui.theme.tokens import reading_font
-
-    metrics = QFontMetricsF(font or reading_font(QApplication.font()))
-    per_char = metrics.horizontalAdvance(_SAMPLE) / len(_SAMPLE)
-    return math.ceil(MEASURE_CHARS * per_char) + 8  # the text's own margins
-
 
 STICK_MARGIN_PX = 24
 

@@ -163,7 +163,7 @@ class QuickPrompt(QWidget):
         right of the column and the composer."""
         from PySide6.QtWidgets import QStyle
 
-        from desktop_app.ui.chat.view import reading_width
+        from desktop_app.ui.chat.measure import reading_width
 
         bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
         column = reading_width() + 2 * 16 + bar + 2 * 12 + 2  # the page's margins, the frame's, its border

@@ -1,5 +1,5 @@
 """The reading column follows the window from 800 to 1920 px: never wider than the measure (~80 characters
-of the reading font, ``view.reading_width``), the view's whole width minus its margins when the window is
+of the reading font, ``measure.reading_width``), the view's whole width minus its margins when the window is
 narrower than that, and the composer's field in line with it (the real MainWindow)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.ui.chat.view import reading_width
+from desktop_app.ui.chat.measure import reading_width
 from desktop_app.ui.theme.tokens import reading_font
 
 MARGINS = 2 * 16  # the page's left and right margins around the column

@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QApplication, QLabel
 
 from desktop_app.runtime.settings import AppearanceSettings
 from desktop_app.ui.chat.markdown_theme import is_dark
-from desktop_app.ui.chat.view import ChatView, reading_width
+from desktop_app.ui.chat.measure import reading_width
+from desktop_app.ui.chat.view import ChatView
 from desktop_app.ui.theme import appearance
 from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.theme.tokens import DARK, tokens
