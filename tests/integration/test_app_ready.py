@@ -1,6 +1,7 @@
 """The real start-up says ``runtime: ready`` before the work a first prompt does not need (issue 27 item 1): the
-Servers dock and the importers (``attach_host``) and the purge of conversations deleted earlier come after it,
-and still come: the MCP servers start after the dock is attached (it sees every state change)."""
+hidden Servers and Tools docks (``SideDocks.build``), the Servers dock's host and the importers (``attach_host``)
+and the purge of conversations deleted earlier come after it, and still come: the MCP servers start after the
+dock is attached (it sees every state change)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import sys
 from desktop_app import app as appmod
 from desktop_app.runtime.store import Store
 from desktop_app.ui.window.main_window import MainWindow
+from desktop_app.ui.window.side_docks import SideDocks
 
 def traced(cls, name):
     original = getattr(cls, name)
@@ -29,6 +31,7 @@ def traced(cls, name):
 traced(MainWindow, "attach_runtime")
 traced(MainWindow, "attach_host")
 traced(Store, "purge_deleted")
+traced(SideDocks, "build")
 raise SystemExit(appmod.main(["--smoke-test", "--home", sys.argv[1]]))
 """
 
@@ -52,5 +55,6 @@ def test_ready_comes_before_the_servers_dock_and_the_purge(tmp_path: Path) -> No
         for line in done.stdout.splitlines()
         if line.startswith(("step:", "runtime: ready"))
     ]
-    # without the split: attach_runtime, purge_deleted, attach_host, ready
-    assert order == ["attach_runtime", "ready", "purge_deleted", "attach_host"]
+    order = list(dict.fromkeys(order))  # each step's first call (every use of a dock goes through build)
+    # without the split: attach_runtime, purge_deleted, attach_host, ready (and the docks before attach_runtime)
+    assert order == ["attach_runtime", "ready", "build", "purge_deleted", "attach_host"]

@@ -35,7 +35,7 @@ from desktop_app.runtime.plugins.context_commands import commands_in
 from desktop_app.runtime.plugins.prompts import SERVER_NAME as PLUGINS_SERVER
 from desktop_app.ui.asyncqt import TaskRunner
 from desktop_app.ui.chat.common import ERROR_COLOR, escape
-from desktop_app.ui.servers.panel import HostBridge
+from desktop_app.ui.servers.status import HostBridge
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, compact_json, escape
 from desktop_app.ui.servers.elicitation_fields import FormField, make_field
-from desktop_app.ui.servers.panel import HostBridge
+from desktop_app.ui.servers.status import HostBridge
 
 if TYPE_CHECKING:
     from desktop_app.runtime.events import ElicitationRequested, SamplingRequested, ServerRequestClosed

@@ -44,6 +44,10 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from desktop_app.ui.chat.controller import ChatController, RuntimeLike
     from desktop_app.ui.extensions.import_dialog import McpImporter
+    from desktop_app.ui.servers.dock import ServersDock
+    from desktop_app.ui.tools.dock import ToolsDock
+    from desktop_app.ui.window.docks import DockRoom
+    from desktop_app.ui.window.side_docks import SideDocks
 
 
 class MainWindow(QMainWindow):
@@ -140,28 +144,24 @@ class MainWindow(QMainWindow):
             self.build_rest()
 
     def build_rest(self) -> None:
-        """What the first paint does not show: the find bar, the key banner, the (hidden) Servers and Tools
-        docks, server-request cards, Esc, the tab order and the Help menu. The app calls it right after the
-        first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor does. Once."""
+        """What the first paint does not show: the find bar, the key banner, server-request cards, Esc, the tab
+        order, the Help menu and (unless ``defer_docks``) the hidden Servers and Tools docks. The app calls it
+        right after the first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor
+        does. Once."""
         if self.rest_built:
             return
         self.rest_built = True
         from desktop_app.ui.chat.find import FindBar
         from desktop_app.ui.dialogs.about import install_help_menu
-        from desktop_app.ui.servers.dock import install_servers_dock
         from desktop_app.ui.servers.requests import ServerRequests
-        from desktop_app.ui.tools.dock import install_tools_dock
         from desktop_app.ui.window.key_banner import install_key_banner
 
         self.find_bar = FindBar(self.view)
         self._column.insertWidget(self._column.indexOf(self.view) + 1, self.find_bar)
         self.key_banner = install_key_banner(self, self._column)  # "Enter key" when the provider's key is missing
-        self.servers_dock = install_servers_dock(self, self.tasks)
-        self.tools_dock = install_tools_dock(self)  # Ctrl+K
-        from desktop_app.ui.window.docks import DockRoom
+        from desktop_app.ui.window.side_docks import SideDocks
 
-        self.dock_room = DockRoom(self, self.conversations_dock, [self.servers_dock, self.tools_dock])
-        self.empty_states.install_panels()  # no servers of one's own, no tools
+        self.side_docks = SideDocks(self)
         self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
         self.server_requests.status_message.connect(self.set_status)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
@@ -172,6 +172,45 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.theme.icons import apply_action_icons
 
         apply_action_icons(self)  # the menus' actions get the icon set's icons (``theme.icons``)
+        if not self.defer_docks:
+            self.side_docks.build()
+
+    defer_docks = False
+    """True (the app): ``build_rest`` leaves the hidden Servers and Tools docks to ``build_docks``, which the
+    app calls right after ``runtime: ready``; anything that needs a dock before that builds them then."""
+
+    def build_docks(self) -> None:
+        """The hidden Servers and Tools docks and the room they take (``window.side_docks``), once."""
+        self.build_rest()
+        self.side_docks.build()
+
+    def _docks(self, name: str) -> SideDocks:
+        if not self.rest_built:  # like any attribute ``build_rest`` makes: not there before it ran
+            raise AttributeError(name)
+        return self.side_docks.build()
+
+    @property
+    def servers_dock(self) -> ServersDock:
+        """The Servers dock (built on first use if the app has not built it yet: ``build_docks``)."""
+        dock = self._docks("servers_dock").servers
+        if dock is None:  # while they are being built
+            raise AttributeError("servers_dock")
+        return dock
+
+    @property
+    def tools_dock(self) -> ToolsDock:
+        """The Tools dock (built on first use if the app has not built it yet: ``build_docks``)."""
+        dock = self._docks("tools_dock").tools
+        if dock is None:  # while they are being built
+            raise AttributeError("tools_dock")
+        return dock
+
+    @property
+    def dock_room(self) -> DockRoom:
+        room = self._docks("dock_room").room
+        if room is None:  # while they are being built
+            raise AttributeError("dock_room")
+        return room
 
     def _set_tab_order(self) -> None:
         """Tab follows the reading order; the focused stop shows a ring (``window.focus``)."""
@@ -195,7 +234,7 @@ class MainWindow(QMainWindow):
             signal.connect(self.conversation_ctl.on_activity)
         controller.run_failed.connect(self.key_banner.on_run_failed)
         self.controller = controller
-        self.tools_dock.panel.attach_runtime(runtime, lambda: controller.conversation_id)
+        self.side_docks.attach_runtime(runtime, lambda: controller.conversation_id)  # now or once the dock is built
         from desktop_app.ui.chat.agent_picker import install_agent_picker
         from desktop_app.ui.window.agent_menu import add_agent_menu
 
@@ -342,6 +381,8 @@ class MainWindow(QMainWindow):
         return window_state.restore(self, path, layout=False)
 
     def save_state(self) -> None:
+        if self.defer_docks and not (self.rest_built and self.side_docks.built):
+            return  # quit before the docks and the stored layout were put back: that layout stays as it was
         if self.state_path is not None:
             from desktop_app.ui.window import state as window_state
 
