@@ -17,7 +17,6 @@ from PySide6.QtCore import QBuffer, QIODevice, QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QIcon, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
     QFileDialog,
-    QFrame,
     QHBoxLayout,
     QPlainTextEdit,
     QPushButton,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.chips import ChipBar
+from desktop_app.ui.chat.model_picker import ComposerField, ModelPicker
 
 if TYPE_CHECKING:  # the runtime's pydantic models are imported on first use, not before the first paint
     from desktop_app.runtime.attachments import AttachmentLimits
@@ -117,16 +117,12 @@ class Composer(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 6, 16, 12)
         # One rounded field: context chips, the text, and a row with attach, context and Send inside it.
-        self.field = QFrame()
-        self.field.setObjectName("composerField")
+        self.field = ComposerField()  # the reading column's width, wider if its row needs it (``model_picker``)
         centred = QHBoxLayout()  # in line with the transcript's reading column
         centred.addStretch(0)
         centred.addWidget(self.field, 1)
         centred.addStretch(0)
         outer.addLayout(centred)
-        from desktop_app.ui.chat.measure import reading_width
-
-        self.field.setMaximumWidth(reading_width() + 24)
         inner = QVBoxLayout(self.field)
         inner.setContentsMargins(10, 6, 8, 6)
         inner.setSpacing(4)
@@ -135,6 +131,7 @@ class Composer(QWidget):
         inner.addWidget(self.chips)
         row = QHBoxLayout()
         row.setSpacing(4)
+        self.field.row = row
 
         self.attach_button = QToolButton()
         self.attach_button.setObjectName("attachButton")
@@ -173,15 +170,11 @@ class Composer(QWidget):
 
         self.context_meter = ContextMeter()  # how full the context is (the window refreshes it after runs)
         row.addWidget(self.context_meter)
-        self.model_button = QToolButton()  # the provider/model picker (the window fills its menu)
-        self.model_button.setObjectName("modelPicker")
-        self.model_button.setAccessibleName("Provider and model for this conversation")
+        self.model_button = ModelPicker()  # the provider/model picker (the window fills its menu)
         self.model_tooltip = "The provider and model this conversation talks to"
         self.model_button.setToolTip(self.model_tooltip)
-        self.model_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.model_button.setText("No provider")
         self.model_button.setIcon(_icon("model"))
-        self.model_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         row.addWidget(self.model_button)
 
         self.edit = PromptEdit()

@@ -1,19 +1,48 @@
-"""The composer's provider/model picker shows the model's whole name in the real window's row."""
+"""The composer's provider/model picker shows the model's whole name in the real window's row, themed as the
+app is (the stylesheet's paddings): at 1400 and 1920 px the field makes room for it; only a genuinely narrow
+composer elides it, and the whole name stays in the tooltip."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.runtime.settings import ProviderSettings
+from desktop_app.runtime.agents.definitions import AgentCatalog
+from desktop_app.runtime.host import Host
+from desktop_app.runtime.service import Runtime
+from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.ui.chat.agent_picker import install_agent_picker
+from desktop_app.ui.chat.measure import reading_width
+from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fake_runtime import FakeRuntime
+from tests.support.llm_server import text_reply
+
+MODEL = "deepseek-chat"
 
 
 @pytest.fixture
 def fake_runtime() -> FakeRuntime:
-    return FakeRuntime(ProviderSettings(base_url="http://127.0.0.1:9/v1", model="deepseek-chat", dialect="openai"))
+    return FakeRuntime(ProviderSettings(base_url="http://127.0.0.1:9/v1", model=MODEL, dialect="openai"))
+
+
+@pytest.fixture
+def themed(qapp):
+    palette, sheet = QApplication.palette(), qapp.styleSheet()
+    theme.apply_theme("dark")
+    yield
+    qapp.setStyleSheet(sheet)
+    QApplication.setPalette(palette)
+    theme.uninstall()
+
+
+def _settle(window: MainWindow, width: int, height: int) -> None:
+    window.resize(width, height)
+    for _ in range(3):  # every pending layout pass, as before a paint
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
 
 
 def test_the_model_name_is_not_elided_beside_the_meter_and_the_agent_picker(
@@ -26,6 +55,61 @@ def test_the_model_name_is_not_elided_beside_the_meter_and_the_agent_picker(
     window.provider.show()
     QApplication.processEvents()
     button = window.composer.model_button
-    assert button.text() == "deepseek-chat"
+    assert button.text() == MODEL
     assert "deepseek-chat · openai" in button.toolTip()  # the dialect is still one hover away
     qtbot.waitUntil(lambda: button.width() >= button.sizeHint().width())
+
+
+@pytest.fixture
+def real_window(qtbot, qloop, themed, llm_server, tmp_path):
+    """The real window on the real Runtime with its agents (the agent picker), themed as the app is, after
+    one answer (the context meter): the row the design screenshots show."""
+    settings = Settings(provider=ProviderSettings(base_url=llm_server.url, model=MODEL, dialect="openai"))
+    runtime = Runtime(settings=settings, host=Host(), api_key_override="k", settings_path=tmp_path / "s.json")
+    runtime.attach_agents(AgentCatalog.build(settings))
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.attach_runtime(runtime)
+    window.show()
+    qtbot.waitExposed(window)
+    llm_server.enqueue(text_reply("A short answer."))
+    qtbot.keyClicks(window.composer.edit, "Hello")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.controller is not None and not window.controller.busy)
+    qtbot.waitUntil(window.composer.context_meter.isVisible)
+    assert window.agent_picker is not None and window.agent_picker.isVisible()
+    yield window
+    task = qloop.create_task(runtime.aclose())
+    qtbot.waitUntil(task.done)
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1920, 1080)])
+def test_the_whole_model_name_shows_in_a_wide_window(qtbot, real_window, size):
+    """The field was capped at the reading column's width, narrower than its row: Qt squeezed the picker
+    below its size hint and painted 'dee…hat' (the design screenshots at 1400 and 1920)."""
+    _settle(real_window, *size)
+    button = real_window.composer.model_button
+    qtbot.waitUntil(lambda: button.width() >= button.sizeHint().width())
+    assert button.shown_text() == MODEL
+    field = real_window.composer.field
+    assert field.width() >= reading_width()  # still in line with the reading column (or wider for the row)
+
+
+def test_a_narrow_composer_elides_the_name_and_the_tooltip_has_it_whole(qtbot, real_window):
+    real_window.conversations_dock.hide()
+    _settle(real_window, 800, 600)
+    composer = real_window.composer
+    field = composer.field
+    short = field.maximumWidth() - 30  # a composer 30 px narrower than its row needs (a large font, say)
+    margins = composer.contentsMargins()
+    composer.setFixedWidth(short + margins.left() + margins.right())
+    _settle(real_window, 800, 600)
+    button = composer.model_button
+    qtbot.waitUntil(lambda: button.width() < button.sizeHint().width())
+    shown = button.shown_text()
+    assert shown != MODEL and shown.endswith("…") and len(shown) > 1, shown
+    assert f"{MODEL} · openai" in button.toolTip()
+    parts = (composer.attach_button, composer.context_meter, real_window.agent_picker, button, composer.button)
+    row = [w for w in parts if w is not None and w.isVisible()]
+    for left, right in itertools.pairwise(row):  # in the row's order: none runs into the next
+        assert left.geometry().right() < right.geometry().left(), (left.objectName(), right.objectName())
