@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.chat.measure import reading_width
 from desktop_app.ui.chat.view_stream import FOLLOWED_SIGNALS, StreamRenderer
 from desktop_app.ui.delegate import Delegated
+from desktop_app.ui.theme.focus_visible import install_focus_visible
 
 if TYPE_CHECKING:
     # The transcript's parts load with the first of them (after the first paint: an empty chat shows none).
@@ -83,6 +84,7 @@ class ChatView(QScrollArea):
         self.stream = StreamRenderer(self)
         self.setObjectName("chatView")
         self.setAccessibleName("Conversation")
+        install_focus_visible(self)  # its ring for keyboard focus only: a click is no reason to frame the chat
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

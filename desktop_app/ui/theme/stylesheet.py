@@ -178,7 +178,7 @@ QLabel#quickHint, QLabel#quickStatus { color: $text_muted; }
 /* -- keyboard focus: every Tab stop draws a ring in the focus colour, as wide as the border it replaces
    (nothing moves); disabled controls are flat and faint, so they never read as clickable -- */
 QListView:focus, QListWidget:focus, QTreeView:focus, QTreeWidget:focus, QTableView:focus { border-color: $focus_ring; }
-QScrollArea#chatView:focus { border-color: $focus_ring; }
+QScrollArea#chatView[focusVisible="true"]:focus { border-color: $focus_ring; }
 QScrollArea#pluginDetailsScroll, QDockWidget QScrollArea { border: 2px solid transparent; border-radius: ${r_sm}px; }
 QScrollArea#pluginDetailsScroll:focus, QDockWidget QScrollArea:focus { border-color: $focus_ring; }
 QPlainTextEdit[readOnly="true"] { border: 2px solid transparent; border-radius: ${r_sm}px; }
