@@ -175,13 +175,15 @@ class App:
             install_tasks(self.window, self.assembly.tasks, shell=self.shell, recorder=self.assembly.recorder)
 
     def _after_ready(self) -> None:
-        """What a first prompt does not need, right after ready (issue 27): the hidden Servers and Tools docks
-        and the saved dock layout (``build_docks``, ~40 ms), the purge of conversations deleted in an earlier
-        session, the Servers dock's host and the importers (``attach_host``, ~30–70 ms), then the MCP servers'
-        start and the HTTP host."""
+        """What a first prompt does not need, right after ready (issue 27): the keyring's backend discovery (a
+        thread), the welcome screen or the key check and the hidden docks (``window.after_ready``, ~40 ms for
+        the docks) with the saved dock layout, the purge of conversations deleted in an earlier session, the
+        Servers dock's host and the importers (``attach_host``, ~30–70 ms), then the MCP servers' start and
+        the HTTP host."""
         if self.assembly is None or self.runtime is None or self._quit_requested:  # quit during start-up
             return
-        self.window.build_docks()
+        _start_keyring_discovery()  # its imports (~50 ms of CPU) are not on the way to ready
+        self.window.after_ready()
         if self.state_file is not None:
             self.window.restore_state(self.state_file)  # the dock layout needs the docks
         runtime, store = self.runtime, self.assembly.store
@@ -355,8 +357,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _setup_logging(paths, args.log_level, early_log)
             return EXIT_FAILED
     _setup_logging(paths, args.log_level, early_log)
-    _start_keyring_discovery()  # mostly waiting on subprocesses: overlaps what follows
-    window.defer_docks = True  # the hidden Servers and Tools docks: right after 'runtime: ready' (App._after_ready)
+    window.wait_for_ready = True  # the hidden docks, the welcome screen: right after 'runtime: ready' (_after_ready)
     window.build_rest()  # the find bar, the key banner, the Help menu: after the first paint
 
     import asyncio
@@ -385,7 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _start_keyring_discovery() -> None:
-    """Find the keyring backend in a daemon thread (see ``Credentials``' ``discover_backend``)."""
+    """Find the keyring backend in a daemon thread (see ``Credentials``' ``discover_backend``): a secret read
+    before it ends waits for it rather than running a second one."""
     import threading
 
     def discover() -> None:

@@ -2,6 +2,9 @@
 
 When no keyring backend works, secrets are kept in memory for this session only and ``persistent``
 turns False, so the UI can warn once. Plaintext on disk is never a silent fallback.
+
+``keyring`` itself is imported with the first use of a secret (``discover_backend``), not with this module:
+its import (``importlib_metadata``, ``jaraco``; ~30 ms) is not on the way to ``runtime: ready`` (issue 27).
 """
 
 from __future__ import annotations
@@ -10,11 +13,6 @@ import logging
 import sys
 import threading
 import types
-
-import keyring
-import keyring.backends.fail
-import keyring.backends.null
-import keyring.errors
 
 from desktop_app.runtime.redaction import remember
 
@@ -34,7 +32,23 @@ def discover_backend() -> object:
     discovery instead of running a second one."""
     with _discovery:
         _leave_out_macos_binding()
-        return keyring.get_keyring()
+        return _import_keyring().get_keyring()
+
+
+def _keyring() -> types.ModuleType:
+    """``keyring``, its backend found (``discover_backend``)."""
+    discover_backend()
+    return _import_keyring()
+
+
+def _import_keyring() -> types.ModuleType:
+    """``keyring`` with the modules used here (its errors, the null and fail backends), imported on first use."""
+    import keyring
+    import keyring.backends.fail
+    import keyring.backends.null
+    import keyring.errors
+
+    return keyring
 
 
 def _leave_out_macos_binding() -> None:
@@ -71,6 +85,7 @@ class Credentials:
         if not self.persistent:
             return False
         backend = discover_backend()
+        keyring = _import_keyring()
         if isinstance(backend, keyring.backends.null.Keyring | keyring.backends.fail.Keyring):
             self._fallback(keyring.errors.NoKeyringError(f"the {type(backend).__module__} backend stores nothing"))
             return False
@@ -90,7 +105,7 @@ class Credentials:
             return self._memory[name]
         if not self.persistent:
             return None
-        discover_backend()
+        keyring = _keyring()
         try:
             value: str | None = keyring.get_password(self._service, name)
         except keyring.errors.KeyringError as exc:
@@ -101,7 +116,7 @@ class Credentials:
     def set(self, name: str, value: str) -> None:
         remember(value)
         if self.persistent:
-            discover_backend()
+            keyring = _keyring()
             try:
                 keyring.set_password(self._service, name, value)
                 self._memory.pop(name, None)
@@ -114,7 +129,7 @@ class Credentials:
         self._memory.pop(name, None)
         if not self.persistent:
             return
-        discover_backend()
+        keyring = _keyring()
         try:
             keyring.delete_password(self._service, name)
         except keyring.errors.PasswordDeleteError:

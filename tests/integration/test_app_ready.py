@@ -1,7 +1,7 @@
 """The real start-up says ``runtime: ready`` before the work a first prompt does not need (issue 27 item 1): the
-hidden Servers and Tools docks (``SideDocks.build``), the Servers dock's host and the importers (``attach_host``)
-and the purge of conversations deleted earlier come after it, and still come: the MCP servers start after the
-dock is attached (it sees every state change)."""
+first run's welcome screen, the hidden Servers and Tools docks (``SideDocks.build``), the Servers dock's host
+and the importers (``attach_host``) and the purge of conversations deleted earlier come after it, and still
+come: the MCP servers start after the dock is attached (it sees every state change)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ PROBE = """
 import sys
 from desktop_app import app as appmod
 from desktop_app.runtime.store import Store
+from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.main_window import MainWindow
 from desktop_app.ui.window.side_docks import SideDocks
 
@@ -32,6 +33,7 @@ traced(MainWindow, "attach_runtime")
 traced(MainWindow, "attach_host")
 traced(Store, "purge_deleted")
 traced(SideDocks, "build")
+traced(WindowDialogs, "open_welcome")
 raise SystemExit(appmod.main(["--smoke-test", "--home", sys.argv[1]]))
 """
 
@@ -56,5 +58,6 @@ def test_ready_comes_before_the_servers_dock_and_the_purge(tmp_path: Path) -> No
         if line.startswith(("step:", "runtime: ready"))
     ]
     order = list(dict.fromkeys(order))  # each step's first call (every use of a dock goes through build)
-    # without the split: attach_runtime, purge_deleted, attach_host, ready (and the docks before attach_runtime)
-    assert order == ["attach_runtime", "ready", "build", "purge_deleted", "attach_host"]
+    # without the split: attach_runtime, purge_deleted, attach_host, ready (the docks before attach_runtime, the
+    # welcome screen in it)
+    assert order == ["attach_runtime", "ready", "open_welcome", "build", "purge_deleted", "attach_host"]

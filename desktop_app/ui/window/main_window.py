@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
 
     def build_rest(self) -> None:
         """What the first paint does not show: the find bar, the key banner, server-request cards, Esc, the tab
-        order, the Help menu and (unless ``defer_docks``) the hidden Servers and Tools docks. The app calls it
+        order, the Help menu and (unless ``wait_for_ready``) the hidden Servers and Tools docks. The app calls it
         right after the first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor
         does. Once."""
         if self.rest_built:
@@ -172,12 +172,13 @@ class MainWindow(QMainWindow):
         from desktop_app.ui.theme.icons import apply_action_icons
 
         apply_action_icons(self)  # the menus' actions get the icon set's icons (``theme.icons``)
-        if not self.defer_docks:
+        if not self.wait_for_ready:
             self.side_docks.build()
 
-    defer_docks = False
-    """True (the app): ``build_rest`` leaves the hidden Servers and Tools docks to ``build_docks``, which the
-    app calls right after ``runtime: ready``; anything that needs a dock before that builds them then."""
+    wait_for_ready = False
+    """True (the app): what no first prompt needs waits for ``after_ready``, which the app calls right after
+    ``runtime: ready``: the hidden Servers and Tools docks (``build_rest`` leaves them; anything that needs a
+    dock sooner builds them then) and ``greet`` (the welcome screen or the key check, which read the keyring)."""
 
     def build_docks(self) -> None:
         """The hidden Servers and Tools docks and the room they take (``window.side_docks``), once."""
@@ -258,14 +259,28 @@ class MainWindow(QMainWindow):
         self._set_tab_order()  # again: the runtime brought more composer buttons (the agent picker)
         self.composer.edit.setFocus()
         self.provider.show()
+        configured = runtime.provider_settings.configured
+        self.set_status("Ready" if configured else "Choose a model provider to start (Settings → Provider…)")
+        if not self.wait_for_ready:
+            self.greet()
+        return controller
+
+    def greet(self) -> None:
+        """The first run's welcome screen, else the question for a missing key, and the chat's empty state
+        (these read the keyring): at ``attach_runtime``, or with ``after_ready`` in the app."""
+        if self.runtime is None:
+            return
         self.empty_states.refresh()
-        if not runtime.provider_settings.configured:
-            self.set_status("Choose a model provider to start (Settings → Provider…)")
+        if not self.runtime.provider_settings.configured:
             self.dialogs.open_welcome()
         else:
-            self.set_status("Ready")
             self.key_banner.check_start()
-        return controller
+
+    def after_ready(self) -> None:
+        """What ``wait_for_ready`` left for right after ``runtime: ready``: ``greet``, then the hidden docks."""
+        if self.wait_for_ready:
+            self.greet()
+        self.build_docks()
 
     def _prepare_on_first_keystroke(self, runtime: RuntimeLike) -> None:
         """Start-up leaves out what only a run needs (the provider's HTTP stack, the MCP SDK behind the
@@ -381,7 +396,7 @@ class MainWindow(QMainWindow):
         return window_state.restore(self, path, layout=False)
 
     def save_state(self) -> None:
-        if self.defer_docks and not (self.rest_built and self.side_docks.built):
+        if self.wait_for_ready and not (self.rest_built and self.side_docks.built):
             return  # quit before the docks and the stored layout were put back: that layout stays as it was
         if self.state_path is not None:
             from desktop_app.ui.window import state as window_state

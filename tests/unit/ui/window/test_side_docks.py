@@ -26,7 +26,7 @@ def _view_titles(window: MainWindow) -> list[str]:
 def _app_window(qtbot) -> MainWindow:
     window = MainWindow(defer_rest=True)  # as desktop_app.app builds it
     qtbot.addWidget(window)
-    window.defer_docks = True
+    window.wait_for_ready = True
     window.build_rest()
     return window
 
