@@ -20,6 +20,7 @@ pass through under their old names).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -431,6 +432,11 @@ class ChatView(QScrollArea):
     def _on_scroll_value_changed(self, value: int) -> None:
         self._stick = value >= self.verticalScrollBar().maximum() - STICK_MARGIN_PX
 
+    follow_limit: Callable[[], int | None] | None = None
+    """Where following the stream stops, as a scroll value (the quick prompt: its question at the top); a view
+    scrolled below it follows to the end."""
+
     def _on_scroll_range_changed(self, _minimum: int, maximum: int) -> None:
         if self._stick:
-            self.verticalScrollBar().setValue(maximum)
+            bar, limit = self.verticalScrollBar(), self.follow_limit() if self.follow_limit is not None else None
+            bar.setValue(maximum if limit is None or bar.value() > limit else min(maximum, limit))

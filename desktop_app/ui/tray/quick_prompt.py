@@ -18,17 +18,18 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPoint, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QByteArray, QPoint, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QClipboard, QCursor, QGuiApplication, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from desktop_app.runtime.errors import SwitchboardError
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.composer import Composer
 from desktop_app.ui.chat.controller import ChatController, RuntimeLike
 from desktop_app.ui.chat.view import ChatView
-from desktop_app.ui.theme.tokens import tokens
+from desktop_app.ui.theme.tokens import SPACE, tokens
 
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
@@ -131,6 +132,8 @@ class QuickPrompt(QWidget):
 
         self.view = ChatView()
         self.view.setFixedHeight(VIEW_HEIGHT)
+        self._turn: QWidget | None = None  # the question whose answer is read from its top (``_turn_top``)
+        self.view.follow_limit = self._turn_top
         self.view.hide()  # until the first message: the box is only the prompt until then
         layout.addWidget(self.view, 1)
 
@@ -181,7 +184,7 @@ class QuickPrompt(QWidget):
         self.view.follow(controller)
         controller.run_started.connect(self._on_run_started)
         controller.busy_changed.connect(self._on_busy_changed)
-        controller.approval_required.connect(lambda e: self.set_status(f"Waiting for your approval: {e.tool}"))
+        controller.approval_required.connect(self._on_approval_required)
         controller.retry_scheduled.connect(lambda _e: self.set_status("Waiting to retry…"))
         self.view.decided.connect(self._on_decided)
         self.view.retry_now_requested.connect(controller.retry_now)
@@ -291,7 +294,7 @@ class QuickPrompt(QWidget):
             return
         attachments, context = self.composer.outgoing()
         self._show_view()
-        self.view.add_user_message(prompt)
+        self._turn = self.view.add_user_message(prompt)
         if attachments:
             self.view.add_notice("Attached: " + ", ".join(a.name for a in attachments))
         if not self.runtime.provider_settings.configured:
@@ -300,6 +303,22 @@ class QuickPrompt(QWidget):
             self.composer.restore(attachments, context)
             return
         self.tasks.start(self.controller.send(prompt, attachments=attachments, context=context), name="quick-send")
+
+    def _turn_top(self) -> int | None:
+        """The small view follows the stream only until the question reaches its top: an answer taller than
+        the view is read from its start ("Thought for 1 s", the first line), the rest a scroll away, instead
+        of its top going up under the box's header (``ChatView.follow_limit``)."""
+        turn, page = self._turn, self.view.widget()
+        if turn is None or page is None or not isValid(turn) or not page.isAncestorOf(turn):
+            return None
+        return max(0, turn.mapTo(page, turn.rect().topLeft()).y() - SPACE.sm)
+
+    def _on_approval_required(self, event: ev.ApprovalRequired) -> None:
+        """A call waits for the user: its card (and its buttons) in view, wherever the answer was read."""
+        self.set_status(f"Waiting for your approval: {event.tool}")
+        card = self.view.cards.get(event.tool_call_id)
+        if card is not None:
+            QTimer.singleShot(0, lambda: self.view.ensureWidgetVisible(card, 0, 0) if isValid(card) else None)
 
     def _show_view(self) -> None:
         if not self.view.isVisible():

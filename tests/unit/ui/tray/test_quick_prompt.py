@@ -370,3 +370,50 @@ def test_the_answer_s_column_spans_the_box(qtbot, desk, llm_server):
     bar = quick.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
     assert left <= 12 + 16 + bar, left  # the frame's and the page's margins (and room for a scroll bar), no more
     assert right <= 12 + 16 + bar, right
+
+
+def test_a_long_answer_with_reasoning_starts_in_view_under_the_header(qtbot, desk, llm_server):
+    """The view followed the stream to its end: the 'Thought for 1 s' header of an answer taller than the view
+    was scrolled up under the box's header (the design screenshots). The turn's start stays in view, the
+    rest scrolls; the end is reached by scrolling."""
+    from desktop_app.ui.chat.blocks import ReasoningBlock
+
+    long_answer = "\n\n".join(f"Step {n}: " + "a line of the answer that goes on " * 4 for n in range(1, 16))
+    llm_server.enqueue(text_reply(long_answer, reasoning="They want the steps; list them in order."))
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "How do I do it?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    view = quick.view
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0)  # the answer is taller than the view: it scrolls
+    reasoning = next(b for b in view.blocks() if isinstance(b, ReasoningBlock))
+    toggle = reasoning.toggle
+    viewport = view.viewport()
+
+    def shown(widget) -> bool:
+        top_left = widget.mapTo(viewport, widget.rect().topLeft())
+        return viewport.rect().contains(QRect(top_left, widget.size()))
+
+    qtbot.waitUntil(lambda: shown(toggle))  # "Thought for …" whole, under the header, not behind it
+    assert toggle.text().startswith("Thought for")
+    question = view.blocks()[0]
+    assert shown(question)  # the question it answers, above it
+    bar.setValue(bar.maximum())  # and the rest is a scroll away
+    assert view.footer is not None and shown(view.footer)
+
+    # The next answer asks for a tool after a long text: its card waits for approval in view, not below it.
+    llm_server.enqueue(tool_call_reply([("call_clock_2", "clock", {"city": "Oslo"})], content=long_answer))
+    llm_server.enqueue(text_reply(long_answer))
+    bar.setValue(0)
+    qtbot.keyClicks(quick.composer.edit, "And the time in Oslo?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: card_for(view, "call_clock_2") is not None and card_for(view, "call_clock_2").state == "waiting"
+    )
+    card = card_for(view, "call_clock_2")
+    qtbot.waitUntil(lambda: shown(card.approve_button))
+    qtbot.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not quick.controller.busy, timeout=10_000)
