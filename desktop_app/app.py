@@ -185,7 +185,9 @@ class App:
         the HTTP host."""
         if self.assembly is None or self.runtime is None or self._quit_requested:  # quit during start-up
             return
-        _start_keyring_discovery()  # its imports (~50 ms of CPU) are not on the way to ready
+        from desktop_app.runtime.credentials import start_discovery
+
+        start_discovery()  # the keyring's backend, in a thread: its imports (~50 ms of CPU) are not on the way to ready
         self.window.after_ready()
         if self.state_file is not None:
             self.window.restore_state(self.state_file)  # the dock layout needs the docks
@@ -391,22 +393,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             instance.close()
         asyncio.set_event_loop(None)
         logging.shutdown()
-
-
-def _start_keyring_discovery() -> None:
-    """Find the keyring backend in a daemon thread (see ``Credentials``' ``discover_backend``): a secret read
-    before it ends waits for it rather than running a second one."""
-    import threading
-
-    def discover() -> None:
-        try:
-            from desktop_app.runtime.credentials import discover_backend
-
-            discover_backend()
-        except Exception:  # the first use of the keyring reports it (as "no usable keyring")
-            log.debug("keyring discovery failed", exc_info=True)
-
-    threading.Thread(target=discover, name="keyring-discovery", daemon=True).start()
 
 
 def _first_paint(window: MainWindow, t0: float) -> bool:

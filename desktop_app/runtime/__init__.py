@@ -6,7 +6,8 @@ import-linter contract in ``pyproject.toml`` enforces it).
 Importing it puts a stand-in for ``httpx._main`` in place (when httpx is not imported yet): ``import httpx``
 otherwise loads httpx's command-line client with click, rich and pygments whenever they are installed
 (measured: +5.7 MB of RSS and ~0.1 s), and Switchboard never runs that client. ``httpx.main`` stays
-callable and says why it does nothing.
+callable and says why it does nothing. And one for pydantic's plugin loader (``runtime.pydantic_plugins``):
+Switchboard uses no pydantic plugins, and looking for them imports ``importlib.metadata`` with the first model.
 """
 
 import sys
@@ -26,3 +27,7 @@ def _leave_out_httpx_cli() -> None:
 
 
 _leave_out_httpx_cli()
+
+from desktop_app.runtime.pydantic_plugins import skip_plugin_discovery  # noqa: E402
+
+skip_plugin_discovery()

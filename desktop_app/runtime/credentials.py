@@ -27,12 +27,24 @@ def discover_backend() -> object:
     """keyring's backend, found once per process: keyring loads every installed backend through entry points
     and asks each whether it works here (on Linux the macOS backend's import alone runs
     ``ctypes.util.find_library`` three times, each a subprocess: 0.2-0.4 s of wall time, ~0.13 s of it CPU).
-    The app starts this in a thread right after the first paint (``desktop_app.app``), so the waiting overlaps
-    the runtime's import; every keyring use here goes through it, so a use that comes first waits for that
-    discovery instead of running a second one."""
+    The app starts this in a thread right after ``runtime: ready`` (``start_discovery``); every keyring use
+    here goes through it, so a use that comes first waits for that discovery instead of running a second one."""
     with _discovery:
         _leave_out_macos_binding()
         return _import_keyring().get_keyring()
+
+
+def start_discovery() -> None:
+    """Run ``discover_backend`` in a daemon thread (the app: right after ``runtime: ready``); a secret read
+    before it ends waits for it rather than running a second one."""
+
+    def discover() -> None:
+        try:
+            discover_backend()
+        except Exception:  # the first use of the keyring reports it (as "no usable keyring")
+            log.debug("keyring discovery failed", exc_info=True)
+
+    threading.Thread(target=discover, name="keyring-discovery", daemon=True).start()
 
 
 def _keyring() -> types.ModuleType:
