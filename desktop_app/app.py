@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_app.launch_args import build_parser
 from desktop_app.paths import HOME_ENV, AppPaths, app_paths
+from desktop_app.startup_log import open_log_file, start_logging
 
 if TYPE_CHECKING:
     import asyncio
@@ -260,58 +261,13 @@ async def _cancel_stragglers() -> None:
     await TaskRunner.cancel_everywhere()
 
 
-class _EarlyLog(logging.Handler):
-    """Holds what is logged before the log file is open: the file handler (``desktop_app.log``, with its
-    rotation and redaction step) is set up after the first paint, and gets these records first."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-def _setup_logging(paths: AppPaths, level: str, early: _EarlyLog | None = None) -> None:
-    """The log file; with ``early`` (from ``_start_logging``), after the records it kept, in order."""
-    from desktop_app.log import setup_logging
-
-    setup_logging(paths.log_dir, level=getattr(logging, level))
-    root = logging.getLogger()
-    if early is None:
-        _add_console(root)
-        return
-    root.removeHandler(early)
-    for handler in [h for h in root.handlers if getattr(h, "_switchboard", False)]:
-        for record in early.records:
-            handler.handle(record)
-    early.records.clear()
-
-
-def _start_logging(level: str) -> _EarlyLog:
-    """Warnings on stderr at once; everything at ``level`` kept for the log file, which opens later."""
-    root = logging.getLogger()
-    root.setLevel(getattr(logging, level))
-    early = _EarlyLog()
-    root.addHandler(early)
-    _add_console(root)
-    return early
-
-
-def _add_console(root: logging.Logger) -> None:
-    console = logging.StreamHandler()
-    console.setLevel(logging.WARNING)
-    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-    root.addHandler(console)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.home:
         os.environ[HOME_ENV] = str(args.home)
     paths = app_paths().ensure()
-    early_log = _start_logging(args.log_level)  # the log file opens after the first paint
+    early_log = start_logging(args.log_level)  # the log file opens after the first paint
 
     from desktop_app.ui.qt_imports import lighten_feature_hook
 
@@ -340,7 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         instance = InstanceServer(server_address(str(args.home) if args.home else None), lambda _m: {"ok": False})
         claimed = instance.claim()
         if claimed == "taken":  # another instance started first (a race): hand it this launch
-            _setup_logging(paths, args.log_level, early_log)
+            open_log_file(paths, args.log_level, early_log)
             return forward_main(list(sys.argv[1:] if argv is None else argv)) or EXIT_OK
         if claimed == "failed":  # run anyway; a second launch then starts a second app
             log.warning("single instance is off for this session (see the error above)")
@@ -359,13 +315,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.smoke_test:
             window.restore_geometry(state_file)
         if not _first_paint(window, t0):
-            _setup_logging(paths, args.log_level, early_log)
+            open_log_file(paths, args.log_level, early_log)
             return EXIT_FAILED
-    # No garbage collection passes from here until the start-up after ready is done (App.run turns it back on):
-    # the imports and widgets on the way make almost no cyclic garbage, yet each pass walks every object made so
-    # far (a full one ~10 ms): ready ~25 ms sooner (issue 27). freeze_startup_objects collects once, later.
+    # No collection passes until the start-up after ready is done (App.run): the way makes almost no cyclic garbage,
+    # yet each pass walks every object so far (ready ~25 ms sooner, issue 27). freeze_startup_objects collects later.
     gc.disable()
-    _setup_logging(paths, args.log_level, early_log)
+    open_log_file(paths, args.log_level, early_log)
     window.wait_for_ready = True  # the hidden docks, the welcome screen: right after 'runtime: ready' (_after_ready)
     window.build_rest()  # the find bar, the key banner, the Help menu: after the first paint
 

@@ -68,3 +68,37 @@ def test_ready_comes_before_the_servers_dock_and_the_purge(tmp_path: Path) -> No
     steps = [line for line in done.stdout.splitlines() if line.startswith("step:")]
     assert steps and all(line.endswith("gc=False") for line in steps), steps
     assert "gc after: True" in done.stdout
+
+
+FAILING = """
+import sys
+import desktop_app.assembly
+from desktop_app import app as appmod
+
+def broken(*args, **kwargs):
+    raise RuntimeError("assembly broke on purpose")
+
+desktop_app.assembly.assemble = broken
+raise SystemExit(appmod.main(["--smoke-test", "--home", sys.argv[1]]))
+"""
+
+
+@pytest.mark.integration
+def test_a_start_up_that_fails_before_ready_still_writes_its_log(tmp_path: Path) -> None:
+    """A start-up that never gets to ready writes why to the log file (opened after the first paint)."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+    done = subprocess.run(
+        [sys.executable, "-c", FAILING, str(tmp_path)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr[-3000:]
+    assert "runtime: ready" not in done.stdout
+    [log] = tmp_path.rglob("switchboard.log")
+    text = log.read_text(encoding="utf-8")
+    assert "start-up failed" in text and "assembly broke on purpose" in text

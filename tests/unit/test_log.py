@@ -52,8 +52,9 @@ def test_log_file_is_redacted(tmp_path: Path) -> None:
 def test_what_is_logged_before_the_log_file_opens_is_written_to_it_first(tmp_path: Path) -> None:
     """The app opens its log file after the first paint; records from before keep their order and pass the
     redaction step like every other line."""
-    from desktop_app.app import _setup_logging, _start_logging
     from desktop_app.paths import AppPaths
+    from desktop_app.startup_log import open_log_file as _setup_logging
+    from desktop_app.startup_log import start_logging as _start_logging
 
     root = logging.getLogger()
     before, level = list(root.handlers), root.level
