@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontDatabase, QPalette, QShowEvent
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -46,6 +45,7 @@ from desktop_app.ui.tools.texts import (
     state_text,
     summary_text,
 )
+from desktop_app.ui.tools.wrap_row import WrapRow
 
 if TYPE_CHECKING:  # the runtime (pydantic, mcp) is imported only once the panel is used, after first paint
     from desktop_app.runtime.tools.overview import Overview, ToolRow
@@ -139,16 +139,15 @@ class ToolPanel(QWidget):
         splitter.setStretchFactor(1, 1)
         layout.addWidget(splitter, 1)
 
-        footer = QHBoxLayout()
         self.count_label = QLabel("")
         self.count_label.setObjectName("toolCount")
         self.count_label.setFont(tabular(self.count_label.font()))  # counts that change do not jiggle
-        footer.addWidget(self.count_label, 1)
         self.settings_button = QPushButton("Deferral settings…")
         self.settings_button.setObjectName("deferralSettingsButton")
         self.settings_button.clicked.connect(self.settings_requested)
-        footer.addWidget(self.settings_button)
-        layout.addLayout(footer)
+        self.footer = WrapRow(self.count_label, self.settings_button)  # stacked in a narrow panel, never cut
+        self.footer.setObjectName("toolFooter")
+        layout.addWidget(self.footer)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -267,6 +266,7 @@ class ToolPanel(QWidget):
                 group = QTreeWidgetItem([server, "", "", "", ""])
                 group.setData(COL_TOOL, Qt.ItemDataRole.UserRole, ("server", server))
                 group.setFont(COL_TOOL, bold)
+                group.setToolTip(COL_TOOL, server)  # the whole name of a server elided in a narrow panel
                 if summary is not None:
                     group.setText(COL_STATE, f"{summary.tools} tool{'s' if summary.tools != 1 else ''}")
                     group.setText(COL_TOKENS, f"~{summary.tokens:,}")

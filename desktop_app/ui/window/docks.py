@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QScrollArea, QStyle
 
 CONVERSATIONS_MIN = 200
@@ -130,6 +130,8 @@ class DockRoom(QObject):
                 self._opening(watched)
             elif event.type() == QEvent.Type.HideToParent:
                 self._closing(watched)
+            elif event.type() == QEvent.Type.Resize:
+                self._squeezed(watched)
         return False
 
     def _list_width(self) -> int | None:
@@ -141,6 +143,19 @@ class DockRoom(QObject):
         if self._before is None:  # the first right dock to open: the layout to give back when the last closes
             self._before = self._last
         QTimer.singleShot(0, lambda: self.fit(dock))
+
+    def _squeezed(self, dock: QDockWidget) -> None:
+        """A right dock resized: by the user's hand while a mouse button is down (dragging the separator: that
+        width is the one it reopens and regrows to), else by the window (narrowed, or the dock's minimum
+        changed), and then the width it was given follows it, so ``_regrow`` gives the dock its width back when
+        the window grows again (it kept the ~160 px it had at 800 px after the window was widened to 1400 and
+        1920: the design screenshots' Tools panel)."""
+        if dock not in self._given or not dock.isVisible() or dock.isFloating():
+            return
+        if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            self._widths[dock] = dock.width()
+        else:
+            self._given[dock] = dock.width()
 
     def _regrow(self) -> None:
         """The user made the window wider: a right dock that had to open narrower than its width (the window
