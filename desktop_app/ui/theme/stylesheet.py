@@ -80,6 +80,10 @@ QFrame#composerField QToolButton { border: none; border-radius: ${r_sm}px; paddi
 QFrame#composerField QToolButton:hover { background: $hover; color: $text; }
 QFrame#composerField QToolButton:pressed { background: $pressed; color: $text; }
 QFrame#composerField QToolButton:disabled { color: $text_disabled; }
+QFrame#composerField QToolButton#modelPicker::menu-indicator,
+QFrame#composerField QToolButton#agentPicker::menu-indicator {
+    image: url("$arrow_down"); subcontrol-origin: padding; subcontrol-position: center right; width: 10px;
+    height: 10px; right: ${sp_xs}px; }
 QPlainTextEdit#composer:disabled { color: $text_disabled; placeholder-text-color: $text_disabled; }
 QPushButton#sendButton { background: $accent; color: $accent_text; border: none; border-radius: ${r_md}px;
     padding: 5px 14px; font-weight: 600; }

@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.agents.definitions import AgentCatalog
@@ -113,3 +114,26 @@ def test_a_narrow_composer_elides_the_name_and_the_tooltip_has_it_whole(qtbot, r
     row = [w for w in parts if w is not None and w.isVisible()]
     for left, right in itertools.pairwise(row):  # in the row's order: none runs into the next
         assert left.geometry().right() < right.geometry().left(), (left.objectName(), right.objectName())
+
+
+def _arrow_rows(image: QImage, columns: int = 16) -> list[int]:
+    """The rows where the rightmost ``columns`` of a button's picture differ from its background (its arrow)."""
+    background = image.pixelColor(image.width() - 1, 0)
+    return [
+        y
+        for y in range(image.height())
+        for x in range(image.width() - columns, image.width())
+        if image.pixelColor(x, y) != background
+    ]
+
+
+def test_the_pickers_menu_arrows_sit_beside_their_label_centred(qtbot, real_window):
+    """The menu arrows of the model and agent pickers were Fusion's, in the button's bottom-right corner, below
+    the label's line (design screenshots): now a chevron centred on the label's line."""
+    _settle(real_window, 1400, 900)
+    for button in (real_window.composer.model_button, real_window.agent_picker):
+        qtbot.waitUntil(lambda button=button: button.width() >= button.sizeHint().width())
+        rows = _arrow_rows(button.grab().toImage())
+        assert rows, button.objectName()
+        middle = (min(rows) + max(rows)) / 2
+        assert abs(middle - button.height() / 2) <= 2, (button.objectName(), min(rows), max(rows), button.height())
