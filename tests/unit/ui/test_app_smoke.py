@@ -92,6 +92,36 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
 
+@pytest.mark.integration
+def test_no_garbage_collection_pass_runs_before_the_first_paint(tmp_path):
+    """The real entry point (``switchboard``): the collector is off from the window's imports to the first paint;
+    its passes over every module, class and enum made so far cost ~8 ms of the first paint (docs/performance.md).
+    It is on again once ``main()`` returns."""
+    code = (
+        "import builtins, gc, sys\n"
+        "passes, started = [], []\n"
+        "gc.callbacks.append(lambda phase, info: started and phase == 'start' and passes.append(info['generation']))\n"
+        "real_print = builtins.print\n"
+        "def print_(*args, **kwargs):\n"
+        "    if args and str(args[0]).startswith('startup:'):\n"
+        "        real_print(f'passes before the first paint: {passes}', flush=True)\n"
+        "    real_print(*args, **kwargs)\n"
+        "builtins.print = print_\n"
+        "from desktop_app.__main__ import main\n"
+        "started.append(True)\n"
+        "code = main(['--smoke-test'])\n"
+        "real_print(f'collector on after main: {gc.isenabled()}', flush=True)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert "passes before the first paint: []" in proc.stdout, proc.stdout
+    assert "collector on after main: True" in proc.stdout, proc.stdout
+
+
 def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
     """An untouched window never imports what only a run needs; typing starts preparing it (once)."""
     from desktop_app.ui.window.main_window import MainWindow
