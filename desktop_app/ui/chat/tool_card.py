@@ -32,6 +32,7 @@ from desktop_app.ui.chat.common import ERROR_COLOR, OK_COLOR, escape
 from desktop_app.ui.chat.tool_card_approval import ApprovalAnswer, ApprovalControls, describe_decision
 from desktop_app.ui.chat.tool_card_media import image_labels, resource_boxes, strip_shown
 from desktop_app.ui.delegate import Delegated
+from desktop_app.ui.theme.focus_visible import install_focus_visible
 
 RESULT_DISPLAY_LIMIT = 4000
 PROGRESS_STEPS = 1000
@@ -97,8 +98,9 @@ class ToolCard(QFrame):
         self.setStyleSheet(
             "QFrame#toolCard { border: 1px solid palette(mid); border-radius: 6px;"
             " background: palette(alternate-base); }"
-            " QFrame#toolCard:focus { border: 1px solid palette(highlight); }"
+            ' QFrame#toolCard[focusVisible="true"]:focus { border: 1px solid palette(highlight); }'
         )
+        install_focus_visible(self)  # a ring for keyboard focus: clicking its title to unfold it frames nothing
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         header = QHBoxLayout()

@@ -73,3 +73,33 @@ def test_a_click_in_the_transcript_draws_no_ring_and_tab_does(qtbot, themed, win
     qtbot.keyClick(following, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
     assert _ring_share(view.grab().toImage(), ring) > 0.3
+
+
+@pytest.mark.parametrize("name", ["light", "dark"])
+def test_a_click_on_a_tool_card_draws_no_ring_and_tab_does(qtbot, themed, window, fake_runtime, name):
+    """The hook-changed scene clicks a card's title to unfold it: the whole card was framed in the highlight."""
+    from tests.support.fake_runtime import Tool
+
+    theme.apply_theme(name)
+    window.resize(1000, 700)
+    fake_runtime.script(Tool("t1", "crm", "lookup", {"name": "Ada"}, result="Ada Lovelace", policy=True), Content("Done."))
+    window.composer.edit.setPlainText("Look up Ada")
+    window.composer.button.click()
+    qtbot.waitUntil(lambda: not window.controller.busy and "t1" in window.view.cards)
+    card = window.view.cards["t1"]
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.composer.edit.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.edit)
+    plain = card.grab().toImage()
+    ring = QColor(card.palette().highlight().color()).name()
+
+    qtbot.mouseClick(card.title, Qt.MouseButton.LeftButton)  # the title: a label, the card takes the focus
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
+    assert _ring_share(card.grab().toImage(), ring) == _ring_share(plain, ring) == 0
+
+    window.composer.edit.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.composer.edit)
+    card.setFocus(Qt.FocusReason.TabFocusReason)  # the keyboard's way to the card
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is card)
+    assert _ring_share(card.grab().toImage(), ring) > 0.3
