@@ -4,11 +4,11 @@ points to the log."""
 
 from __future__ import annotations
 
-from desktop_app.runtime.errors import SwitchboardError
-
 
 def describe_exception(exc: BaseException) -> str:
     """A user-facing sentence for an exception: our own errors already say what to do."""
+    from desktop_app.runtime.errors import SwitchboardError  # json and the redaction's patterns: not before paint
+
     if isinstance(exc, SwitchboardError):
         return str(exc)
     return f"Something went wrong ({type(exc).__name__}: {exc}). See the log for details and try again."

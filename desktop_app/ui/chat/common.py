@@ -3,7 +3,6 @@ force), JSON display and HTML escaping."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from desktop_app.ui.theme.tokens import Role
@@ -15,6 +14,8 @@ MUTED_COLOR = Role("text_muted")
 
 
 def pretty_json(value: Any) -> str:
+    import json  # with the first tool card, not before the first paint
+
     try:
         return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
     except (TypeError, ValueError):
@@ -23,6 +24,8 @@ def pretty_json(value: Any) -> str:
 
 def compact_json(value: Any, limit: int = 160) -> str:
     """One-line JSON, cut to ``limit`` characters with an ellipsis."""
+    import json
+
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
     except (TypeError, ValueError):

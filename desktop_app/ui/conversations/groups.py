@@ -7,7 +7,6 @@ Header rows are list items without flags (not selectable, not editable) and with
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
@@ -23,6 +22,8 @@ MARKS = ("\x02", "\x03")  # the store's search marks around a match (not charact
 
 
 def group_of(ts: float, now: float | None = None) -> str:
+    import datetime as dt  # with the first conversation listed, not before the first paint
+
     today = dt.date.fromtimestamp(now if now is not None else time.time())
     day = dt.date.fromtimestamp(ts)
     if day >= today:

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QKeySequence
 
-from desktop_app.runtime.errors import SwitchboardError
-
 if TYPE_CHECKING:
     from desktop_app.ui.window.main_window import MainWindow
 
@@ -114,6 +112,8 @@ class ProviderDisplay:
         conversation = self._conversation()
         setter = getattr(w.runtime, "set_conversation_provider", None)
         if conversation and setter is not None:
+            from desktop_app.runtime.errors import SwitchboardError
+
             try:
                 setter(conversation, None)
             except SwitchboardError:  # a conversation the runtime does not know yet: nothing to reset

@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.runtime.errors import SwitchboardError
-
 if TYPE_CHECKING:
     from desktop_app.runtime import events as ev
     from desktop_app.ui.chat.tool_card import ApprovalAnswer
@@ -95,6 +93,8 @@ class TurnControl:
         w = self.window
         if w.controller is None:
             return
+        from desktop_app.runtime.errors import SwitchboardError
+
         try:
             w.controller.answer(tool_call_id, answer)
         except (SwitchboardError, ValueError) as exc:

@@ -81,6 +81,10 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
     for module in ("desktop_app.ui.chat.blocks", "desktop_app.ui.chat.markdown_view", "desktop_app.ui.chat.tool_card"):
         assert imported.get(module, len(lines)) > painted, f"{module} was imported before the first paint"
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
+    # What only an error, a tool card or a listed conversation needs (~4 ms, docs/performance.md): the runtime's
+    # error tree with json and the redaction's patterns, datetime.
+    for module in ("desktop_app.runtime.errors", "desktop_app.runtime.redaction", "json", "datetime"):
+        assert imported.get(module, len(lines)) > painted, f"{module} was imported before the first paint"
     # The hidden Servers and Tools docks are built right after ready (issue 27: ~40 ms of widgets and polish),
     # the first run's welcome screen opens then, and the keyring loads with its discovery, started then.
     for module in (
