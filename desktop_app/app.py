@@ -2,9 +2,10 @@
 
 Start-up order keeps the first paint near the bare-Qt floor: Qt and the window's shell first (the chat
 column, the composer, the conversation list and the menus; ``MainWindow(defer_rest=True)``), shown and
-painted on a plain Qt event loop; only then asyncio and qasync, the window's hidden docks and dialogs
-(``build_rest``), the tray, and the heavy runtime (the MCP SDK import alone costs ~0.6 s), imported in a
-worker thread and attached to the window, which shows "Starting…" until then. Shutdown order: the window
+painted on a plain Qt event loop; only then asyncio and qasync, the find bar and the Help menu
+(``build_rest``), the tray, and the runtime, imported in a worker thread and attached to the window, which
+shows "Starting…" until then. What a first prompt does not need comes right after ``runtime: ready``
+(``App._after_ready``: the hidden docks, the welcome screen, the keyring, the MCP servers). Shutdown order: the window
 closes, the UI's tasks are cancelled, ``await runtime.aclose()`` stops runs and MCP servers, and only then the
 loop stops.
 

@@ -2,7 +2,7 @@
 splitter sizes, in one INI file next to the settings (``window.ini``; Qt's ``QSettings`` format).
 
 ``restore`` puts the geometry back before the window is first shown, and the dock layout and splitters once
-the docks exist (the main window builds its hidden docks after the first paint); ``save`` runs when it
+the docks exist (the app builds the hidden docks after ``runtime: ready``); ``save`` runs when it
 closes. A missing or unreadable file restores nothing (the defaults stay); splitters are keyed by the
 ``objectName`` path down to them.
 """
