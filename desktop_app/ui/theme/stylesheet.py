@@ -80,6 +80,7 @@ QFrame#composerField QToolButton { border: none; border-radius: ${r_sm}px; paddi
 QFrame#composerField QToolButton:hover { background: $hover; color: $text; }
 QFrame#composerField QToolButton:pressed { background: $pressed; color: $text; }
 QFrame#composerField QToolButton:disabled { color: $text_disabled; }
+QFrame#composerField QToolButton#agentPicker { padding-right: ${sp_lg}px; }
 QFrame#composerField QToolButton#modelPicker::menu-indicator,
 QFrame#composerField QToolButton#agentPicker::menu-indicator {
     image: url("$arrow_down"); subcontrol-origin: padding; subcontrol-position: center right; width: 10px;
@@ -197,6 +198,7 @@ QPushButton[kind="primary"]:focus { border-color: $focus_ring_on_accent; }
 QPushButton#sendButton:focus { border: ${focus}px solid $focus_ring_on_accent; padding: 3px 12px; }
 QToolButton:focus { border: ${focus}px solid $focus_ring; border-radius: ${r_sm}px; padding: 1px 3px; }
 QFrame#composerField QToolButton:focus { border: ${focus}px solid $focus_ring; padding: ${sp_xxs}px 6px; color: $text; }
+QFrame#composerField QToolButton#agentPicker:focus { padding-right: 14px; }
 QToolButton#copyCodeButton:focus { border: ${focus}px solid $focus_ring; padding: 0 6px; }
 QCheckBox:focus, QRadioButton:focus { border-color: $focus_ring; }
 QTabBar::tab:focus { border: ${focus}px solid $focus_ring; }

@@ -137,3 +137,27 @@ def test_the_pickers_menu_arrows_sit_beside_their_label_centred(qtbot, real_wind
         assert rows, button.objectName()
         middle = (min(rows) + max(rows)) / 2
         assert abs(middle - button.height() / 2) <= 2, (button.objectName(), min(rows), max(rows), button.height())
+
+
+def _ink_runs(image: QImage) -> list[tuple[int, int]]:
+    """The runs of columns that hold anything but the button's background, left to right."""
+    background = image.pixelColor(image.width() - 1, 0)
+    inked = [any(image.pixelColor(x, y) != background for y in range(image.height())) for x in range(image.width())]
+    runs: list[tuple[int, int]] = []
+    for x, ink in enumerate(inked):
+        if ink and (not runs or runs[-1][1] != x - 1):
+            runs.append((x, x))
+        elif ink:
+            runs[-1] = (runs[-1][0], x)
+    return runs
+
+
+def test_the_agent_pickers_chevron_stands_apart_from_its_icon(qtbot, real_window):
+    """The icon-only agent picker's chevron touched its icon (design screenshots, after the arrow was centred)."""
+    _settle(real_window, 1400, 900)
+    picker = real_window.agent_picker
+    qtbot.waitUntil(lambda: picker.width() >= picker.sizeHint().width())
+    runs = _ink_runs(picker.grab().toImage())
+    assert len(runs) >= 2, runs  # the icon, then the chevron
+    (_, icon_end), (chevron_start, _) = runs[-2], runs[-1]
+    assert chevron_start - icon_end >= 3, runs
