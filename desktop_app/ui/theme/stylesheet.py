@@ -81,6 +81,7 @@ QFrame#composerField QToolButton:hover { background: $hover; color: $text; }
 QFrame#composerField QToolButton:pressed { background: $pressed; color: $text; }
 QFrame#composerField QToolButton:disabled { color: $text_disabled; }
 QFrame#composerField QToolButton#agentPicker { padding-right: ${sp_lg}px; }
+QFrame#composerField QToolButton#attachButton { padding-right: ${sp_xxs}px; }
 QFrame#composerField QToolButton#modelPicker::menu-indicator,
 QFrame#composerField QToolButton#agentPicker::menu-indicator {
     image: url("$arrow_down"); subcontrol-origin: padding; subcontrol-position: center right; width: 10px;
@@ -199,6 +200,7 @@ QPushButton#sendButton:focus { border: ${focus}px solid $focus_ring_on_accent; p
 QToolButton:focus { border: ${focus}px solid $focus_ring; border-radius: ${r_sm}px; padding: 1px 3px; }
 QFrame#composerField QToolButton:focus { border: ${focus}px solid $focus_ring; padding: ${sp_xxs}px 6px; color: $text; }
 QFrame#composerField QToolButton#agentPicker:focus { padding-right: 14px; }
+QFrame#composerField QToolButton#attachButton:focus { padding-right: 0; }
 QToolButton#copyCodeButton:focus { border: ${focus}px solid $focus_ring; padding: 0 6px; }
 QCheckBox:focus, QRadioButton:focus { border-color: $focus_ring; }
 QTabBar::tab:focus { border: ${focus}px solid $focus_ring; }

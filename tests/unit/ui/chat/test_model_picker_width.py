@@ -161,3 +161,18 @@ def test_the_agent_pickers_chevron_stands_apart_from_its_icon(qtbot, real_window
     assert len(runs) >= 2, runs  # the icon, then the chevron
     (_, icon_end), (chevron_start, _) = runs[-2], runs[-1]
     assert chevron_start - icon_end >= 3, runs
+
+
+def test_the_composer_s_left_buttons_are_evenly_spaced(qtbot, real_window):
+    """'Attach' had Qt's slack after its text (two spaces' width), so the gap from it to the clipboard icon was
+    half again the gap between the clipboard and resource icons (design screenshots)."""
+    _settle(real_window, 1400, 900)
+    composer = real_window.composer
+    attach, resource = composer.attach_button, composer.resource_button
+    field = composer.field.grab().toImage()
+    left, right = attach.geometry().left(), resource.geometry().right()
+    strip = field.copy(left, attach.geometry().top(), right - left + 1, attach.height())
+    runs = _ink_runs(strip)
+    gaps = [b[0] - a[1] for a, b in itertools.pairwise(runs) if b[0] - a[1] >= 8]  # between buttons, not letters
+    assert len(gaps) == 2, runs  # Attach → clipboard, clipboard → resource
+    assert abs(gaps[0] - gaps[1]) <= 4, gaps
