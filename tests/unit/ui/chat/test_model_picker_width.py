@@ -1,6 +1,7 @@
-"""The composer's provider/model picker shows the model's whole name in the real window's row, themed as the
-app is (the stylesheet's paddings): at 1400 and 1920 px the field makes room for it; only a genuinely narrow
-composer elides it, and the whole name stays in the tooltip."""
+"""The composer's row in the real window, themed as the app is (the stylesheet's paddings): the provider/model
+picker shows the model's whole name (at 1400 and 1920 px the field makes room for it; only a genuinely narrow
+composer elides it, the whole name in the tooltip), the pickers' menu arrows sit beside their labels, and the
+left group of buttons is evenly spaced."""
 
 from __future__ import annotations
 
