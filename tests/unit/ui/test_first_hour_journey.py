@@ -78,13 +78,15 @@ class Launched:
         window.restore_geometry(self.state_file)
         window.show()
         qtbot.waitExposed(window)  # main(): the first paint, on Qt's own loop
+        window.wait_for_ready = True  # main(): the docks, their layout and the welcome screen after ready
         window.build_rest()
-        window.restore_state(self.state_file)
         self.window = window
         self.app = App(QApplication.instance(), window, self.paths, time.perf_counter(), smoke=False)  # type: ignore[arg-type]
+        self.app.state_file = self.state_file
         _install_shell(self.app, build_parser().parse_args([]), self.paths, None)
         self.run = qloop.create_task(self.app.run())
         qtbot.waitUntil(lambda: window.controller is not None, timeout=START_S)
+        qtbot.waitUntil(lambda: window.mcp_config_path is not None, timeout=START_S)  # and what follows ready
 
     def quit(self) -> None:
         """Quit if the test did not (a failed step): the ordered shutdown, then forget the app's signal."""
