@@ -1,7 +1,7 @@
 """The real start-up says ``runtime: ready`` before the work a first prompt does not need (issue 27 item 1): the
-first run's welcome screen, the hidden Servers and Tools docks (``SideDocks.build``), the Servers dock's host
-and the importers (``attach_host``) and the purge of conversations deleted earlier come after it, and still
-come: the MCP servers start after the dock is attached (it sees every state change)."""
+first run's welcome screen, the later parts (``LaterParts.build``: the docks, the find bar, the Help menu), the
+Servers dock's host and the importers (``attach_host``) and the purge of conversations deleted earlier come
+after it, and still come: the MCP servers start after the dock is attached (it sees every state change)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from desktop_app import app as appmod
 from desktop_app.runtime.store import Store
 from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.main_window import MainWindow
-from desktop_app.ui.window.side_docks import SideDocks
+from desktop_app.ui.window.later_parts import LaterParts
 
 def traced(cls, name):
     original = getattr(cls, name)
@@ -33,7 +33,7 @@ def traced(cls, name):
 traced(MainWindow, "attach_runtime")
 traced(MainWindow, "attach_host")
 traced(Store, "purge_deleted")
-traced(SideDocks, "build")
+traced(LaterParts, "build")
 traced(WindowDialogs, "open_welcome")
 code = appmod.main(["--smoke-test", "--home", sys.argv[1]])
 print(f"gc after: {gc.isenabled()}", flush=True)

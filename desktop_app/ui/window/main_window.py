@@ -33,6 +33,7 @@ from desktop_app.ui.error_text import describe_exception
 from desktop_app.ui.window.conversation_ctl import ConversationControl
 from desktop_app.ui.window.dialogs import WindowDialogs
 from desktop_app.ui.window.files import FileIntake
+from desktop_app.ui.window.later_parts import Later
 from desktop_app.ui.window.menu_bar import MenuBar
 from desktop_app.ui.window.menus import order_menus
 from desktop_app.ui.window.provider import ProviderDisplay
@@ -43,11 +44,12 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from desktop_app.ui.chat.controller import ChatController, RuntimeLike
+    from desktop_app.ui.chat.find import FindBar
     from desktop_app.ui.extensions.import_dialog import McpImporter
     from desktop_app.ui.servers.dock import ServersDock
+    from desktop_app.ui.servers.requests import ServerRequests
     from desktop_app.ui.tools.dock import ToolsDock
     from desktop_app.ui.window.docks import DockRoom
-    from desktop_app.ui.window.side_docks import SideDocks
 
 
 class MainWindow(QMainWindow):
@@ -144,74 +146,40 @@ class MainWindow(QMainWindow):
             self.build_rest()
 
     def build_rest(self) -> None:
-        """What the first paint does not show: the find bar, the key banner, server-request cards, Esc, the tab
-        order, the Help menu and (unless ``wait_for_ready``) the hidden Servers and Tools docks. The app calls it
-        right after the first paint (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor
-        does. Once."""
+        """What the first paint does not show: the key banner, Esc and the tab order, and (unless
+        ``wait_for_ready``) the later parts: the find bar, the server-request cards, the hidden Servers and Tools
+        docks and the Help menu (``later_parts``). The app calls it right after the first paint
+        (``MainWindow(defer_rest=True)``); without ``defer_rest`` the constructor does. Once."""
         if self.rest_built:
             return
         self.rest_built = True
-        from desktop_app.ui.chat.find import FindBar
-        from desktop_app.ui.dialogs.about import install_help_menu
-        from desktop_app.ui.servers.requests import ServerRequests
         from desktop_app.ui.window.key_banner import install_key_banner
+        from desktop_app.ui.window.later_parts import LaterParts
 
-        self.find_bar = FindBar(self.view)
-        self._column.insertWidget(self._column.indexOf(self.view) + 1, self.find_bar)
         self.key_banner = install_key_banner(self, self._column)  # "Enter key" when the provider's key is missing
-        from desktop_app.ui.window.side_docks import SideDocks
-
-        self.side_docks = SideDocks(self)
-        self.server_requests = ServerRequests(self.view, self)  # sampling/elicitation cards, inline in the chat
-        self.server_requests.status_message.connect(self.set_status)
+        self.later_parts = LaterParts(self)
         self.stop_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         self.stop_shortcut.activated.connect(self.turns.on_stop_requested)
         self._set_tab_order()
-        self.about_action = install_help_menu(self)  # Help → About Switchboard, the last menu
-        order_menus(self)
-        from desktop_app.ui.theme.icons import apply_action_icons
-
-        apply_action_icons(self)  # the menus' actions get the icon set's icons (``theme.icons``)
         if not self.wait_for_ready:
-            self.side_docks.build()
+            self.later_parts.build()
 
     wait_for_ready = False
     """True (the app): what no first prompt needs waits for ``after_ready``, which the app calls right after
-    ``runtime: ready``: the hidden Servers and Tools docks (``build_rest`` leaves them; anything that needs a
-    dock sooner builds them then) and ``greet`` (the welcome screen or the key check, which read the keyring)."""
+    ``runtime: ready``: the later parts (``build_rest`` leaves them; anything that needs one sooner builds them
+    then) and ``greet`` (the welcome screen or the key check, which read the keyring)."""
 
-    def build_docks(self) -> None:
-        """The hidden Servers and Tools docks and the room they take (``window.side_docks``), once."""
+    def build_later(self) -> None:
+        """The find bar, the server-request cards, the hidden docks and the Help menu (``later_parts``), once."""
         self.build_rest()
-        self.side_docks.build()
+        self.later_parts.build()
 
-    def _docks(self, name: str) -> SideDocks:
-        if not self.rest_built:  # like any attribute ``build_rest`` makes: not there before it ran
-            raise AttributeError(name)
-        return self.side_docks.build()
-
-    @property
-    def servers_dock(self) -> ServersDock:
-        """The Servers dock (built on first use if the app has not built it yet: ``build_docks``)."""
-        dock = self._docks("servers_dock").servers
-        if dock is None:  # while they are being built
-            raise AttributeError("servers_dock")
-        return dock
-
-    @property
-    def tools_dock(self) -> ToolsDock:
-        """The Tools dock (built on first use if the app has not built it yet: ``build_docks``)."""
-        dock = self._docks("tools_dock").tools
-        if dock is None:  # while they are being built
-            raise AttributeError("tools_dock")
-        return dock
-
-    @property
-    def dock_room(self) -> DockRoom:
-        room = self._docks("dock_room").room
-        if room is None:  # while they are being built
-            raise AttributeError("dock_room")
-        return room
+    servers_dock: Later[ServersDock] = Later("servers")
+    tools_dock: Later[ToolsDock] = Later("tools")
+    dock_room: Later[DockRoom] = Later("room")
+    find_bar: Later[FindBar] = Later("find_bar")
+    server_requests: Later[ServerRequests] = Later("server_requests")
+    about_action: Later[QAction] = Later("about_action")
 
     def _set_tab_order(self) -> None:
         """Tab follows the reading order; the focused stop shows a ring (``window.focus``)."""
@@ -235,7 +203,7 @@ class MainWindow(QMainWindow):
             signal.connect(self.conversation_ctl.on_activity)
         controller.run_failed.connect(self.key_banner.on_run_failed)
         self.controller = controller
-        self.side_docks.attach_runtime(runtime, lambda: controller.conversation_id)  # now or once the dock is built
+        self.later_parts.attach_runtime(runtime, lambda: controller.conversation_id)  # now or once the dock is built
         from desktop_app.ui.chat.agent_picker import install_agent_picker
         from desktop_app.ui.window.agent_menu import add_agent_menu
 
@@ -277,10 +245,10 @@ class MainWindow(QMainWindow):
             self.key_banner.check_start()
 
     def after_ready(self) -> None:
-        """What ``wait_for_ready`` left for right after ``runtime: ready``: ``greet``, then the hidden docks."""
+        """What ``wait_for_ready`` left for right after ``runtime: ready``: ``greet``, then the later parts."""
         if self.wait_for_ready:
             self.greet()
-        self.build_docks()
+        self.build_later()
 
     def _prepare_on_first_keystroke(self, runtime: RuntimeLike) -> None:
         """Start-up leaves out what only a run needs (the provider's HTTP stack, the MCP SDK behind the
@@ -396,7 +364,7 @@ class MainWindow(QMainWindow):
         return window_state.restore(self, path, layout=False)
 
     def save_state(self) -> None:
-        if self.wait_for_ready and not (self.rest_built and self.side_docks.built):
+        if self.wait_for_ready and not (self.rest_built and self.later_parts.built):
             return  # quit before the docks and the stored layout were put back: that layout stays as it was
         if self.state_path is not None:
             from desktop_app.ui.window import state as window_state
