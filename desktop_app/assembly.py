@@ -158,9 +158,10 @@ def assemble(
 
     problems.extend(register_builtins(host, store=store, paths=paths, tool_catalog=deferral.catalog))
     problems.extend(_wire_skills(host, runtime, paths))
-    from desktop_app.runtime.plugins.prompts import wire_prompts
+    if _plugins_enabled(settings.plugins):  # the plugins package (model, tomllib) loads only when one is in use
+        from desktop_app.runtime.plugins.prompts import wire_prompts
 
-    wire_prompts(host, paths.data_dir, paths.settings_file)  # enabled plugins' prompts, as switchboard.plugins
+        wire_prompts(host, paths.data_dir, paths.settings_file)  # enabled plugins' prompts, as switchboard.plugins
     # Agents: definitions from the settings, agents/*.md and enabled plugins; each one a lazy chat-with-<agent> server.
     from desktop_app.runtime.agents import AgentCatalog, AgentRunner, register_agents
 
@@ -246,17 +247,29 @@ def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:
 
     def load() -> Any:
         settings = runtime.settings
-        from desktop_app.runtime.plugins.manage import enabled_skill_roots
-
         roots = skill_roots(
             paths.config_dir / "skills", settings.skills_folders, read_external=settings.skills_read_external
         )
-        return discover([*roots, *enabled_skill_roots(paths.data_dir, settings.plugins)])
+        if _plugins_enabled(settings.plugins):
+            from desktop_app.runtime.plugins.manage import enabled_skill_roots
+
+            roots = [*roots, *enabled_skill_roots(paths.data_dir, settings.plugins)]
+        return discover(roots)
+
+    def rules() -> str:  # Whale plugins' rules/*.md, as Whale injects them
+        if not _plugins_enabled(runtime.settings.plugins):
+            return ""
+        from desktop_app.runtime.plugins.rules import rules_block
+
+        return rules_block(paths.data_dir, runtime.settings.plugins)
 
     wiring = SkillsWiring(host, load)
     found = wiring.refresh()
     runtime.system_blocks.append(wiring.block)
-    from desktop_app.runtime.plugins.rules import rules_block  # Whale plugins' rules/*.md, as Whale injects them
-
-    runtime.system_blocks.append(lambda: rules_block(paths.data_dir, runtime.settings.plugins))
+    runtime.system_blocks.append(rules)
     return [*found.problems, *([wiring.problem] if wiring.problem else [])]
+
+
+def _plugins_enabled(records: dict[str, dict[str, Any]]) -> bool:
+    """Whether any plugin is enabled: without one, nothing of the plugins package is needed (issue 27)."""
+    return any(record.get("enabled") for record in records.values())

@@ -167,8 +167,8 @@ class AgentCatalog:
     def load(cls, settings: Settings, config_dir: Path, *, data_dir: Path | None = None) -> AgentCatalog:
         """The agents of the settings and ``agents/*.md``; with ``data_dir``, the enabled plugins' too."""
         files, problems = load_agent_files(config_dir / FOLDER_NAME)
-        if data_dir is not None:
-            from desktop_app.runtime.plugins.agents import enabled_agents
+        if data_dir is not None and any(record.get("enabled") for record in settings.plugins.values()):
+            from desktop_app.runtime.plugins.agents import enabled_agents  # the plugins package: only when in use
 
             contributed, trouble = enabled_agents(data_dir, settings.plugins)
             own = {a.name for a in files} | {a.name for a in settings.agents}

@@ -96,6 +96,7 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         "desktop_app.ui.servers.requests",
         "desktop_app.ui.dialogs.welcome",
         "keyring",
+        "desktop_app.runtime.plugins",  # no plugin is enabled in a fresh home: the package is not needed
     ):
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
