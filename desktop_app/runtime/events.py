@@ -21,7 +21,7 @@ from desktop_app.runtime.host_events import *  # noqa: F403  (the host's events 
 class TokenUsage(BaseModel):
     """Token counts of one model response. DeepSeek also reports prompt-cache hits and misses."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -35,7 +35,7 @@ class TokenUsage(BaseModel):
 class ConversationUsage(BaseModel):
     """A conversation's usage so far (every run, also those of earlier processes), on ``RunFinished``."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     tokens: TokenUsage
     cache_hit_rate: float | None = None
@@ -48,7 +48,7 @@ class ConversationUsage(BaseModel):
 class RetryInfo(BaseModel):
     """Why and when a request or a stream will be tried again."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     attempt: int
     max_attempts: int

@@ -57,7 +57,7 @@ the run's ``chat-progress`` from the start); taken by that call only, never by t
 class AgentAttachment(BaseModel):
     """An attachment as nanobot's ``ChatInputSchema`` has it: a URL (``file://`` or a local path here)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True, defer_build=True)
 
     url: str
     name: str = ""

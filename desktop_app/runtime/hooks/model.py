@@ -68,7 +68,7 @@ def claude_matches(matcher: str | None, names: tuple[str, ...]) -> bool:
 class HookDef(BaseModel):
     """One lifecycle hook as written in a config file (``hooks.<Event>[]``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, defer_build=True)
 
     type: HookType = "command"
     command: str | None = None

@@ -18,7 +18,7 @@ NoticeTarget = Literal["arguments", "result", "prompt", "approval", "none"]
 class HookNotice(BaseModel):
     """One thing hooks did that the user must be able to see."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     kind: NoticeKind
     event: str

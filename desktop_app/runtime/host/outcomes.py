@@ -24,7 +24,7 @@ OUTPUT_LIMIT_SETTING = "tool_output_limit"
 class CallOutcome(BaseModel):
     """The result of one tool call as the run loop sees it. ``text`` is what the model reads."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     text: str
     is_error: bool = False

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the SDK loads with the first connection (see :mod:`.sdk_imp
 class ServerStatus(BaseModel):
     """What the UI shows for one server."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     state: HostServerState

@@ -27,7 +27,7 @@ from desktop_app.runtime.tool_names import model_safe_name, qualify_tool_name, u
 class HostTool(BaseModel):
     """One tool the model can call: its model-facing name and where it really lives."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     name: str
     server: str

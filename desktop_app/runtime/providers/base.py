@@ -14,7 +14,7 @@ from desktop_app.runtime.messages import Message, ToolCallRequest, ToolSpec
 class ChatRequest(BaseModel):
     """One model request: the conversation so far, the tools on offer and the generation options."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     model: str
     messages: tuple[Message, ...]
@@ -42,7 +42,7 @@ def finish_reason(wire: str | None, dialect: Mapping[str, FinishReason], *, tool
 
 
 class _Item(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
 
 class ContentChunk(_Item):

@@ -69,7 +69,7 @@ class ApprovalPolicy:
 class Grant(BaseModel):
     """A remembered approval: a tool (or a whole server) approved beyond one call."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     scope: Literal["conversation", "tool", "server"]
     server: str
