@@ -161,7 +161,7 @@ class App:
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.host")
         from desktop_app.assembly import assemble
 
-        self.assembly = assemble(self.paths, strict=False)
+        self.assembly = assemble(self.paths, strict=False, discover_later=True)  # workflows read after ready
         runtime = self.assembly.runtime
         self.runtime = runtime
         self.window.attach_runtime(runtime)
@@ -208,7 +208,7 @@ class App:
         self.window.attach_host(  # before host.start(): the Servers dock sees every state change
             self.assembly.host, credentials=runtime.credentials, mcp_config=self.paths.mcp_config_file
         )
-        for problem in self.assembly.problems:
+        for problem in [*self.assembly.problems, *(p for later in self.assembly.later_problems for p in later())]:
             self.window.view.show_error(problem)
         if not self.smoke:
             self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")

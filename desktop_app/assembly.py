@@ -6,6 +6,7 @@ Both composition roots use it: ``app.py`` (lenient: a broken file becomes a prob
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,8 @@ class Assembly:
     agent_runner: AgentRunner | None = None
     workflows: Workflows | None = None
     tasks: Tasks | None = None
+    later_problems: list[Callable[[], list[str]]] = field(default_factory=list)
+    """Problems found by a discovery left for later (``assemble(discover_later=True)``): the app asks after ready."""
 
     async def aclose(self) -> None:
         try:
@@ -64,10 +67,13 @@ def assemble(
     persist: bool = True,
     project_dir: Path | None = None,
     serve_default_agent: bool = False,
+    discover_later: bool = False,
 ) -> Assembly:
     """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
     in ``problems``, defaults are used, and the broken file is never written (settings are then not saved).
-    ``serve_default_agent``: the built-in default agent gets its ``chat-with-`` server too (``switchboard serve``)."""
+    ``serve_default_agent``: the built-in default agent gets its ``chat-with-`` server too (``switchboard serve``).
+    ``discover_later``: the workflows are registered but not read yet; their problems are in ``later_problems``
+    (the app: after ``runtime: ready``; the built-in server reads them when it is first used)."""
     from desktop_app.runtime.host import Host, load_mcp_config
     from desktop_app.runtime.host.config import unknown_field_warnings
     from desktop_app.runtime.service import Runtime
@@ -180,6 +186,7 @@ def assemble(
         data_dir=paths.data_dir,
         project_dir=project_dir or Path.cwd(),
         store=store,
+        discover_now=not discover_later,
     )
     problems.extend(workflow_problems)
     # Tasks (prompts or workflows on a schedule) live in the store; switchboard.tasks. The app and serve start them.
@@ -187,8 +194,17 @@ def assemble(
 
     tasks, task_problems = wire_tasks(host, runtime, store=store, workflows=workflows)
     problems.extend(task_problems)
+    later = [workflows.problems] if discover_later else []
     return Assembly(
-        runtime, host, store, recorder, problems, agent_runner=agent_runner, workflows=workflows, tasks=tasks
+        runtime,
+        host,
+        store,
+        recorder,
+        problems,
+        agent_runner=agent_runner,
+        workflows=workflows,
+        tasks=tasks,
+        later_problems=later,
     )
 
 

@@ -16,11 +16,33 @@ folder or an enabled plugin. The modules:
 * :mod:`.wiring` — :class:`Workflows`, what the app and the CLI hold.
 """
 
-from desktop_app.runtime.workflows.discovery import BrokenWorkflow, WorkflowSet, discover, workflow_roots
-from desktop_app.runtime.workflows.model import Step, Workflow, WorkflowError, WorkflowInput, WorkflowProblem
-from desktop_app.runtime.workflows.parser import parse_workflow
-from desktop_app.runtime.workflows.runner import WorkflowBusyError, WorkflowResult, WorkflowRunner
-from desktop_app.runtime.workflows.template import InputError
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.workflows.discovery import BrokenWorkflow, WorkflowSet, discover, workflow_roots
+    from desktop_app.runtime.workflows.model import Step, Workflow, WorkflowError, WorkflowInput, WorkflowProblem
+    from desktop_app.runtime.workflows.parser import parse_workflow
+    from desktop_app.runtime.workflows.runner import WorkflowBusyError, WorkflowResult, WorkflowRunner
+    from desktop_app.runtime.workflows.template import InputError
+
+_HOMES = {
+    "discovery": ("BrokenWorkflow", "WorkflowSet", "discover", "workflow_roots"),
+    "model": ("Step", "Workflow", "WorkflowError", "WorkflowInput", "WorkflowProblem"),
+    "parser": ("parse_workflow",),
+    "runner": ("WorkflowBusyError", "WorkflowResult", "WorkflowRunner"),
+    "template": ("InputError",),
+}
+"""Where each name above lives, imported when first asked for: registering the lazy built-in at start-up
+(``wiring``) loads neither the model nor the parser (issue 27: not on the way to ``runtime: ready``)."""
+
+
+def __getattr__(name: str) -> Any:
+    for module, names in _HOMES.items():
+        if name in names:
+            return getattr(import_module(f"{__name__}.{module}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "BrokenWorkflow",

@@ -30,13 +30,15 @@ import contextvars
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.context import ContextItem
 from desktop_app.runtime.conversation import RunOutcome
-from desktop_app.runtime.workflows.model import Step, Workflow
 from desktop_app.runtime.workflows.template import fill, holds, resolve_inputs
+
+if TYPE_CHECKING:  # the parsed workflow's types: the model loads with discovery, not with the runner
+    from desktop_app.runtime.workflows.model import Step, Workflow
 
 WorkflowStatus = Literal["finished", "failed", "cancelled"]
 MAX_DEPTH = 3

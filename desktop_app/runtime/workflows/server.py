@@ -17,13 +17,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from desktop_app.runtime.workflows.discovery import WorkflowSet
-from desktop_app.runtime.workflows.model import Workflow
 from desktop_app.runtime.workflows.runner import WorkflowBusyError, WorkflowRunner
 from desktop_app.runtime.workflows.template import InputError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
+
+    from desktop_app.runtime.workflows.discovery import WorkflowSet
+    from desktop_app.runtime.workflows.model import Workflow
 
 SERVER_NAME = "switchboard.workflows"
 RUN_TIMEOUT = 24 * 3600.0

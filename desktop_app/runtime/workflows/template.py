@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from desktop_app.runtime.workflows.model import Condition, Workflow
+if TYPE_CHECKING:
+    from desktop_app.runtime.workflows.model import Condition, Workflow
 
 VARIABLE = re.compile(r"\{\{\s*([^{}]+?)\s*\}\}")
 INPUT_PREFIX = "input."

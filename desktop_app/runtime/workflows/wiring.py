@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from desktop_app.runtime.workflows.discovery import WorkflowSet, discover, workflow_roots
 from desktop_app.runtime.workflows.records import FOLDER_NAME, WorkflowRecords
 from desktop_app.runtime.workflows.runner import WorkflowRunner, WorkflowRuntime
 from desktop_app.runtime.workflows.server import RUN_TIMEOUT, SERVER_NAME
+
+if TYPE_CHECKING:
+    from desktop_app.runtime.workflows.discovery import WorkflowSet
 
 
 class Workflows:
@@ -42,11 +44,28 @@ class Workflows:
             runtime.subscribe(records)
 
     def load(self) -> WorkflowSet:
-        """The workflows found now (read from disk on each call)."""
+        """The workflows found now (read from disk on each call; discovery, the parser and the model load with the
+        first call)."""
+        from desktop_app.runtime.workflows.discovery import discover, workflow_roots
+
         roots = workflow_roots(
             config_dir=self.config_dir, project_dir=self.project_dir, data_dir=self.data_dir, plugins=self.plugins()
         )
         return discover(roots)
+
+    def problems(self) -> list[str]:
+        """What the user is told about the workflows found now: one line per broken file, and the shadowed."""
+        found = self.load()
+        problems: list[str] = []
+        for broken in found.broken:  # one line per file: its first fault, and where to see them all
+            first = broken.problems[0]
+            more = len(broken.problems) - 1
+            problems.append(
+                f"The workflow '{broken.name}' cannot run: {first}"
+                + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
+                + "; see View → Workflows… or `switchboard workflows list`"
+            )
+        return [*problems, *found.shadowed]
 
     def register(self, host: Any) -> list[str]:
         """Register the lazy ``switchboard.workflows`` server; problems for the user (its name is taken)."""
@@ -66,9 +85,18 @@ class Workflows:
 
 
 def wire_workflows(
-    host: Any, runtime: Any, *, config_dir: Path, data_dir: Path, project_dir: Path | None, store: Any | None
+    host: Any,
+    runtime: Any,
+    *,
+    config_dir: Path,
+    data_dir: Path,
+    project_dir: Path | None,
+    store: Any | None,
+    discover_now: bool = True,
 ) -> tuple[Workflows, list[str]]:
-    """The app's and the CLI's :class:`Workflows`: records under ``data_dir``, step runs linked in ``store``."""
+    """The app's and the CLI's :class:`Workflows`: records under ``data_dir``, step runs linked in ``store``.
+    The problems of the workflows found (``Workflows.problems``) come with the registration's unless
+    ``discover_now`` is False (the app asks for them after ``runtime: ready``)."""
     link = titled = None
     if store is not None:
         from desktop_app.runtime.store.agents import link_subagent
@@ -92,16 +120,8 @@ def wire_workflows(
         records=records,
     )
     problems = workflows.register(host)
-    found = workflows.load()
-    for broken in found.broken:  # one line per file: its first fault, and where to see them all
-        first = broken.problems[0]
-        more = len(broken.problems) - 1
-        problems.append(
-            f"The workflow '{broken.name}' cannot run: {first}"
-            + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else "")
-            + "; see View → Workflows… or `switchboard workflows list`"
-        )
-    problems += found.shadowed
+    if discover_now:
+        problems += workflows.problems()
     return workflows, problems
 
 
