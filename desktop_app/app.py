@@ -174,10 +174,6 @@ class App:
             self.window.attach_store(store)
         if self.shell is not None:
             self.shell.attach(runtime, self.assembly.host, store, self.assembly.recorder)
-        if self.assembly.tasks is not None:  # View → Tasks…, task notifications, the tray's runs in progress
-            from desktop_app.ui.tasks import install_tasks
-
-            install_tasks(self.window, self.assembly.tasks, shell=self.shell, recorder=self.assembly.recorder)
 
     def _after_ready(self) -> None:
         """What a first prompt does not need, right after ready (issue 27): the keyring's backend discovery (a
@@ -210,6 +206,10 @@ class App:
         )
         for problem in [*self.assembly.problems, *(p for later in self.assembly.later_problems for p in later())]:
             self.window.view.show_error(problem)
+        if self.assembly.tasks is not None:  # View → Tasks…, task notifications, the tray's runs in progress
+            from desktop_app.ui.tasks import install_tasks  # the Tasks are made here (not before ready)
+
+            install_tasks(self.window, self.assembly.tasks, shell=self.shell, recorder=self.assembly.recorder)
         if not self.smoke:
             self.window.tasks.start(self._start_servers(runtime), name="start-mcp-servers")
             if runtime.settings.http_host.enabled:  # MCP over HTTP: imported only when it is on

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Recorder, Store
     from desktop_app.runtime.tasks import Tasks
+    from desktop_app.runtime.tasks.wiring import TasksOnFirstUse
     from desktop_app.runtime.workflows.wiring import Workflows
 
 GRANTS_FILENAME = "grants.json"
@@ -41,14 +42,20 @@ class Assembly:
     problems: list[str] = field(default_factory=list)
     agent_runner: AgentRunner | None = None
     workflows: Workflows | None = None
-    tasks: Tasks | None = None
+    tasks_on_first_use: TasksOnFirstUse | None = None
     later_problems: list[Callable[[], list[str]]] = field(default_factory=list)
     """Problems found by a discovery left for later (``assemble(discover_later=True)``): the app asks after ready."""
 
+    @property
+    def tasks(self) -> Tasks | None:
+        """The session's tasks (``None`` without a store), made when first asked for (the app: after ready)."""
+        return self.tasks_on_first_use.get() if self.tasks_on_first_use is not None else None
+
     async def aclose(self) -> None:
         try:
-            if self.tasks is not None:
-                await self.tasks.aclose()  # task runs end as interrupted, keeping their partial answers
+            made = self.tasks_on_first_use.made if self.tasks_on_first_use is not None else None
+            if made is not None:
+                await made.aclose()  # task runs end as interrupted, keeping their partial answers
             await self.runtime.aclose()  # runs stop and write their last events first
         finally:
             if self.recorder is not None:
@@ -203,7 +210,7 @@ def assemble(
         problems,
         agent_runner=agent_runner,
         workflows=workflows,
-        tasks=tasks,
+        tasks_on_first_use=tasks,
         later_problems=later,
     )
 

@@ -1,6 +1,7 @@
 """``assemble(discover_later=True)`` (the app, issue 27) registers the workflows without reading them: a broken
 workflow's problem comes from ``later_problems`` (asked after ``runtime: ready``) with the same words the CLI's
-``assemble()`` puts in ``problems`` at once, and the parser and the model are not loaded until then."""
+``assemble()`` puts in ``problems`` at once, and the parser and the model are not loaded until then; the
+session's tasks are registered (``switchboard.tasks``) but made, with their model, when first asked for."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ async def test_a_broken_workflow_is_reported_now_or_later(tmp_path: Path, later:
         await built.aclose()
 
 
-def test_discovering_later_loads_neither_the_parser_nor_the_model(tmp_path: Path) -> None:
+def test_the_app_s_assembly_loads_neither_workflow_parsing_nor_the_tasks(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
@@ -46,12 +47,15 @@ def test_discovering_later_loads_neither_the_parser_nor_the_model(tmp_path: Path
         "from desktop_app.paths import AppPaths\n"
         "home = Path(sys.argv[1])\n"
         "paths = AppPaths(home / 'c', home / 'd', home / 'l').ensure()\n"
-        "built = assemble(paths, strict=False, persist=False, project_dir=home, discover_later=True)\n"
-        "print(sorted(m for m in ('desktop_app.runtime.workflows.model', 'desktop_app.runtime.workflows.parser')"
-        " if m in sys.modules))\n"
+        "built = assemble(paths, strict=False, project_dir=home, discover_later=True)\n"
+        "later = ('desktop_app.runtime.workflows.model', 'desktop_app.runtime.workflows.parser',"
+        " 'desktop_app.runtime.tasks.model', 'desktop_app.runtime.tasks.service')\n"
+        "print(sorted(m for m in later if m in sys.modules), built.tasks_on_first_use.made)\n"
+        "print(type(built.tasks).__name__, built.tasks is built.tasks, later[3] in sys.modules)\n"
+        "built.store.close()\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.splitlines() == ["[] None", "Tasks True True"]  # the tasks are made when first asked for

@@ -12,13 +12,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from desktop_app.runtime.tasks import SERVER_NAME
 from desktop_app.runtime.tasks.model import NOW, Task, TaskError, TaskRun
 from desktop_app.runtime.tasks.service import Tasks
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-SERVER_NAME = "switchboard.tasks"
 CHANGING_TOOLS = ("create_task", "update_task", "delete_task")
 SCHEDULE_HELP = (
     "schedule: a five-field cron line 'M H D MONTH WEEKDAY' restricted to every day ('0 9 * * *'), weekly "
