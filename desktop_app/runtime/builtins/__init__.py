@@ -4,7 +4,10 @@ Each built-in is an in-process ``MCPServer`` named ``switchboard.<name>``; :func
 only registers the factories, so nothing is created at assembly or at ``Host.start()``. A server is
 created the first time it is used: when a run starts (the runtime asks the host to connect the
 built-ins, so that their tools are listed to the model) or on a direct ``Host.call``. Their tools keep
-bare names and go through the same ``Host.call`` as external tools.
+bare names and go through the same ``Host.call`` as external tools. Their tools declare no output schema
+(``structured_output=False``): a result is the JSON text of a model their own server already validated, read
+back as structured content by ``host.outcomes``; with a schema the SDK's client revalidated every result
+with ``jsonschema`` (~3 MB on the first call).
 
 * ``switchboard.system``: ``current_time``, ``system_info`` (read-only: never ask);
 * ``switchboard.history``: ``search_conversations``, ``read_conversation`` (read-only: never ask);

@@ -188,6 +188,7 @@ def make_artifacts_server(folder: Path, *, max_bytes: int = MAX_ARTIFACT_BYTES) 
             f"content: the text (at most {_size_label(max_bytes)}). mime_type: e.g. text/markdown, text/csv."
         ),
         annotations=WRITES,
+        structured_output=False,
     )
     async def save_artifact(name: str, content: str, mime_type: str = DEFAULT_MIME) -> str:
         async with lock:
@@ -202,6 +203,7 @@ def make_artifacts_server(folder: Path, *, max_bytes: int = MAX_ARTIFACT_BYTES) 
     @server.tool(
         description="List the saved artifacts with their size in bytes, last modification time and MIME type.",
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def list_artifacts() -> ArtifactList:
         try:
@@ -210,7 +212,11 @@ def make_artifacts_server(folder: Path, *, max_bytes: int = MAX_ARTIFACT_BYTES) 
             raise ToolError(f"The artifacts folder cannot be read: {exc}") from None
         return ArtifactList(folder=str(store.folder), artifacts=items)
 
-    @server.tool(description="Read a saved artifact's text, by its name (see list_artifacts).", annotations=READ_ONLY)
+    @server.tool(
+        description="Read a saved artifact's text, by its name (see list_artifacts).",
+        annotations=READ_ONLY,
+        structured_output=False,
+    )
     async def read_artifact(name: str) -> str:
         try:
             return await asyncio.to_thread(store.read, name)

@@ -132,6 +132,7 @@ def make_history_server(store: Store | None, *, zone: tzinfo | None = None) -> M
             f"snippets. limit: how many conversations (1-{MAX_SEARCH_RESULTS}, default 10)."
         ),
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def search_conversations(query: str, limit: int = 10) -> str:
         if store is None:
@@ -149,6 +150,7 @@ def make_history_server(store: Store | None, *, zone: tzinfo | None = None) -> M
             f"(1-{MAX_MESSAGES}, default 50)."
         ),
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def read_conversation(conversation_id: str, max_messages: int = 50) -> str:
         if store is None:

@@ -169,6 +169,7 @@ def make_system_server(paths: AppPaths, *, now: Now = _now, zone_name: ZoneName 
             "abbreviation and the weekday. Pass an IANA zone name (e.g. 'America/New_York') for another zone."
         ),
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def current_time(timezone: str | None = None) -> CurrentTime:
         if timezone:
@@ -185,6 +186,7 @@ def make_system_server(paths: AppPaths, *, now: Now = _now, zone_name: ZoneName 
             "Switchboard's version and folders (config, data, logs, artifacts)."
         ),
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def system_info() -> SystemInfo:
         return system_facts(paths)
