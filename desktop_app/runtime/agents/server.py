@@ -197,11 +197,12 @@ def make_agent_server(runner: AgentRunner, agent: str) -> MCPServer:
     """A new ``switchboard.agent.<agent>`` server with its one tool."""
     definition = runner.catalog.get(agent)
     description = (definition.description if definition is not None else "") or "Chat with the agent"
-    from mcp.server.mcpserver import MCPServer
-
     from desktop_app import __version__
+    from desktop_app.runtime.in_process import in_process_server
 
-    server = MCPServer(agent_server_name(agent), version=__version__, log_level="WARNING", instructions=description)
+    server = in_process_server(
+        agent_server_name(agent), version=__version__, log_level="WARNING", instructions=description
+    )
 
     @server.tool(
         name=f"{TOOL_PREFIX}{agent}",

@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from desktop_app import __version__
 from desktop_app.runtime.host.jsonfiles import write_bytes_atomically
+from desktop_app.runtime.in_process import in_process_server
 
 SERVER_NAME = "switchboard.artifacts"
 FOLDER_NAME = "artifacts"
@@ -179,7 +180,7 @@ def make_artifacts_server(folder: Path, *, max_bytes: int = MAX_ARTIFACT_BYTES) 
     """A new ``switchboard.artifacts`` server storing files in ``folder``."""
     store = ArtifactStore(folder, max_bytes=max_bytes)
     lock = asyncio.Lock()  # one save at a time: the index file is read, changed and replaced
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
 
     @server.tool(
         description=(

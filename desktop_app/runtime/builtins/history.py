@@ -21,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from desktop_app import __version__
+from desktop_app.runtime.in_process import in_process_server
 from desktop_app.runtime.store import SearchHit, Store, StoredMessage
 
 SERVER_NAME = "switchboard.history"
@@ -123,7 +124,7 @@ def format_conversation(store: Store, conversation_id: str, max_messages: int, z
 
 def make_history_server(store: Store | None, *, zone: tzinfo | None = None) -> MCPServer:
     """A new ``switchboard.history`` server over ``store`` (``None``: history is off)."""
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
 
     @server.tool(
         description=(

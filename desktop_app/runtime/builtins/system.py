@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from desktop_app import __version__
 from desktop_app.paths import APP_NAME, AppPaths
+from desktop_app.runtime.in_process import in_process_server
 
 SERVER_NAME = "switchboard.system"
 READ_ONLY = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
@@ -161,7 +162,7 @@ def _now() -> datetime:
 
 def make_system_server(paths: AppPaths, *, now: Now = _now, zone_name: ZoneName = local_zone_name) -> MCPServer:
     """A new ``switchboard.system`` server (the factory the host calls on first use)."""
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
 
     @server.tool(
         description=(

@@ -21,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 
 from desktop_app import __version__
 from desktop_app.runtime.host.catalog import CATALOG_SERVER, CATALOG_TOOL, Catalog, CatalogEntry
+from desktop_app.runtime.in_process import in_process_server
 
 SERVER_NAME = CATALOG_SERVER
 TOOL_NAME = CATALOG_TOOL
@@ -97,7 +98,7 @@ def search_result(catalog: Catalog, query: str) -> mtypes.CallToolResult:
 
 def make_tools_server(catalog: Callable[[], Catalog]) -> MCPServer:
     """A new ``switchboard.tools`` server searching ``catalog()`` (the current deferred catalog)."""
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
 
     @server.tool(name=TOOL_NAME, description=DESCRIPTION, annotations=READ_ONLY)
     async def tool_search(query: str) -> mtypes.CallToolResult:

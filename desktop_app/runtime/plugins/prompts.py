@@ -23,6 +23,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from desktop_app.runtime.in_process import in_process_server
 from desktop_app.runtime.plugins.commands import SERVER_NAME, PluginPrompt, read_prompts
 from desktop_app.runtime.plugins.model import PluginError, read_plugin
 
@@ -59,12 +60,11 @@ def _filler(prompt: PluginPrompt) -> Any:
 
 def make_prompts_server(prompts: list[PluginPrompt]) -> Any:
     """A new ``switchboard.plugins`` server offering ``prompts`` (an MCPServer)."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.prompts.base import Prompt
 
     from desktop_app import __version__
 
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
     for prompt in prompts:
         description = prompt.description + (f" (arguments: {prompt.argument_hint})" if prompt.argument_hint else "")
         server.add_prompt(Prompt.from_function(_filler(prompt), name=prompt.name, description=description))

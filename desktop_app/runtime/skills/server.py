@@ -14,6 +14,7 @@ import mcp_types as mtypes
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from desktop_app.runtime.in_process import in_process_server
 from desktop_app.runtime.skills.discovery import SERVER_NAME, SKILL_FILE, SkillSet, read_skill_text, split_frontmatter
 
 READ_ONLY = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
@@ -42,7 +43,7 @@ def make_skills_server(load: Callable[[], SkillSet]) -> MCPServer:
     """A new ``switchboard.skills`` server over the skills ``load()`` finds."""
     from desktop_app import __version__
 
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
 
     @server.tool(
         description="Load a skill's instructions by name (see 'Available skills' in the system prompt). "

@@ -59,12 +59,12 @@ def describe_task(task: Task, last: TaskRun | None = None) -> str:
 def make_tasks_server(tasks: Tasks) -> MCPServer:
     """A new ``switchboard.tasks`` server over ``tasks``."""
     import mcp_types as mtypes
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     from desktop_app import __version__
+    from desktop_app.runtime.in_process import in_process_server
 
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
     read_only = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
     changing = mtypes.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 

@@ -52,14 +52,14 @@ def listing(found: WorkflowSet) -> str:
 def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunner) -> MCPServer:
     """A new ``switchboard.workflows`` server over the workflows ``load()`` finds."""
     import mcp_types as mtypes
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.server.mcpserver.resources import FunctionResource
 
     from desktop_app import __version__
     from desktop_app.runtime.hooks.context import current_tool_call
+    from desktop_app.runtime.in_process import in_process_server
 
-    server = MCPServer(SERVER_NAME, version=__version__, log_level="WARNING")
+    server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
     read_only = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 
     @server.tool(
