@@ -210,6 +210,7 @@ def make_agent_server(runner: AgentRunner, agent: str) -> MCPServer:
             f"Chat with the agent '{agent}': {description}. It works on the prompt with its own tools and "
             "answers with its final reply. attachments: local files (file:// URLs or paths)."
         ),
+        structured_output=False,
     )
     async def chat(prompt: str, attachments: list[AgentAttachment | str] | None = None) -> str:
         return await runner.chat(agent, prompt, list(attachments or []))

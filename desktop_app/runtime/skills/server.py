@@ -49,6 +49,7 @@ def make_skills_server(load: Callable[[], SkillSet]) -> MCPServer:
         description="Load a skill's instructions by name (see 'Available skills' in the system prompt). "
         "Returns its SKILL.md text and the files in its folder; nothing is run.",
         annotations=READ_ONLY,
+        structured_output=False,
     )
     async def load_skill(name: str) -> str:
         skills = await asyncio.to_thread(load)
@@ -57,7 +58,9 @@ def make_skills_server(load: Callable[[], SkillSet]) -> MCPServer:
         except OSError as exc:
             raise ToolError(f"The skill {name!r} cannot be read: {exc}") from None
 
-    @server.tool(description="List the available skills with their descriptions.", annotations=READ_ONLY)
+    @server.tool(
+        description="List the available skills with their descriptions.", annotations=READ_ONLY, structured_output=False
+    )
     async def list_skills() -> str:
         skills = await asyncio.to_thread(load)
         return "\n".join(f"{s.name}: {s.description}" for s in skills.sorted()) or "No skills are installed."

@@ -69,7 +69,9 @@ def make_tasks_server(tasks: Tasks) -> MCPServer:
     changing = mtypes.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 
     @server.tool(
-        description="List the scheduled and on-request tasks: schedule, next run, last result.", annotations=read_only
+        description="List the scheduled and on-request tasks: schedule, next run, last result.",
+        annotations=read_only,
+        structured_output=False,
     )
     async def list_tasks() -> str:
         found = tasks.all()
@@ -80,6 +82,7 @@ def make_tasks_server(tasks: Tasks) -> MCPServer:
         description="Create a task: a prompt (or a workflow with inputs) run by an agent on a schedule, in the "
         "background, each run a new conversation. " + SCHEDULE_HELP,
         annotations=changing,
+        structured_output=False,
     )
     async def create_task(
         name: str,
@@ -110,6 +113,7 @@ def make_tasks_server(tasks: Tasks) -> MCPServer:
         description="Change a task (by id or name): only the fields given change; enabled=false pauses it. "
         + SCHEDULE_HELP,
         annotations=changing,
+        structured_output=False,
     )
     async def update_task(
         task: str,
@@ -144,7 +148,9 @@ def make_tasks_server(tasks: Tasks) -> MCPServer:
             raise ToolError(str(exc)) from None
         return "Updated:\n" + describe_task(updated)
 
-    @server.tool(description="Delete a task (by id or name) and its run history.", annotations=changing)
+    @server.tool(
+        description="Delete a task (by id or name) and its run history.", annotations=changing, structured_output=False
+    )
     async def delete_task(task: str) -> str:
         try:
             gone = tasks.delete(task)
@@ -152,7 +158,10 @@ def make_tasks_server(tasks: Tasks) -> MCPServer:
             raise ToolError(str(exc)) from None
         return f"Deleted the task {gone.name!r}."
 
-    @server.tool(description="Start a task (by id or name) now, in the background; its answer arrives later.")
+    @server.tool(
+        description="Start a task (by id or name) now, in the background; its answer arrives later.",
+        structured_output=False,
+    )
     async def run_task(task: str) -> str:
         try:
             run = tasks.run_now(task)

@@ -65,13 +65,15 @@ def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunne
     @server.tool(
         description="List the workflows (repeatable multi-step processes) with their inputs and steps.",
         annotations=read_only,
+        structured_output=False,
     )
     async def list_workflows() -> str:
         return listing(await asyncio.to_thread(load))
 
     @server.tool(
         description="Run a workflow by name with its inputs (a mapping of input name to text). Its steps run one "
-        "after the other, each as its own model turn; the result is the workflow's Output."
+        "after the other, each as its own model turn; the result is the workflow's Output.",
+        structured_output=False,
     )
     async def run_workflow(name: str, inputs: dict[str, str] | None = None) -> str:
         found = await asyncio.to_thread(load)

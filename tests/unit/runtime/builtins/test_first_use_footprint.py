@@ -91,3 +91,21 @@ async def test_a_model_result_stays_structured_through_its_json_text(tmp_path: P
         result = await client.call_tool("list_artifacts", {})
     outcome = outcome_from_result(result)
     assert outcome.structured == {"folder": str(tmp_path / "artifacts"), "artifacts": []}
+
+
+@pytest.mark.asyncio
+async def test_no_in_process_server_of_the_assembly_declares_an_output_schema(tmp_path: Path) -> None:
+    from desktop_app.assembly import assemble
+    from desktop_app.runtime.skills.discovery import SkillSet
+    from desktop_app.runtime.skills.server import make_skills_server
+
+    paths = AppPaths(tmp_path / "config", tmp_path / "data", tmp_path / "logs").ensure()
+    built = assemble(paths, strict=True)
+    try:
+        servers = [factory() for factory in built.host.registry.builtins.values()]
+        servers.append(make_skills_server(SkillSet))
+        schemas = {tool.name: tool.output_schema for server in servers for tool in await server.list_tools()}
+    finally:
+        await built.aclose()
+    assert {"current_time", "list_tasks", "create_task", "list_workflows", "run_workflow", "load_skill"} <= set(schemas)
+    assert {name: schema for name, schema in schemas.items() if schema is not None} == {}
