@@ -1,6 +1,7 @@
 """The Servers dock's lower half: the selected server's actions and what it offers.
 
-A header with the server's name and Edit…, Disable/Enable and Remove (built-ins can only be looked at),
+A header with the server's name and Edit…, Disable/Enable and Remove (built-ins can only be looked at; the
+buttons go under the name, wrapped, when the panel is narrow: ``action_row``),
 then tabs: Tools (name and description, from ``Host.tools``), Resources and Prompts (asked from the
 server when it is ready, through ``Host.list_resources`` / ``list_prompts``), and Log (the server's log
 messages and stderr tail, :class:`~desktop_app.ui.servers.log_view.ServerLogView`).
@@ -20,7 +21,6 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFrame,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QScrollArea,
@@ -32,8 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
-from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, escape
+from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
+from desktop_app.ui.servers.action_row import ButtonFlow, ServerTitle
 from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView, first_line, reason_text
+from desktop_app.ui.theme.tokens import SPACE
+from desktop_app.ui.tools.wrap_row import WrapRow
 
 log = logging.getLogger(__name__)
 
@@ -134,10 +137,7 @@ class ServerInspector(QWidget):
         self.tasks = TaskRunner(on_error=self._on_task_failed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        header = QHBoxLayout()
-        self.title = QLabel("Select a server")
-        self.title.setObjectName("serverInspectorTitle")
-        header.addWidget(self.title, 1)
+        self.title = ServerTitle()  # the name elided (whole in its tooltip), never cut through a letter
         self.edit_button = QPushButton("Edit…")
         self.edit_button.setObjectName("editServerButton")
         self.toggle_button = QPushButton("Disable")
@@ -146,11 +146,13 @@ class ServerInspector(QWidget):
         self.remove_button.setObjectName("removeServerButton")
         for button in (self.edit_button, self.toggle_button, self.remove_button):
             button.setEnabled(False)
-            header.addWidget(button)
         self.edit_button.clicked.connect(self._on_edit)
         self.toggle_button.clicked.connect(self._on_toggle)
         self.remove_button.clicked.connect(self._on_remove)
-        layout.addLayout(header)
+        self.action_buttons = ButtonFlow([self.edit_button, self.toggle_button, self.remove_button])
+        self.header = WrapRow(self.title, self.action_buttons)  # the buttons under the title (and wrapped) when narrow
+        self.header.setObjectName("serverInspectorHeader")
+        layout.addWidget(self.header)
         self.note = QLabel("")
         self.note.setWordWrap(True)
         self.note.setStyleSheet(f"color: {MUTED_COLOR};")
@@ -171,6 +173,10 @@ class ServerInspector(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("serverTabs")
         self.tabs.setAccessibleName("Server details")
+        # A narrow panel elides the tabs' titles ("Re…", whole in their tooltips) before it scrolls them (a dock at
+        # its narrowest); their padding is the scale's small step, so the four fit the panel of an 800 px window.
+        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.tabs.setStyleSheet(f"QTabBar::tab {{ padding: {SPACE.xs}px {SPACE.sm}px; }}")
         self.tools = _tree("serverToolsList", "Tools of the selected server", ["Tool", "Description"])
         self.resources = _tree(
             "serverResourcesList", "Resources of the selected server", ["Resource", "URI", "Description"]
@@ -183,8 +189,8 @@ class ServerInspector(QWidget):
             (self.prompts, "Prompts", "prompt"),
         ):
             box, self.detail_labels[key] = _with_detail(tree, f"server{key.capitalize()}Detail")
-            self.tabs.addTab(box, title)
-        self.tabs.addTab(log_view, "Log")
+            self.tabs.setTabToolTip(self.tabs.addTab(box, title), title)  # whole, when elided
+        self.tabs.setTabToolTip(self.tabs.addTab(log_view, "Log"), "Log")
         layout.addWidget(self.tabs, 1)
         self._loaded: tuple[str, str] | None = None
 
@@ -208,13 +214,13 @@ class ServerInspector(QWidget):
             button.setEnabled(editable)
         self._show_failure(info)
         if name is None or info is None:
-            self.title.setText("Select a server")
+            self.title.set_server(None)
             self.tools.clear()
             self.resources.clear()
             self.prompts.clear()
             return
         kind = "built-in server" if info.builtin else "MCP server"
-        self.title.setText(f"<b>{escape(name)}</b> <span style='color:{MUTED_COLOR}'>{kind}</span>")
+        self.title.set_server(name, kind)
         disabled = info.state == "disabled"
         self.toggle_button.setText("Enable" if disabled else "Disable")
         for button, verb in ((self.edit_button, "Edit"), (self.remove_button, "Remove")):

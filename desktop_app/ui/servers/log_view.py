@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QPainter, QPaintEvent
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPainter, QPaintEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -123,6 +123,40 @@ class ElidedLabel(QLabel):
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
 
 
+class NameLabel(QLabel):
+    """A row's name line (rich text: the name in bold, an extension's or plugin's origin muted). It shrinks
+    with its row; when it does not fit, it is drawn in bold as plain text ending in "…" (never cut through a
+    letter), with the whole of it in its tooltip."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self.setToolTip(self.plain())
+
+    def plain(self) -> str:
+        return QTextDocumentFragment.fromHtml(self.text()).toPlainText()
+
+    def fits(self) -> bool:
+        return self.sizeHint().width() <= self.width()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.fits():
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        font = QFont(self.font())
+        font.setBold(True)
+        painter.setFont(font)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        rect = self.contentsRect()
+        text = QFontMetrics(font).elidedText(self.plain(), Qt.TextElideMode.ElideRight, rect.width())
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+
+
 class ServerRow(QWidget):
     """One server: a coloured dot, its name, its state text, a busy indicator and a Restart button."""
 
@@ -141,7 +175,7 @@ class ServerRow(QWidget):
         layout.addWidget(self.dot)
         texts = QVBoxLayout()
         texts.setSpacing(0)
-        self.name_label = QLabel(f"<b>{escape(name)}</b>")
+        self.name_label = NameLabel(f"<b>{escape(name)}</b>")  # elided in a narrow panel, whole in its tooltip
         self.state_label = ElidedLabel()
         self.state_label.setObjectName("stateText")
         self.error_label = QLabel()
@@ -192,8 +226,10 @@ class ServerRow(QWidget):
         """The row's size at ``width`` (a list item's size hint): a wrapped reason makes it taller."""
         hint = self.sizeHint()
         layout = self.layout()
-        if width <= 0 or layout is None or not self.error_label.isVisibleTo(self) or not layout.hasHeightForWidth():
+        if width <= 0:
             return hint
+        if layout is None or not self.error_label.isVisibleTo(self) or not layout.hasHeightForWidth():
+            return QSize(width, hint.height())  # the list's width, not the whole name's: Restart stays in view
         return QSize(width, max(hint.height(), layout.totalHeightForWidth(width)))
 
 
@@ -238,15 +274,16 @@ class ServerLogView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        header = QHBoxLayout()
         self.title = QLabel("Select a server to see its log")
         self.title.setObjectName("serverDetailsTitle")
-        header.addWidget(self.title, 1)
+        self.title.setWordWrap(True)  # a narrow panel wraps it rather than grow wider than its dock
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setObjectName("refreshServerDetails")
         self.refresh_button.setToolTip("Read the server's stderr output again")
-        header.addWidget(self.refresh_button)
-        layout.addLayout(header)
+        from desktop_app.ui.tools.wrap_row import WrapRow
+
+        self.header = WrapRow(self.title, self.refresh_button)  # Refresh under the title when narrow
+        layout.addWidget(self.header)
 
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setObjectName("serverLogSplitter")  # its sizes are kept across restarts (window_state)

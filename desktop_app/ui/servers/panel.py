@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import MUTED_COLOR
 from desktop_app.ui.dialogs.secret_prompt import SecretPrompt, missing_entry
+from desktop_app.ui.servers.action_row import ButtonFlow
 from desktop_app.ui.servers.inspector import ServerInspector
 from desktop_app.ui.servers.log_view import (
     LogLine,
@@ -96,7 +96,6 @@ class ServersPanel(QWidget):
         self.server_actions: ServerActions | None = None
         self.extension_bar: Any = None  # ui/extensions/manage.py, built with the manager (not at start-up)
         self.import_opener: Callable[[], object] | None = None
-        toolbar = QHBoxLayout()
         self.add_button = QPushButton("Add…")
         self.add_button.setObjectName("addServerButton")
         self.add_button.setAccessibleName("Add an MCP server")
@@ -109,9 +108,8 @@ class ServersPanel(QWidget):
         self.import_button.clicked.connect(self._on_import_clicked)
         for button in (self.add_button, self.import_button):
             button.setEnabled(False)
-            toolbar.addWidget(button)
-        toolbar.addStretch(1)
-        layout.addLayout(toolbar)
+        self.toolbar = ButtonFlow([self.add_button, self.import_button])  # wraps in a narrow panel, never cut
+        layout.addWidget(self.toolbar)
         self.placeholder = QLabel("MCP servers appear here once Switchboard has started.")
         self.placeholder.setWordWrap(True)
         self.placeholder.setStyleSheet(f"color: {MUTED_COLOR};")
@@ -287,12 +285,12 @@ class ServersPanel(QWidget):
         self._update_countdown()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """The list got wider or narrower: a failed server's wrapped reason takes more or fewer lines."""
+        """The list got wider or narrower: every row takes its width (a long name is elided, Restart stays in
+        view), and a failed server's wrapped reason takes more or fewer lines."""
         if watched is self.list.viewport() and event.type() == QEvent.Type.Resize:
             width = self.list.viewport().width()
             for name, row in self.rows.items():
-                if row.error_label.isVisibleTo(row):
-                    self._items[name].setSizeHint(row.fit(width))
+                self._items[name].setSizeHint(row.fit(width))
         return False
 
     def row_text(self, name: str) -> str:

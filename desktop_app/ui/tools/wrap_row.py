@@ -3,7 +3,10 @@
 The Tools panel's footer ("85 tools" and "Deferral settings…") was one ``QHBoxLayout``: its minimum width
 (both side by side) made the panel wider than a dock narrowed by the window, so the dock's scroll area cut the
 whole panel at its right edge, search field and tree included. :class:`WrapRow` is only as narrow as its wider
-widget, and lays the second one under the first when the two do not fit beside each other.
+widget, and lays the second one under the first when the two do not fit beside each other. A widget that can
+be narrower than its size hint (its ``minimumSizeHint``, e.g. a row of buttons that wraps itself) is given the
+row's width when stacked, and as much height as it needs for it (``heightForWidth``): the Servers panel's
+action row is a ``WrapRow`` of the server's title and such a button row (``ui/servers/action_row.py``).
 """
 
 from __future__ import annotations
@@ -36,15 +39,22 @@ class WrapRow(QWidget):
         return QSize(first.width() + self.gap + second.width(), max(first.height(), second.height()))
 
     def minimumSizeHint(self) -> QSize:
-        first, second = self.first.sizeHint(), self.second.sizeHint()
-        return QSize(max(first.width(), second.width()), max(first.height(), second.height()))
+        first, second = self.first.minimumSizeHint(), self.second.minimumSizeHint()
+        height = max(self.first.sizeHint().height(), self.second.sizeHint().height())
+        return QSize(max(first.width(), second.width()), height)
 
     def hasHeightForWidth(self) -> bool:
         return True
 
+    @staticmethod
+    def _height(widget: QWidget, width: int) -> int:
+        """``widget``'s height at ``width`` (its size hint's, unless its height follows its width)."""
+        return widget.heightForWidth(width) if widget.hasHeightForWidth() else widget.sizeHint().height()
+
     def heightForWidth(self, width: int) -> int:
-        first, second = self.first.sizeHint().height(), self.second.sizeHint().height()
-        return max(first, second) if self._beside(width) else first + self.gap + second
+        if self._beside(width):
+            return max(self.first.sizeHint().height(), self.second.sizeHint().height())
+        return self._height(self.first, width) + self.gap + self._height(self.second, width)
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.LayoutRequest:  # a child's size hint changed (the count's text)
@@ -64,8 +74,10 @@ class WrapRow(QWidget):
             self.first.setGeometry(QRect(0, (height - first.height()) // 2, left, first.height()))
             self.second.setGeometry(QRect(left + self.gap, (height - second.height()) // 2, *second.toTuple()))
         else:
-            self.first.setGeometry(QRect(0, 0, width, first.height()))
-            self.second.setGeometry(QRect(0, first.height() + self.gap, *second.toTuple()))
+            top = self._height(self.first, width)
+            self.first.setGeometry(QRect(0, 0, width, top))
+            narrow = min(width, second.width())  # never wider than the row (a button row wraps instead)
+            self.second.setGeometry(QRect(0, top + self.gap, narrow, self._height(self.second, narrow)))
 
 
 __all__ = ["WrapRow"]
