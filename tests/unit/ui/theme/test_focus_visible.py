@@ -82,7 +82,9 @@ def test_a_click_on_a_tool_card_draws_no_ring_and_tab_does(qtbot, themed, window
 
     theme.apply_theme(name)
     window.resize(1000, 700)
-    fake_runtime.script(Tool("t1", "crm", "lookup", {"name": "Ada"}, result="Ada Lovelace", policy=True), Content("Done."))
+    fake_runtime.script(
+        Tool("t1", "crm", "lookup", {"name": "Ada"}, result="Ada Lovelace", policy=True), Content("Done.")
+    )
     window.composer.edit.setPlainText("Look up Ada")
     window.composer.button.click()
     qtbot.waitUntil(lambda: not window.controller.busy and "t1" in window.view.cards)
