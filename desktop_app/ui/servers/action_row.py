@@ -5,7 +5,8 @@ buttons is as wide as all of them side by side, so the panel grew wider than its
 sideways and cut the last button ("Remove") at its right edge. :class:`ButtonFlow` lays its buttons left to
 right and starts a new line when the next one does not fit; it is only as narrow as its widest button.
 :class:`ServerTitle` is the selected server's name (bold, elided with "…" when it does not fit, the whole
-name in its tooltip) and what kind of server it is. The inspector puts the two in a
+name in its tooltip) and what kind of server it is; :class:`NarrowTabBar` lets the inspector's tabs shrink to
+one elided tab and the scroll arrows. The inspector puts the two in a
 :class:`~desktop_app.ui.tools.wrap_row.WrapRow`: side by side when there is room, the buttons under the
 title when not.
 """
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QRect, QSize
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QTabBar, QToolButton, QWidget
 
 from desktop_app.ui.chat.common import MUTED_COLOR
 from desktop_app.ui.servers.log_view import ElidedLabel
@@ -93,6 +94,17 @@ class ButtonFlow(QWidget):
             top += height + self.gap
 
 
+class NarrowTabBar(QTabBar):
+    """A tab bar that may be as narrow as its scroll arrows and one elided tab (Qt's own minimum is the arrows
+    plus 75 px, wider than the panel of an 800 px window); with room, its tabs are laid out as usual."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        arrows = sum(button.sizeHint().width() for button in self.findChildren(QToolButton))
+        tab = self.minimumTabSizeHint(max(0, self.currentIndex())).width() if self.count() else 0
+        return QSize(min(hint.width(), arrows + tab), hint.height())
+
+
 class ServerTitle(QWidget):
     """The selected server's name (bold, elided, whole in its tooltip) and its kind, muted."""
 
@@ -134,4 +146,4 @@ class ServerTitle(QWidget):
         return QSize(name + kind, max(self.name.sizeHint().height(), self.kind.sizeHint().height()))
 
 
-__all__ = ["ButtonFlow", "ServerTitle"]
+__all__ = ["ButtonFlow", "NarrowTabBar", "ServerTitle"]

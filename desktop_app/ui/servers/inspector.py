@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
-from desktop_app.ui.servers.action_row import ButtonFlow, ServerTitle
+from desktop_app.ui.servers.action_row import ButtonFlow, NarrowTabBar, ServerTitle
 from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView, first_line, reason_text
 from desktop_app.ui.theme.tokens import SPACE
 from desktop_app.ui.tools.wrap_row import WrapRow
@@ -175,6 +175,8 @@ class ServerInspector(QWidget):
         self.tabs.setAccessibleName("Server details")
         # A narrow panel elides the tabs' titles ("Re…", whole in their tooltips) before it scrolls them (a dock at
         # its narrowest); their padding is the scale's small step, so the four fit the panel of an 800 px window.
+        self.tabs.setTabBar(NarrowTabBar(self.tabs))
+        self.tabs.tabBar().setObjectName("serverTabBar")
         self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
         self.tabs.setStyleSheet(f"QTabBar::tab {{ padding: {SPACE.xs}px {SPACE.sm}px; }}")
         self.tools = _tree("serverToolsList", "Tools of the selected server", ["Tool", "Description"])

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPainter, QPaintEvent, QTextDocumentFragment
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QIcon, QPainter, QPaintEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
@@ -123,6 +123,10 @@ class ElidedLabel(QLabel):
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
 
 
+NARROW_ROW = 220
+"""A server row narrower than this shows Restart as its icon alone (an 800 px window's panel)."""
+
+
 class NameLabel(QLabel):
     """A row's name line (rich text: the name in bold, an extension's or plugin's origin muted). It shrinks
     with its row; when it does not fit, it is drawn in bold as plain text ending in "…" (never cut through a
@@ -158,7 +162,8 @@ class NameLabel(QLabel):
 
 
 class ServerRow(QWidget):
-    """One server: a coloured dot, its name, its state text, a busy indicator and a Restart button."""
+    """One server: a coloured dot, its name, its state text, a busy indicator and a Restart button; a failed
+    server's reason under them, across the row. In a narrow row Restart is its icon (the word in its tooltip)."""
 
     restart_requested = Signal(str)
 
@@ -166,13 +171,14 @@ class ServerRow(QWidget):
         super().__init__(parent)
         self.name = name
         self.setObjectName(f"serverRow:{name}")
-        layout = QHBoxLayout(self)
+        layout = QGridLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
+        layout.setVerticalSpacing(0)
         self.dot = QLabel("●")
         self.dot.setObjectName("stateDot")
         self.dot.setAlignment(Qt.AlignmentFlag.AlignTop)
         self.dot.setContentsMargins(0, 1, 0, 0)
-        layout.addWidget(self.dot)
+        layout.addWidget(self.dot, 0, 0, Qt.AlignmentFlag.AlignTop)
         texts = QVBoxLayout()
         texts.setSpacing(0)
         self.name_label = NameLabel(f"<b>{escape(name)}</b>")  # elided in a narrow panel, whole in its tooltip
@@ -189,21 +195,37 @@ class ServerRow(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
             if label is not self.error_label:  # (a wrapping label's height follows its width)
                 label.setSizePolicy(label.sizePolicy().horizontalPolicy(), QSizePolicy.Policy.Fixed)
-            texts.addWidget(label)
-        texts.addStretch(1)  # a row taller than its text keeps the name and state together at the top
-        layout.addLayout(texts, 1)
+                texts.addWidget(label)
+        layout.addLayout(texts, 0, 1)
+        layout.addWidget(self.error_label, 1, 1, 1, 3)  # the reason takes the row's whole width, not beside Restart
+        layout.setColumnStretch(1, 1)
+        layout.setRowStretch(2, 1)  # a row taller than its text keeps it together at the top
         self._layouts = (texts, layout)
         self.busy = QProgressBar()
         self.busy.setObjectName("busyIndicator")
         self.busy.setRange(0, 0)  # indeterminate
         self.busy.setTextVisible(False)
         self.busy.setFixedSize(40, 8)
-        layout.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.busy, 0, 2, Qt.AlignmentFlag.AlignVCenter)
         self.restart_button = QPushButton("Restart")
         self.restart_button.setObjectName("restartButton")
         self.restart_button.setAccessibleName(f"Restart MCP server {name}")
+        self.restart_button.setToolTip("Restart")
         self.restart_button.clicked.connect(lambda: self.restart_requested.emit(self.name))
-        layout.addWidget(self.restart_button, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.restart_button, 0, 3, Qt.AlignmentFlag.AlignVCenter)
+
+    def set_narrow(self, narrow: bool) -> None:
+        """Restart as its icon alone (``narrow``: the row is too narrow for the word and the name), or the word."""
+        if narrow == (not self.restart_button.text()):
+            return
+        if narrow:
+            from desktop_app.ui.theme.icons import icon
+
+            self.restart_button.setIcon(icon("regenerate"))
+            self.restart_button.setText("")
+        else:
+            self.restart_button.setIcon(QIcon())
+            self.restart_button.setText("Restart")
 
     def show_info(self, info: ServerInfo, now: float) -> None:
         color = STATE_COLORS.get(info.state, MUTED_COLOR)
@@ -224,6 +246,8 @@ class ServerRow(QWidget):
 
     def fit(self, width: int) -> QSize:
         """The row's size at ``width`` (a list item's size hint): a wrapped reason makes it taller."""
+        if width > 0:
+            self.set_narrow(width < NARROW_ROW)
         hint = self.sizeHint()
         layout = self.layout()
         if width <= 0:
