@@ -122,8 +122,11 @@ class ServerTitle(QWidget):
         self.kind = QLabel("")
         self.kind.setObjectName("serverInspectorKind")
         self.kind.setStyleSheet(f"color: {MUTED_COLOR};")
-        row.addWidget(self.name, 1)
+        self.name.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.name.setMinimumWidth(1)  # shrinks (elided) below its text's width; the kind follows it closely
+        row.addWidget(self.name)
         row.addWidget(self.kind)
+        row.addStretch(1)
         self.set_server(None)
 
     def set_server(self, name: str | None, kind: str = "") -> None:
@@ -132,17 +135,28 @@ class ServerTitle(QWidget):
         self.name.setToolTip(name or "")
         self.name.setAccessibleName(f"{name} ({kind})" if name else "No server selected")
         self.kind.setText(kind)
-        self.kind.setVisible(bool(kind))
+        self._show_kind()
         self.name.updateGeometry()
+
+    def _show_kind(self) -> None:
+        """The kind, where the name fits whole beside it (the name goes first: it is elided only without it)."""
+        self.kind.setVisible(
+            bool(self.kind.text()) and (self.width() >= self.sizeHint().width() or not self.isVisible())
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._show_kind()
 
     def text(self) -> str:
         """What the title says, e.g. ``analytics MCP server``."""
         return " ".join(part for part in (self.name.text(), self.kind.text()) if part)
 
     def sizeHint(self) -> QSize:
-        """The whole name and kind side by side (the row puts the buttons under it when they do not fit)."""
+        """The whole name and kind side by side (the row puts the buttons under it when they do not fit; a
+        narrower title drops the kind, then elides the name)."""
         name = self.name.fontMetrics().horizontalAdvance(self.name.text()) + 2
-        kind = self.kind.sizeHint().width() + SPACE.xs if not self.kind.isHidden() else 0
+        kind = self.kind.sizeHint().width() + SPACE.xs if self.kind.text() else 0
         return QSize(name + kind, max(self.name.sizeHint().height(), self.kind.sizeHint().height()))
 
 

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR, OK_COLOR, WARN_COLOR, escape
+from desktop_app.ui.theme.tokens import SPACE
 
 MAX_LOG_LINES = 500
 """Log lines kept per server (older ones are dropped)."""
@@ -223,9 +224,11 @@ class ServerRow(QWidget):
 
             self.restart_button.setIcon(icon("regenerate"))
             self.restart_button.setText("")
+            self.restart_button.setStyleSheet(f"QPushButton {{ padding: {SPACE.xs}px; }}")  # square: room for the name
         else:
             self.restart_button.setIcon(QIcon())
             self.restart_button.setText("Restart")
+            self.restart_button.setStyleSheet("")
 
     def show_info(self, info: ServerInfo, now: float) -> None:
         color = STATE_COLORS.get(info.state, MUTED_COLOR)
