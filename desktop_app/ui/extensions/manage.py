@@ -17,9 +17,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import MUTED_COLOR
+from desktop_app.ui.servers.action_row import ButtonFlow
+from desktop_app.ui.tools.wrap_row import WrapRow
 
 
 class ExtensionBar(QWidget):
@@ -32,12 +34,11 @@ class ExtensionBar(QWidget):
         self.name: str | None = None
         self.dialog: Any = None
         self.file_dialog: QFileDialog | None = None
-        layout = QHBoxLayout(self)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 2, 0, 2)
         self.label = QLabel("")
         self.label.setObjectName("extensionBarLabel")
         self.label.setWordWrap(True)
-        layout.addWidget(self.label, 1)
         self.reconfigure_button = QPushButton("Reconfigure…")
         self.reconfigure_button.setObjectName("reconfigureExtensionButton")
         self.reconfigure_button.setToolTip("Change this extension's settings; the server restarts with them")
@@ -46,8 +47,9 @@ class ExtensionBar(QWidget):
         self.update_button.setObjectName("updateExtensionButton")
         self.update_button.setToolTip("Install a newer .mcpb of this extension; your settings are kept")
         self.update_button.clicked.connect(self.choose_update)
-        layout.addWidget(self.reconfigure_button)
-        layout.addWidget(self.update_button)
+        # the buttons under the label, wrapped, in a narrow panel (never wider than the panel's dock)
+        self.row = WrapRow(self.label, ButtonFlow([self.reconfigure_button, self.update_button]))
+        layout.addWidget(self.row)
         self.hide()
 
     def places(self) -> Any:
