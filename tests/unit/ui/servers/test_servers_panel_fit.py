@@ -120,12 +120,21 @@ def test_the_servers_panel_fits_its_dock_with_a_failed_server(
         for size in ((1400, 900), (1920, 1080), (800, 600)):
             _resize(qtbot, window, *size)
             fits(size)
+            if size == (1400, 900):  # room: the title says the kind, each row's Restart says its word
+                assert inspector.title.kind.isVisible() and inspector.title.text() == "analytics MCP server"
+                assert all(row.restart_button.text() == "Restart" for row in panel.rows.values())
 
         for width in (DOCK_MIN, SCREENSHOT_800):  # the dock at its narrowest, and as the 800 px window gave it
             dock.setMinimumWidth(min(width, dock.minimumWidth()))
             window.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
             qtbot.waitUntil(lambda width=width: dock.width() <= width + 2)
             fits(width)
+        title = inspector.title  # 130 px: the whole name rather than its kind; Restart as its icon, still named
+        assert not title.kind.isVisible() and title.name.width() >= title.name.sizeHint().width()
+        for name, row in panel.rows.items():
+            button = row.restart_button
+            assert button.text() == "" and not button.icon().isNull(), name
+            assert button.accessibleName() == f"Restart MCP server {name}" and button.toolTip() == "Restart"
         chain, widget = [], panel.nextInFocusChain()  # the keyboard reaches the buttons in reading order
         while widget is not panel and len(chain) < 500:
             chain.append(widget)
