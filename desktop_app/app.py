@@ -328,6 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.wait_for_ready = True  # the hidden docks, the welcome screen: right after 'runtime: ready' (_after_ready)
     window.build_rest()  # the find bar, the key banner, the Help menu: after the first paint
 
+    from desktop_app.lazy_ssl import import_asyncio
+
+    import_asyncio()  # without ssl (~6 ms): it comes with the first TLS client's import, after ready
     import asyncio
 
     from desktop_app.ui.qt_loop import EventLoop

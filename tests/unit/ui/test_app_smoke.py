@@ -97,6 +97,7 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         "desktop_app.ui.dialogs.welcome",
         "keyring",
         "desktop_app.runtime.plugins",  # no plugin is enabled in a fresh home: the package is not needed
+        "_ssl",  # asyncio loads without ssl (desktop_app/lazy_ssl.py): OpenSSL comes with the first TLS client
     ):
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
