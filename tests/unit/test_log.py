@@ -75,3 +75,45 @@ def test_what_is_logged_before_the_log_file_opens_is_written_to_it_first(tmp_pat
             root.removeHandler(handler)
             handler.close()
         root.setLevel(level)
+
+
+def test_the_log_file_rolls_over_as_rotating_file_handler_did(tmp_path: Path) -> None:
+    """The next record that would pass the size renames the file to ``.1`` (``.1`` to ``.2`` …) and starts a
+    new one; past ``backups`` the oldest is dropped."""
+    from desktop_app.log import _LogFileHandler
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    handler = _LogFileHandler(folder / "switchboard.log", max_bytes=120, backups=2)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    try:
+        for n in range(1, 8):
+            handler.handle(logging.makeLogRecord({"msg": f"record {n} " + "x" * 40}))
+    finally:
+        handler.close()
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["switchboard.log", "switchboard.log.1", "switchboard.log.2"]
+    lines = {name: (folder / name).read_text(encoding="utf-8").split() for name in names}
+    assert [w for w in lines["switchboard.log"] if w.isdigit()] == ["7"]
+    assert [w for w in lines["switchboard.log.1"] if w.isdigit()] == ["5", "6"]
+    assert [w for w in lines["switchboard.log.2"] if w.isdigit()] == ["3", "4"]
+
+
+def test_opening_the_log_file_imports_no_logging_handlers(tmp_path: Path) -> None:
+    """``logging.handlers`` (with ``pickle`` and ``socket``, ~2.5 ms) is not on the way to ready (issue 27)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom pathlib import Path\nfrom desktop_app.log import setup_logging\n"
+        f"setup_logging(Path({str(tmp_path)!r}))\n"
+        "import logging\nlogging.getLogger('x').warning('hello')\n"
+        "print(sorted(m for m in ('logging.handlers', 'pickle') if m in sys.modules))\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"
+    assert "hello" in (tmp_path / "switchboard.log").read_text(encoding="utf-8")
