@@ -9,8 +9,8 @@ first HTTPS request imports ``ssl`` anyway (httpx does, with the provider stack,
 None``, its own fallback for a Python built without it), and puts a finder in front of ``sys.meta_path``
 that, when ``ssl`` is really imported — by any module, in any thread — hands the module to those three
 asyncio modules (and ``sslproto.SSLAgainErrors``, which asyncio sets from ``ssl`` at import) before the
-import returns. From then on asyncio is exactly as if ``ssl`` had come first. Anything that asks asyncio for
-TLS has imported ``ssl`` to make its context, so it never sees the gap.
+import returns, and then leaves. From then on asyncio is exactly as if ``ssl`` had come first. Anything that
+asks asyncio for TLS has imported ``ssl`` to make its context, so it never sees the gap.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ def join_asyncio(ssl: types.ModuleType) -> None:
 
 
 class _JoiningLoader:
-    """``ssl``'s own loader, then ``join_asyncio``."""
+    """``ssl``'s own loader, then ``join_asyncio``; the finder leaves once ``ssl`` has loaded."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, finder: SslFinder) -> None:
         self.inner = inner
+        self.finder = finder
 
     def create_module(self, spec: Any) -> types.ModuleType | None:
         module: types.ModuleType | None = self.inner.create_module(spec)
@@ -48,26 +49,26 @@ class _JoiningLoader:
     def exec_module(self, module: types.ModuleType) -> None:
         self.inner.exec_module(module)
         join_asyncio(module)
+        # A new list, not remove(): another thread may be walking the old one for another import.
+        sys.meta_path = [finder for finder in sys.meta_path if finder is not self.finder]
 
 
 class SslFinder:
-    """First on ``sys.meta_path`` until ``ssl`` is imported: leaves, asks the other finders for it, and has it
-    loaded by ``_JoiningLoader``."""
+    """First on ``sys.meta_path`` until ``ssl`` has loaded: asks the other finders for it and has it loaded by
+    ``_JoiningLoader``. It stays until then, so a mere ``importlib.util.find_spec("ssl")`` does not disarm it."""
 
     def find_spec(self, name: str, path: Sequence[str] | None = None, target: Any = None) -> Any:
         if name != "ssl":
             return None
-        # A new list, not remove(): another thread may be walking the old one for another import.
-        sys.meta_path = [finder for finder in sys.meta_path if finder is not self]
         spec = None
         for finder in list(sys.meta_path):  # as the import system asks them (a frozen app's own finder too)
-            find = getattr(finder, "find_spec", None)
+            find = getattr(finder, "find_spec", None) if finder is not self else None
             spec = find(name, path, target) if find is not None else None
             if spec is not None:
                 break
         if spec is None or spec.loader is None:
             return None  # the other finders answer (as without this one)
-        spec.loader = _JoiningLoader(spec.loader)
+        spec.loader = _JoiningLoader(spec.loader, self)
         return spec
 
 

@@ -72,3 +72,21 @@ def test_an_app_start_loads_no_ssl_before_ready():
         "print('ssl' in sys.modules, any(isinstance(f, SslFinder) for f in sys.meta_path))\n"
     )
     assert _run(code) == "False True"
+
+
+def test_looking_ssl_up_without_importing_it_leaves_the_join_in_place():
+    before = (
+        "import importlib.util\nassert importlib.util.find_spec('ssl') is not None\nassert 'ssl' not in sys.modules\n"
+    )
+    assert _run(TLS_CLIENT.format(before=before)) == "1603 True True"
+
+
+def test_the_finder_leaves_once_ssl_is_loaded():
+    code = (
+        "import sys\n"
+        "from desktop_app.lazy_ssl import SslFinder, import_asyncio\n"
+        "import_asyncio()\n"
+        "import ssl\n"
+        "print(any(isinstance(f, SslFinder) for f in sys.meta_path))\n"
+    )
+    assert _run(code) == "False"
