@@ -16,7 +16,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from desktop_app.runtime.apps.meta import tool_ui
 from desktop_app.runtime.host.catalog import CATALOG_SERVER
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.registry import ServerRegistry
@@ -147,6 +146,8 @@ class ToolTable:
             if name not in ready and self._restarting(name):
                 ready[name] = last
         builtin_names = sorted(name for name in ready if name in self._registry.builtins)
+        from desktop_app.runtime.apps.meta import tool_ui  # with the first tool list (MCP Apps' _meta.ui)
+
         external_names = sorted(name for name in ready if name not in self._registry.builtins)
         for server in [*builtin_names, *external_names]:
             builtin = server in self._registry.builtins

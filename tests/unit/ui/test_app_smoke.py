@@ -98,6 +98,7 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         "keyring",
         "desktop_app.runtime.plugins",  # no plugin is enabled in a fresh home: the package is not needed
         "_ssl",  # asyncio loads without ssl (desktop_app/lazy_ssl.py): OpenSSL comes with the first TLS client
+        "desktop_app.runtime.apps.meta",  # MCP Apps' _meta.ui: read with the first tool list, not the host's import
     ):
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
