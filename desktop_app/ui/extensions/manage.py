@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWi
 
 from desktop_app.ui.chat.common import MUTED_COLOR
 from desktop_app.ui.servers.action_row import ButtonFlow
-from desktop_app.ui.tools.wrap_row import WrapRow
+from desktop_app.ui.wrap_row import WrapRow
 
 
 class ExtensionBar(QWidget):

@@ -7,7 +7,7 @@ right and starts a new line when the next one does not fit; it is only as narrow
 :class:`ServerTitle` is the selected server's name (bold, elided with "…" when it does not fit, the whole
 name in its tooltip) and what kind of server it is; :class:`NarrowTabBar` lets the inspector's tabs shrink to
 one elided tab and the scroll arrows. The inspector puts the two in a
-:class:`~desktop_app.ui.tools.wrap_row.WrapRow`: side by side when there is room, the buttons under the
+:class:`~desktop_app.ui.wrap_row.WrapRow`: side by side when there is room, the buttons under the
 title when not.
 """
 

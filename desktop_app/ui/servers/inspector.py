@@ -36,7 +36,7 @@ from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
 from desktop_app.ui.servers.action_row import ButtonFlow, NarrowTabBar, ServerTitle
 from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView, first_line, reason_text
 from desktop_app.ui.theme.tokens import SPACE
-from desktop_app.ui.tools.wrap_row import WrapRow
+from desktop_app.ui.wrap_row import WrapRow
 
 log = logging.getLogger(__name__)
 

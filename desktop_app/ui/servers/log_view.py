@@ -307,7 +307,7 @@ class ServerLogView(QWidget):
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setObjectName("refreshServerDetails")
         self.refresh_button.setToolTip("Read the server's stderr output again")
-        from desktop_app.ui.tools.wrap_row import WrapRow
+        from desktop_app.ui.wrap_row import WrapRow
 
         self.header = WrapRow(self.title, self.refresh_button)  # Refresh under the title when narrow
         layout.addWidget(self.header)

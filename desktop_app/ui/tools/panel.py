@@ -45,7 +45,7 @@ from desktop_app.ui.tools.texts import (
     state_text,
     summary_text,
 )
-from desktop_app.ui.tools.wrap_row import WrapRow
+from desktop_app.ui.wrap_row import WrapRow
 
 if TYPE_CHECKING:  # the runtime (pydantic, mcp) is imported only once the panel is used, after first paint
     from desktop_app.runtime.tools.overview import Overview, ToolRow
