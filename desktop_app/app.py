@@ -165,10 +165,6 @@ class App:
         runtime = self.assembly.runtime
         self.runtime = runtime
         self.window.attach_runtime(runtime)
-        if self.assembly.workflows is not None:  # the step lists in the chat, View → Workflows…
-            from desktop_app.ui.workflows import install_workflows
-
-            install_workflows(self.window, self.assembly.workflows)
         store = self.assembly.store
         if store is not None:
             self.window.attach_store(store)
@@ -179,8 +175,8 @@ class App:
         """What a first prompt does not need, right after ready (issue 27): the keyring's backend discovery (a
         thread), the welcome screen or the key check and the hidden docks (``window.after_ready``, ~40 ms for
         the docks) with the saved dock layout, the purge of conversations deleted in an earlier session, the
-        Servers dock's host and the importers (``attach_host``, ~30–70 ms), then the MCP servers' start and
-        the HTTP host."""
+        Servers dock's host and the importers (``attach_host``, ~30–70 ms), the workflows' and tasks' window
+        parts, then the MCP servers' start and the HTTP host."""
         if self.assembly is None or self.runtime is None or self._quit_requested:  # quit during start-up
             return
         from desktop_app.runtime.credentials import start_discovery
@@ -206,6 +202,10 @@ class App:
         )
         for problem in [*self.assembly.problems, *(p for later in self.assembly.later_problems for p in later())]:
             self.window.view.show_error(problem)
+        if self.assembly.workflows is not None:  # the step lists in the chat, View → Workflows… (no run has one yet)
+            from desktop_app.ui.workflows import install_workflows
+
+            install_workflows(self.window, self.assembly.workflows)
         if self.assembly.tasks is not None:  # View → Tasks…, task notifications, the tray's runs in progress
             from desktop_app.ui.tasks import install_tasks  # the Tasks are made here (not before ready)
 
@@ -281,7 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # MCP App views (Qt WebEngine, loaded with the first view) share GL contexts with the window: Qt wants this
     # set before the QApplication exists (it costs nothing until a web view is made).
     QCoreApplication.setAttribute(Qt.ApplicationAttribute.AA_ShareOpenGLContexts)
-    qapp = QApplication.instance() or QApplication([sys.argv[0]])
+    qapp = QApplication.instance()
+    if qapp is None:
+        # Fusion from the start (the one style whose drawing follows the palette, theme.apply_theme): set by Qt
+        # itself, so that no Python wrapper of the style is made before the first paint (QStyle's ~300 enums,
+        # ~4 ms; issue 27).
+        qapp = QApplication([sys.argv[0], "-style", "Fusion"])
+        qapp.setProperty("switchboardFusion", True)
     assert isinstance(qapp, QApplication)
     qapp.setApplicationName("Switchboard")
     qapp.setDesktopFileName("switchboard")

@@ -19,6 +19,7 @@ from desktop_app.runtime.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from desktop_app.runtime.agents import AgentRunner
+    from desktop_app.runtime.hooks.runner import HookRunner
     from desktop_app.runtime.host import Host
     from desktop_app.runtime.service import Runtime
     from desktop_app.runtime.store import Recorder, Store
@@ -79,8 +80,9 @@ def assemble(
     """Build the runtime. ``strict`` raises ``ConfigError`` for broken files; otherwise they are reported
     in ``problems``, defaults are used, and the broken file is never written (settings are then not saved).
     ``serve_default_agent``: the built-in default agent gets its ``chat-with-`` server too (``switchboard serve``).
-    ``discover_later``: the workflows are registered but not read yet; their problems are in ``later_problems``
-    (the app: after ``runtime: ready``; the built-in server reads them when it is first used)."""
+    ``discover_later``: the workflows are registered but not read yet, and the hooks' runner is built on first
+    use (``Host.set_hooks_later``); their problems are in ``later_problems`` (the app: after ``runtime: ready``;
+    the built-in server reads the workflows, the first run or tool call the hooks, when first used)."""
     from desktop_app.runtime.host import Host, load_mcp_config
     from desktop_app.runtime.host.config import unknown_field_warnings
     from desktop_app.runtime.service import Runtime
@@ -122,7 +124,7 @@ def assemble(
         problems.append(f"{exc}. Remembered approvals are off until it is fixed or removed.")
         grants = GrantStore()
     credentials = Credentials()
-    from desktop_app.runtime.extensions.launch import configure as configure_extensions
+    from desktop_app.runtime.extensions.variables import configure as configure_extensions
 
     configure_extensions(paths.data_dir, paths.settings_file)  # installed MCP Bundles start from here
     host = Host(
@@ -134,7 +136,13 @@ def assemble(
     problems.extend(host.refused.values())  # a user server named like a built-in (switchboard.*)
     if settings.roots:  # the folders granted earlier, before any server connects and asks for them
         host.client_features.set_roots(settings.roots)
-    problems.extend(_wire_hooks(host, paths, settings, settings_path, mcp_path, project_dir, strict=strict))
+    later: list[Callable[[], list[str]]] = []
+    build_hooks = _hooks_builder(paths, settings, settings_path, mcp_path, project_dir)
+    if discover_later and not strict:  # the app: hook files are read (and their modules loaded) on first use
+        host.set_hooks_later(build_hooks)
+        later.append(lambda: _hook_problems(host.hooks))
+    else:
+        problems.extend(_wire_hooks(host, build_hooks(), settings_path or paths.settings_file, strict=strict))
     runtime = Runtime(
         settings=settings,
         host=host,
@@ -201,7 +209,8 @@ def assemble(
 
     tasks, task_problems = wire_tasks(host, runtime, store=store, workflows=workflows)
     problems.extend(task_problems)
-    later = [workflows.problems] if discover_later else []
+    if discover_later:
+        later.append(workflows.problems)
     return Assembly(
         runtime,
         host,
@@ -231,35 +240,39 @@ def _mark_interrupted_runs(store: Any, problems: list[str]) -> None:
         problems.append(f"{store.path}: {problem} ({exc}); {advice(problem)}, or this session's runs are not saved.")
 
 
-def _wire_hooks(
-    host: Host,
-    paths: AppPaths,
-    settings: Settings,
-    settings_path: Path | None,
-    mcp_path: Path,
-    project_dir: Path | None,
-    *,
-    strict: bool,
-) -> list[str]:
-    """Hooks inside ``Host.call`` (and for the run loop). Untrusted sources are listed but never run."""
-    from desktop_app.runtime.hooks.sources import build_runner
-
+def _hooks_builder(
+    paths: AppPaths, settings: Settings, settings_path: Path | None, mcp_path: Path, project_dir: Path | None
+) -> Callable[[], HookRunner]:
+    """What builds the hooks' runner from every source (untrusted sources are listed but never run)."""
     workspace = project_dir or Path.cwd()
-    runner = build_runner(
-        settings_hooks=settings.hooks,
-        settings_path=settings_path or paths.settings_file,
-        mcp_config=mcp_path,
-        project_dirs=[workspace, *(Path(root) for root in settings.roots)],
-        config_dir=paths.config_dir,
-        data_dir=paths.data_dir,
-        cwd=workspace,
-    )
+
+    def build() -> HookRunner:
+        from desktop_app.runtime.hooks.sources import build_runner
+
+        return build_runner(
+            settings_hooks=settings.hooks,
+            settings_path=settings_path or paths.settings_file,
+            mcp_config=mcp_path,
+            project_dirs=[workspace, *(Path(root) for root in settings.roots)],
+            config_dir=paths.config_dir,
+            data_dir=paths.data_dir,
+            cwd=workspace,
+        )
+
+    return build
+
+
+def _wire_hooks(host: Host, runner: HookRunner, settings_path: Path, *, strict: bool) -> list[str]:
+    """Hooks inside ``Host.call`` (and for the run loop) now; ``strict``: a broken own hook file is an error."""
     host.set_hooks(runner)
-    problems = runner.problems
     own = runner.own_problems  # a broken project/plugin/imported file is skipped and reported, never fatal
     if strict and own:
-        raise ConfigError(settings_path or paths.settings_file, "broken hooks: " + "; ".join(own))
-    return [f"A hook was skipped: {problem}" for problem in problems]
+        raise ConfigError(settings_path, "broken hooks: " + "; ".join(own))
+    return _hook_problems(runner)
+
+
+def _hook_problems(runner: HookRunner | None) -> list[str]:
+    return [f"A hook was skipped: {problem}" for problem in runner.problems] if runner is not None else []
 
 
 def _wire_skills(host: Any, runtime: Any, paths: AppPaths) -> list[str]:

@@ -17,6 +17,8 @@ HOME_ENV = "SWITCHBOARD_HOME"
 
 @dataclass(frozen=True)
 class AppPaths:
+    """The app's three folders: settings and mcp.json, data (the store, plugins, bundles), and logs."""
+
     config_dir: Path
     data_dir: Path
     log_dir: Path

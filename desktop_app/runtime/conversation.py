@@ -129,6 +129,8 @@ class Conversation:
 
 @dataclass(frozen=True)
 class RunOptions:
+    """What a run is allowed and asked to do: model, tool rounds, reasoning, images, limits."""
+
     model: str
     max_tool_rounds: int = 25
     thinking: bool | None = None
@@ -143,6 +145,8 @@ class RunOptions:
 
 @dataclass(frozen=True)
 class RunOutcome:
+    """How a run ended (finished, failed or cancelled), with its answer or error."""
+
     run_id: str
     status: Literal["finished", "failed", "cancelled"]
     content: str = ""

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.model_defaults import empty_list
 
 SETTINGS_VERSION = 1
 Dialect = Literal["openai", "deepseek", "anthropic"]
@@ -195,7 +196,7 @@ class HttpHostSettings(BaseModel):
         json_schema_extra={"zero": "Automatic"},
     )
     expose: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         title="Also serve these MCP servers",
         description="Your MCP servers whose tools are offered next to the agents (their calls ask for approval)",
     )
@@ -213,7 +214,7 @@ class AppsSettings(BaseModel):
         "in the conversation; off: their text results only, and no web engine is loaded",
     )
     blocked_servers: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         title="Servers whose views are not shown",
         description="These MCP servers' tools show their text results only",
     )
@@ -243,7 +244,7 @@ class AgentSettings(BaseModel):
     tools: list[str] | None = Field(
         None, description="Tool allowlist: 'server/tool', 'server/*' or a tool name, globs allowed (null: all)"
     )
-    agents: list[str] = Field(default_factory=list, description="The agents it may call ('*': every agent)")
+    agents: list[str] = Field(default_factory=empty_list, description="The agents it may call ('*': every agent)")
     approval: Literal["ask", "always", "never"] | None = Field(
         None, description="Its approval default, never looser than the app's (null: the app's)"
     )
@@ -314,7 +315,7 @@ class Settings(BaseModel):
         True, title="Send the operating system", description="Send the operating system with each prompt"
     )
     roots: list[str] = Field(
-        default_factory=list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
+        default_factory=empty_list, description="Folders MCP servers may see (answered to roots/list as file:// URIs)"
     )
     hooks: dict[str, Any] = Field(
         default_factory=dict,
@@ -369,10 +370,10 @@ class Settings(BaseModel):
         title="Longest tool result (characters)",
         description="Tool results longer than this are cut, with a marker naming this setting (null: no limit)",
     )
-    agents: list[AgentSettings] = Field(default_factory=list, description="Agents defined in the settings")
+    agents: list[AgentSettings] = Field(default_factory=empty_list, description="Agents defined in the settings")
     default_agent: str = Field(DEFAULT_AGENT, title="Default agent", description="The agent new conversations talk to")
     skills_folders: list[str] = Field(
-        default_factory=list, description="More folders of skills (each holding <name>/SKILL.md), after your own"
+        default_factory=empty_list, description="More folders of skills (each holding <name>/SKILL.md), after your own"
     )
     skills_read_external: bool = Field(
         False,

@@ -23,8 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.agents.definitions import AgentCatalog
 from desktop_app.runtime.agents.scoped import TOOL_PREFIX, agent_server_name
-from desktop_app.runtime.hooks.context import current_tool_call
-from desktop_app.runtime.hooks.model import subagent_start_payload, subagent_stop_payload
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -87,12 +85,18 @@ class AgentRunner:
         chain = agent_chain.get()
         if chain:
             return chain
+        from desktop_app.runtime.hooks.context import current_tool_call  # with the first agent call
+
         parent = current_tool_call.get()
         if parent is not None and parent.conversation_id:
             return (self.runtime.conversation_agent(parent.conversation_id),)
         return ()  # an MCP client of the served host: no agent of ours called it
 
     async def chat(self, agent: str, prompt: str, attachments: list[AgentAttachment | str]) -> str:
+        # The hooks' context and payloads load with the first agent call, not with the agents' registration.
+        from desktop_app.runtime.hooks.context import current_tool_call
+        from desktop_app.runtime.hooks.model import subagent_start_payload, subagent_stop_payload
+
         definition = self.catalog.get(agent)
         if definition is None:
             raise _tool_error(f"There is no agent named {agent!r}.")

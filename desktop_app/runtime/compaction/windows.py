@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import TYPE_CHECKING
 
-from desktop_app.runtime.compaction.budget import context_window
-from desktop_app.runtime.settings import ProviderSettings
+if TYPE_CHECKING:
+    from desktop_app.runtime.settings import ProviderSettings
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,8 @@ class ModelWindows:
         return base_url.strip().rstrip("/")
 
     def window(self, base_url: str, model: str) -> int | None:
+        from desktop_app.runtime.compaction.budget import context_window  # the token estimates: with the first ask
+
         known = context_window(base_url, model)
         if known is not None:
             return known

@@ -9,7 +9,3 @@
 * :mod:`.install` — install, update (keeping the user's values) and uninstall.
 * :mod:`.report` — the compatibility report: one works/translated/not available line per manifest part.
 """
-
-from desktop_app.runtime.extensions.archive import BundleError
-
-__all__ = ["BundleError"]

@@ -28,34 +28,21 @@ import os
 import re
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from desktop_app.runtime.errors import ServerStartError
 from desktop_app.runtime.extensions.variables import (
+    _WHERE,
     WHOLE_USER_CONFIG,
     bundle_command,
+    configure,
     extensions_dir,
     substitute,
     system_variables,
 )
 
 _USER_CONFIG = re.compile(r"\$\{(user_config\.[^}]+)\}")
-
-
-@dataclass
-class _Where:
-    data_dir: Path | None = None
-    settings_file: Path | None = None
-
-
-_WHERE = _Where()
-
-
-def configure(data_dir: Path, settings_file: Path) -> None:
-    """Where installed bundles (``<data>/extensions/<name>``) and their non-sensitive values live."""
-    _WHERE.data_dir, _WHERE.settings_file = data_dir, settings_file
 
 
 def uninstall_configured(name: str, credentials: Any) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from desktop_app.runtime.extensions.errors import BundleError
+from desktop_app.runtime.model_defaults import empty_list
 
 SUPPORTED_VERSIONS = ("0.1", "0.2", "0.3", "0.4")
 Platform = Literal["darwin", "win32", "linux"]
@@ -41,7 +42,7 @@ class Repository(_Strict):
 
 class McpConfig(_Strict):
     command: str
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=empty_list)
     env: dict[str, str] = Field(default_factory=dict)
     platform_overrides: dict[str, dict[str, Any]] = Field(default_factory=dict)
 
@@ -101,7 +102,7 @@ class Tool(_Strict):
 class Prompt(_Strict):
     name: str
     description: str | None = None
-    arguments: list[str] = Field(default_factory=list)
+    arguments: list[str] = Field(default_factory=empty_list)
     text: str
 
 
@@ -146,17 +147,17 @@ class Manifest(BaseModel):
     documentation: str | None = None
     support: str | None = None
     icon: str | None = None
-    icons: list[Icon] = Field(default_factory=list)
-    screenshots: list[str] = Field(default_factory=list)
+    icons: list[Icon] = Field(default_factory=empty_list)
+    screenshots: list[str] = Field(default_factory=empty_list)
     localization: dict[str, Any] | None = None
     server: Server
-    tools: list[Tool] = Field(default_factory=list)
+    tools: list[Tool] = Field(default_factory=empty_list)
     tools_generated: bool = False
-    prompts: list[Prompt] = Field(default_factory=list)
+    prompts: list[Prompt] = Field(default_factory=empty_list)
     prompts_generated: bool = False
-    keywords: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=empty_list)
     license: str | None = None
-    privacy_policies: list[str] = Field(default_factory=list)
+    privacy_policies: list[str] = Field(default_factory=empty_list)
     compatibility: Compatibility | None = None
     user_config: dict[str, UserConfigOption] = Field(default_factory=dict)
     meta: dict[str, dict[str, Any]] | None = Field(default=None, alias="_meta")

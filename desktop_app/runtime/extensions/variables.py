@@ -1,7 +1,8 @@
 """A bundle's variables: the system ones (``${HOME}``, ``${DESKTOP}``, ``${/}``…), ``${NAME}`` substitution
 (a whole ``${user_config.KEY}`` argument of a ``multiple`` value expands into one argument per item), where
-bundles are installed, and a bundle's command as it starts. Used by install, review, user_config and
-launch (which re-exports them); imports nothing of the extensions package.
+bundles are installed (:func:`configure`, called when the app is assembled: the start-up imports only this
+module of the package), and a bundle's command as it starts. Used by install, review, user_config and launch
+(which re-exports them); imports nothing of the extensions package.
 """
 
 from __future__ import annotations
@@ -9,12 +10,29 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
 WHOLE_USER_CONFIG = re.compile(r"^\$\{(user_config\.[^}]+)\}$")
 EXTENSIONS_FOLDER = "extensions"
+
+
+@dataclass
+class _Where:
+    """Where installed bundles and their settings live (set by :func:`configure`)."""
+
+    data_dir: Path | None = None
+    settings_file: Path | None = None
+
+
+_WHERE = _Where()
+
+
+def configure(data_dir: Path, settings_file: Path) -> None:
+    """Where installed bundles (``<data>/extensions/<name>``) and their non-sensitive values live."""
+    _WHERE.data_dir, _WHERE.settings_file = data_dir, settings_file
 
 
 def extensions_dir(data_dir: Path) -> Path:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ToolCallContext:
+    """The conversation and tool call a ``Host.call`` belongs to (empty outside a run)."""
+
     conversation_id: str = ""
     tool_call_id: str = ""
     tool_name: str = ""

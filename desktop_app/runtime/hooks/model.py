@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from desktop_app.runtime.model_defaults import empty_list
+
 EVENTS: tuple[str, ...] = (
     "PreToolUse",
     "PermissionRequest",
@@ -80,7 +82,7 @@ class HookDef(BaseModel):
     shell: str | None = None
     cwd: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
-    allowed_env_vars: list[str] = Field(default_factory=list, alias="allowedEnvVars")
+    allowed_env_vars: list[str] = Field(default_factory=empty_list, alias="allowedEnvVars")
     format: HookFormat = Field(
         default="whale", description="claude: Claude Code's input, output and exit codes (see hooks/claude.py)"
     )

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from desktop_app.runtime.model_defaults import empty_list
+
 NoticeKind = Literal["mutated", "blocked", "rejected", "failed", "warning", "context"]
 NoticeTarget = Literal["arguments", "result", "prompt", "approval", "none"]
 
@@ -23,9 +25,9 @@ class HookNotice(BaseModel):
     kind: NoticeKind
     event: str
     """The lifecycle event (``PreToolUse``…) or the MCP message and direction (``tools/call request``)."""
-    hooks: list[str] = Field(default_factory=list)
+    hooks: list[str] = Field(default_factory=empty_list)
     """The hooks involved, by label or ``server/tool`` target."""
-    reasons: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
     message: str = ""
     """One sentence for the user: what happened."""
     target: NoticeTarget = "none"

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from desktop_app.runtime.errors import ConfigError
+from desktop_app.runtime.model_defaults import empty_list
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a server gets to start and to answer a call unless it sets ``startupTimeout``/``timeout``."""
@@ -71,7 +72,7 @@ class OAuthConfig(BaseModel):
 
     client_id: str | None = Field(default=None, alias="clientId")
     client_secret: str | None = Field(default=None, alias="clientSecret")
-    scopes: list[str] = Field(default_factory=list)
+    scopes: list[str] = Field(default_factory=empty_list)
     client_name: str | None = Field(default=None, alias="clientName")
     callback_port: int | None = Field(default=None, ge=1, le=65535, alias="callbackPort")
 
@@ -82,7 +83,7 @@ class ServerConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
 
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
+    args: list[str] = Field(default_factory=empty_list)
     env: dict[str, str] = Field(default_factory=dict)
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
@@ -96,7 +97,7 @@ class ServerConfig(BaseModel):
     hooks: dict[str, Any] | None = Field(default=None, description="Per-server MCP message hooks.")
     trust: bool = Field(default=False, description="The user trusts this server: its tools run without asking.")
     pinned: bool | list[str] = Field(default=False, description="Tools always offered to the model (True: all).")
-    excluded_tools: list[str] = Field(default_factory=list, alias="excludedTools")
+    excluded_tools: list[str] = Field(default_factory=empty_list, alias="excludedTools")
     allow_unsafe_env: bool = Field(
         default=False, alias="allowUnsafeEnv", description="Allow LD_PRELOAD, DYLD_*, NODE_OPTIONS … in env."
     )

@@ -84,15 +84,35 @@ class Host:
         self.tool_table = ToolTable(self.registry, lambda name: self.servers.supervisor.active(name))
         self.features = HostFeatures(self.servers.client_features, self._connection_for, self.registry.live_connections)
         self.max_output_chars = max_output_chars
-        self.hooks: HookRunner | None = None
-        """Lifecycle and MCP message hooks applied inside :meth:`call` (see :meth:`set_hooks`)."""
+        self._hooks: HookRunner | None = None
+        self._hooks_later: Callable[[], HookRunner] | None = None
+
+    @property
+    def hooks(self) -> HookRunner | None:
+        """Lifecycle and MCP message hooks applied inside :meth:`call` (see :meth:`set_hooks`). A runner left to
+        :meth:`set_hooks_later` is built here, when something first asks for it."""
+        if self._hooks_later is not None:
+            build, self._hooks_later = self._hooks_later, None
+            self.set_hooks(build())
+        return self._hooks
+
+    @hooks.setter
+    def hooks(self, runner: HookRunner | None) -> None:
+        """The runner as it is, not bound to the raw call path (:meth:`set_hooks` binds it)."""
+        self._hooks, self._hooks_later = runner, None
 
     def set_hooks(self, runner: HookRunner | None) -> None:
         """Apply ``runner``'s hooks to every :meth:`call`; its ``mcp`` and message hooks call tools through
         the raw path (hooks do not hook hooks)."""
-        self.hooks = runner
+        self._hooks_later = None
+        self._hooks = runner
         if runner is not None:
             runner.bind(self._raw_hook_call)
+
+    def set_hooks_later(self, build: Callable[[], HookRunner]) -> None:
+        """The hooks' runner, built by ``build`` on first use (the first run, tool call or Hooks page) rather
+        than now: the app's start-up does not read hook files or load the hooks' modules before it is ready."""
+        self._hooks, self._hooks_later = None, build
 
     async def _raw_hook_call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         try:

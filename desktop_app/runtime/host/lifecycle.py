@@ -71,6 +71,8 @@ class EventBus:
 
 @dataclass
 class _Track:
+    """One server's restart sequence: the attempt, its phase and delay, and the task running it."""
+
     attempt: int = 0
     ready_since: float | None = None
     phase: str | None = None  # "waiting" (sleeping before the next attempt) or "restarting"

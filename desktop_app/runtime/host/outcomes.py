@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop_app.runtime.hooks.notices import HookNotice
+from desktop_app.runtime.model_defaults import empty_list
 from desktop_app.runtime.sdk_types import mtypes
 
 DEFAULT_MAX_OUTPUT_CHARS = 100_000
@@ -29,8 +30,8 @@ class CallOutcome(BaseModel):
     text: str
     is_error: bool = False
     structured: dict[str, Any] | None = None
-    content: list[dict[str, Any]] = Field(default_factory=list)
-    hooks: list[HookNotice] = Field(default_factory=list)
+    content: list[dict[str, Any]] = Field(default_factory=empty_list)
+    hooks: list[HookNotice] = Field(default_factory=empty_list)
     """What hooks changed, blocked or failed on this call (see :mod:`desktop_app.runtime.hooks`)."""
     meta: dict[str, Any] | None = None
     """The result's ``_meta`` (e.g. ``ai.nanobot.hooks/mutations``)."""

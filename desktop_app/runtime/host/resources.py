@@ -18,6 +18,7 @@ from mcp import Client
 from pydantic import BaseModel, ConfigDict, Field
 
 from desktop_app.runtime.host.outcomes import CallOutcome, outcome_from_result
+from desktop_app.runtime.model_defaults import empty_list
 
 _MAX_PAGES = 100
 _Page = TypeVar("_Page")
@@ -52,8 +53,8 @@ class ResourceRead(BaseModel):
 
     server: str
     uri: str
-    texts: list[ResourceText] = Field(default_factory=list)
-    blobs: list[ResourceBlob] = Field(default_factory=list)
+    texts: list[ResourceText] = Field(default_factory=empty_list)
+    blobs: list[ResourceBlob] = Field(default_factory=empty_list)
 
     @property
     def text(self) -> str:
@@ -83,7 +84,7 @@ class PromptText(BaseModel):
     server: str
     name: str
     description: str | None = None
-    messages: list[PromptMessageText] = Field(default_factory=list)
+    messages: list[PromptMessageText] = Field(default_factory=empty_list)
 
     def as_text(self) -> str:
         """The messages joined, for the composer (user turns as they are)."""

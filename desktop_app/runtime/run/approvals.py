@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from desktop_app.runtime.errors import ConfigError, UnknownToolCallError
+from desktop_app.runtime.model_defaults import empty_list
 from desktop_app.runtime.settings import write_text_atomically
 
 ApprovalMode = Literal["ask", "always", "never"]
@@ -102,8 +103,12 @@ class Grant(BaseModel):
 
 
 class _GrantFile(BaseModel):
+    """``grants.json``: built when the file is first read or written (a new home has none)."""
+
+    model_config = ConfigDict(defer_build=True)
+
     version: int = 1
-    grants: list[Grant] = Field(default_factory=list)
+    grants: list[Grant] = Field(default_factory=empty_list)
 
 
 class GrantStore:
@@ -167,6 +172,8 @@ class GrantStore:
 
 @dataclass
 class _Pending:
+    """An approval waiting for an answer: the future it is given to, and its conversation."""
+
     future: asyncio.Future[Decision]
     conversation_id: str
 

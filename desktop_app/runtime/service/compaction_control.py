@@ -13,18 +13,21 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction.compactor import CompactionError, Compactor
-from desktop_app.runtime.compaction.plan import Compaction, undo
 from desktop_app.runtime.conversation import Conversation, ToolHost, pending_tool_calls
 from desktop_app.runtime.errors import ConversationBusyError
-from desktop_app.runtime.providers.base import Provider
 from desktop_app.runtime.service.conversations import ConversationTable
 from desktop_app.runtime.service.routing import Routing
 from desktop_app.runtime.service.settings_control import SettingsControl
 from desktop_app.runtime.service.tasks import ConversationTasks
-from desktop_app.runtime.settings import ProviderSettings
+
+if TYPE_CHECKING:  # the compactor, its plan and the hooks' runner load with the first run or compaction (issue 27)
+    from desktop_app.runtime.compaction.compactor import Compactor
+    from desktop_app.runtime.compaction.plan import Compaction
+    from desktop_app.runtime.providers.base import Provider
+    from desktop_app.runtime.settings import ProviderSettings
 
 
 class CompactionControl:
@@ -56,6 +59,8 @@ class CompactionControl:
         self, conv: Conversation, chosen: ProviderSettings, provider: Provider, host: ToolHost | None = None
     ) -> Compactor:
         """A compactor for ``conv`` on ``chosen``'s model, with the tools and system note ``host`` offers."""
+        from desktop_app.runtime.compaction.compactor import Compactor
+
         if host is None:
             deferral = self._routing.deferral
             host = deferral.view(conv.id) if deferral is not None else self._host
@@ -97,6 +102,8 @@ class CompactionControl:
         """The user's "Compact now": summarise all but the latest ``compact_keep_turns`` turns. Raises
         ``CompactionError`` (the conversation unchanged, a ``CompactionFailed`` event published) or
         ``ConversationBusyError``."""
+        from desktop_app.runtime.compaction.compactor import CompactionError
+
         conv = self._conversations.conversation(conversation_id)
         _refuse_if_busy(conv)
         if pending_tool_calls(conv.messages):
@@ -135,6 +142,9 @@ class CompactionControl:
 
     def undo_compaction(self, conversation_id: str, compaction_id: str | None = None) -> Compaction:
         """Undo the compaction in force (or the one named): the next request sends the history it replaced."""
+        from desktop_app.runtime.compaction.compactor import CompactionError
+        from desktop_app.runtime.compaction.plan import undo
+
         conv = self._conversations.conversation(conversation_id)
         _refuse_if_busy(conv)
         done = undo(conv.compactions, compaction_id)

@@ -132,6 +132,10 @@ class Runtime:
         """
         return await self.runs.start(conversation_id, prompt, attachments=attachments, context=context)
 
+    async def prepare_runs(self) -> None:
+        """Load what a first run needs beyond what start-up loaded (the app: at the first keystroke)."""
+        await self.runs.prepare()
+
     async def continue_run(self, conversation_id: str) -> RunOutcome:
         """Continue a paused turn: ask again for pending approvals (also after a restart), or, after the
         tool-round limit, give the model another round of N."""

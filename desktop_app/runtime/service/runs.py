@@ -12,22 +12,23 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime import events as ev
 from desktop_app.runtime.attachments import AttachmentLimits, PathOrAttachment
 from desktop_app.runtime.context import ContextItem
 from desktop_app.runtime.conversation import RunOptions, RunOutcome, ToolHost, pending_tool_calls
 from desktop_app.runtime.errors import ConversationBusyError
-from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 from desktop_app.runtime.messages import ToolMessage
 from desktop_app.runtime.run.approvals import ApprovalBroker, Decision, GrantStore
-from desktop_app.runtime.run.loop import RunLoop
 from desktop_app.runtime.service.compaction_control import CompactionControl
 from desktop_app.runtime.service.conversations import ConversationTable
 from desktop_app.runtime.service.routing import Routing
 from desktop_app.runtime.service.settings_control import SettingsControl
 from desktop_app.runtime.service.tasks import ConversationTasks
+
+if TYPE_CHECKING:  # the run loop and the hooks' runner load with the first run (``Runs.prepare``), not at ready
+    from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
 
 log = logging.getLogger("desktop_app.runtime.service")
 
@@ -60,6 +61,14 @@ class Runs:
         """Context items a new prompt takes along besides its own (MCP App views' model context), by
         conversation id; taken when the prompt is sent."""
 
+    async def prepare(self) -> None:
+        """Load what a run needs beyond what start-up loaded: the run loop, the compactor and the hooks' modules
+        (imported in a worker thread), then the hooks' runner and its files (a runner the host was told to build
+        on first use is built here, on the event loop's thread). The app calls it at the first keystroke, so a
+        prompt typed after start-up does not wait for them; a run started sooner loads them itself."""
+        await asyncio.to_thread(_import_run_path)
+        getattr(self._host, "hooks", None)
+
     def answer(self, tool_call_id: str, decision: Decision) -> None:
         self._broker.answer(tool_call_id, decision)
 
@@ -89,6 +98,8 @@ class Runs:
         context: Sequence[ContextItem] | None = None,
     ) -> RunOutcome:
         """Run a turn (``prompt``) or continue a paused one (``None``) to its end or its next pause."""
+        from desktop_app.runtime.run.loop import RunLoop
+
         conv = self._conversations.conversation(conversation_id)
         if conv.active_run is not None:
             raise ConversationBusyError(
@@ -168,10 +179,19 @@ class Runs:
         runner: Any = getattr(self._host, "hooks", None)
         if runner is None:
             return None
+        from desktop_app.runtime.hooks.lifecycle import LifecycleHooks
+
         transcripts = getattr(runner, "transcripts", None)
         if transcripts is not None and transcripts.messages_of is None:  # Claude Code hooks read the conversation
             transcripts.messages_of = self._conversations.transcript_messages
         return LifecycleHooks(runner)
+
+
+def _import_run_path() -> None:
+    import desktop_app.runtime.compaction.compactor
+    import desktop_app.runtime.hooks.lifecycle
+    import desktop_app.runtime.hooks.sources
+    import desktop_app.runtime.run.loop  # noqa: F401
 
 
 def _current_task_cancelling() -> bool:

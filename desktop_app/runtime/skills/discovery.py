@@ -38,6 +38,8 @@ EXTERNAL_ROOTS = ("~/.claude/skills", "~/.agents/skills")
 
 @dataclass(frozen=True)
 class Requires:
+    """What a skill needs to be offered: commands on the PATH, environment variables, MCP servers."""
+
     commands: tuple[str, ...] = ()
     env: tuple[str, ...] = ()
     mcp: tuple[str, ...] = ()
@@ -60,6 +62,8 @@ class Requires:
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill found on disk: its name, description, when to use it, and where it came from."""
+
     name: str
     description: str
     when: str
@@ -78,6 +82,8 @@ class Skill:
 
 @dataclass
 class SkillSet:
+    """The skills found, with what could not be read and what was shadowed by an earlier folder."""
+
     skills: dict[str, Skill] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     shadowed: list[str] = field(default_factory=list)

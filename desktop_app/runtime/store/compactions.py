@@ -16,11 +16,13 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from desktop_app.runtime import events as ev
-from desktop_app.runtime.compaction.plan import Compaction
 from desktop_app.runtime.store.db import Store
+
+if TYPE_CHECKING:  # the compaction's plan loads when a compaction is read or written, not with the store
+    from desktop_app.runtime.compaction.plan import Compaction
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,8 @@ def set_undone(store: Store, compaction_id: str) -> None:
 
 def load(store: Store, conversation_id: str) -> list[StoredCompaction]:
     """The conversation's compactions, oldest first."""
+    from desktop_app.runtime.compaction.plan import Compaction
+
     rows = store.connection.execute(
         "SELECT id, turns, boundary, summary, payload, created_at, undone_at FROM compactions "
         "WHERE conversation_id = ? ORDER BY created_at, rowid",
@@ -128,6 +132,8 @@ class CompactionRecorder:
             if isinstance(event, ev.CompactionUndone):
                 set_undone(self.store, event.compaction_id)
                 return
+            from desktop_app.runtime.compaction.plan import Compaction
+
             mark = Compaction(
                 id=event.compaction_id,
                 turns=event.turns,

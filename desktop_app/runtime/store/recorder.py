@@ -38,6 +38,8 @@ the bound is for delivery and scheduling)."""
 
 @dataclass
 class _RunState:
+    """Where the recorder is in one run: the message and part being written."""
+
     conversation_id: str
     run_id: str
     message_id: int | None = None  # the assistant message being written

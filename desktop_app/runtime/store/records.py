@@ -36,6 +36,8 @@ INTERRUPTED_TOOL_TEXT = "The tool call did not complete: the run was interrupted
 
 @dataclass(frozen=True)
 class ConversationInfo:
+    """A conversation as the list shows it: title, times, endpoint and model, agent, and whether it is deleted."""
+
     id: str
     title: str
     created_at: float
@@ -53,6 +55,8 @@ class ConversationInfo:
 
 @dataclass(frozen=True)
 class StoredPart:
+    """One part of a stored message: text, reasoning, a tool call or its result, in order."""
+
     id: int
     position: int
     kind: str
@@ -63,6 +67,8 @@ class StoredPart:
 
 @dataclass(frozen=True)
 class StoredMessage:
+    """A stored message with its parts, in the conversation's order."""
+
     id: int
     role: str
     status: str
@@ -77,6 +83,8 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class StoredRun:
+    """A stored run: its status, why it ended, and when it started and ended."""
+
     id: str
     status: str
     reason: str | None
@@ -92,6 +100,8 @@ class StoredRun:
 
 @dataclass(frozen=True)
 class SearchHit:
+    """A full-text search match: the conversation, message and part it is in, with a snippet."""
+
     conversation_id: str
     conversation_title: str
     message_id: int

@@ -30,6 +30,8 @@ Link = Callable[[str, str, str, str], None]
 
 @dataclass
 class StepRecord:
+    """One step of a recorded workflow run: its status, output and sub-run."""
+
     name: str
     status: str = "pending"
     child_conversation_id: str = ""
@@ -39,6 +41,8 @@ class StepRecord:
 
 @dataclass
 class WorkflowRunRecord:
+    """A workflow run as it is kept on disk: its inputs, status and steps."""
+
     run_id: str
     workflow: str
     status: str = "running"

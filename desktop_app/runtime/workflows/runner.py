@@ -72,6 +72,8 @@ class WorkflowRuntime(Protocol):
 
 @dataclass
 class StepResult:
+    """How one step of a workflow run went: status, output and the sub-run's conversation."""
+
     name: str
     status: ev.WorkflowStepStatus = "pending"
     output: str = ""
@@ -81,6 +83,8 @@ class StepResult:
 
 @dataclass
 class WorkflowResult:
+    """How a workflow run ended: status, output or error, and each step's result."""
+
     run_id: str
     workflow: str
     status: WorkflowStatus

@@ -17,14 +17,12 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from desktop_app.runtime.workflows.runner import WorkflowBusyError, WorkflowRunner
-from desktop_app.runtime.workflows.template import InputError
-
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from desktop_app.runtime.workflows.discovery import WorkflowSet
     from desktop_app.runtime.workflows.model import Workflow
+    from desktop_app.runtime.workflows.runner import WorkflowRunner
 
 SERVER_NAME = "switchboard.workflows"
 RUN_TIMEOUT = 24 * 3600.0
@@ -58,6 +56,8 @@ def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunne
     from desktop_app import __version__
     from desktop_app.runtime.hooks.context import current_tool_call
     from desktop_app.runtime.in_process import in_process_server
+    from desktop_app.runtime.workflows.runner import WorkflowBusyError
+    from desktop_app.runtime.workflows.template import InputError
 
     server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
     read_only = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)

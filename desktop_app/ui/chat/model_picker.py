@@ -13,16 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QPaintEvent
-from PySide6.QtWidgets import (
-    QBoxLayout,
-    QFrame,
-    QSizePolicy,
-    QStyle,
-    QStyleOptionToolButton,
-    QStylePainter,
-    QToolButton,
-    QWidget,
-)
+from PySide6.QtWidgets import QBoxLayout, QFrame, QSizePolicy, QToolButton, QWidget
 
 MIN_CHARS = 6
 """Squeezed, the picker still shows this many characters of the model's name (and "…")."""
@@ -58,7 +49,14 @@ class ModelPicker(QToolButton):
         room = self.width() - self._chrome()
         return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideRight, max(0, room))
 
-    def paintEvent(self, _event: QPaintEvent) -> None:
+    def paintEvent(self, event: QPaintEvent) -> None:
+        if self.width() >= self.sizeHint().width():  # the whole name: as any tool button draws itself
+            super().paintEvent(event)
+            return
+        # Elided: QStyle and its ~300 enums (~4 ms to make) load with the first elided paint, not before the first
+        # paint of the window (issue 27).
+        from PySide6.QtWidgets import QStyle, QStyleOptionToolButton, QStylePainter
+
         painter = QStylePainter(self)
         option = QStyleOptionToolButton()
         self.initStyleOption(option)

@@ -13,7 +13,11 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 
 class _PaintWatch(QObject):
-    """Application-wide event filter: notes the time of the first paint of ``window`` or one of its widgets."""
+    """The window's event filter: notes the time of its first paint (Qt paints a window before its children).
+
+    Not an application-wide filter: that one is called for every event of every object, and for objects of a
+    class PySide does not know (Qt's animation timer, when the working indicator starts) shiboken makes the
+    Python types it might be, QStyle with its ~300 enums among them (~4 ms before the first paint, issue 27)."""
 
     def __init__(self, window: QWidget, loop: QEventLoop) -> None:
         super().__init__(window)
@@ -41,7 +45,7 @@ def show_and_wait_for_paint(window: QWidget, timeout_s: float) -> float | None:
         raise RuntimeError("show_and_wait_for_paint() needs a QApplication")
     loop = QEventLoop()
     watch = _PaintWatch(window, loop)
-    app.installEventFilter(watch)
+    window.installEventFilter(watch)
     timer = QTimer()
     timer.setSingleShot(True)
     timer.timeout.connect(loop.quit)
@@ -52,7 +56,7 @@ def show_and_wait_for_paint(window: QWidget, timeout_s: float) -> float | None:
             loop.exec()
     finally:
         timer.stop()
-        app.removeEventFilter(watch)
+        window.removeEventFilter(watch)
         watch.deleteLater()
     return watch.painted_at
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QAbstractButton, QLayout, QStatusBar, QWidget
 from shiboken6 import isValid
 
@@ -35,11 +35,18 @@ class FocusWithin(QObject):
             focused = event.type() == QEvent.Type.FocusIn
             if bool(self.frame.property("focusWithin")) != focused:
                 self.frame.setProperty("focusWithin", focused)
-                style = self.frame.style()
-                style.unpolish(self.frame)
-                style.polish(self.frame)
-                self.frame.update()
+                # The ring is re-polished on the next turn of the event loop, not in the focus change: the text
+                # box gets focus as the runtime attaches, and the first Python wrapper of the style makes
+                # QStyle's ~300 enums (~4 ms) on the way to ready (issue 27); typing does not wait for the ring.
+                QTimer.singleShot(0, self._repolish)
         return False
+
+    def _repolish(self) -> None:
+        if isValid(self.frame):
+            style = self.frame.style()
+            style.unpolish(self.frame)
+            style.polish(self.frame)
+            self.frame.update()
 
 
 def install_focus_within(child: QWidget, frame: QWidget) -> FocusWithin:

@@ -252,23 +252,24 @@ class MainWindow(QMainWindow):
 
     def _prepare_on_first_keystroke(self, runtime: RuntimeLike) -> None:
         """Start-up leaves out what only a run needs (the provider's HTTP stack, the MCP SDK behind the
-        built-in servers): the first keystroke in the composer imports them in worker threads, so a prompt
-        typed after start-up does not wait for them and an untouched window never holds them."""
+        built-in servers, the run loop, the compactor and the hooks): the first keystroke in the composer
+        imports them in worker threads, so a prompt typed after start-up does not wait for them and an
+        untouched window never holds them."""
 
         def prepare(_text: str = "") -> None:
             self.composer.edit.textChanged.disconnect(prepare)
-            self.tasks.start(self._prepare_first_run(getattr(runtime, "host", None)), name="prepare-first-run")
+            self.tasks.start(self._prepare_first_run(runtime), name="prepare-first-run")
 
         self.composer.edit.textChanged.connect(prepare)
 
-    async def _prepare_first_run(self, host: object) -> None:
+    async def _prepare_first_run(self, runtime: object) -> None:
         import asyncio
         import importlib
 
         await asyncio.to_thread(importlib.import_module, "desktop_app.runtime.providers.factory")
-        prepare = getattr(host, "prepare", None)
-        if prepare is not None:
-            await prepare()
+        for step in (getattr(runtime, "prepare_runs", None), getattr(getattr(runtime, "host", None), "prepare", None)):
+            if step is not None:
+                await step()
         from desktop_app.ui.asyncqt import release_freed_memory
 
         release_freed_memory()  # the imports' temporaries (pydantic schema building) back to the OS

@@ -74,7 +74,7 @@ class WorkflowChat(QObject):
         return task
 
     def stop(self, conversation_id: str) -> None:
-        self.workflows.runner.cancel(conversation_id)
+        self.workflows.cancel(conversation_id)  # no runner is made to stop nothing
 
     # -- live events -------------------------------------------------------------------------------------
 

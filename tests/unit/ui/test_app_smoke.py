@@ -99,6 +99,17 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         "desktop_app.runtime.plugins",  # no plugin is enabled in a fresh home: the package is not needed
         "_ssl",  # asyncio loads without ssl (desktop_app/lazy_ssl.py): OpenSSL comes with the first TLS client
         "desktop_app.runtime.apps.meta",  # MCP Apps' _meta.ui: read with the first tool list, not the host's import
+        # What a run needs beyond ready (the first keystroke loads it, Runtime.prepare_runs), and what is made
+        # on first use: the run loop, the compactor, the hooks' runner (built then) and payloads, the workflows'
+        # runner and records, the bundles' archive reader.
+        "desktop_app.runtime.run.loop",
+        "desktop_app.runtime.compaction.compactor",
+        "desktop_app.runtime.compaction.budget",
+        "desktop_app.runtime.hooks.runner",
+        "desktop_app.runtime.hooks.model",
+        "desktop_app.runtime.workflows.runner",
+        "desktop_app.runtime.workflows.records",
+        "desktop_app.runtime.extensions.archive",
     ):
         assert imported.get(module, len(lines)) > ready, f"{module} was imported before 'runtime: ready'"
 
@@ -134,6 +145,41 @@ def test_no_garbage_collection_pass_runs_before_the_first_paint(tmp_path):
     assert "collector on after main: True" in proc.stdout, proc.stdout
 
 
+@pytest.mark.integration
+def test_no_python_wrapper_of_the_style_before_ready(tmp_path):
+    """The real entry point: PySide makes the ``QStyle`` type (~300 enums, ~4 ms) the first time Python sees the
+    style, or an object of a class it does not know (an application-wide event filter does, for Qt's animation
+    timer). Nothing on the way to ``runtime: ready`` does: the first-paint watch filters the window alone, the
+    status line draws its text with its palette, the composer's focus ring is re-polished a turn later, and
+    Fusion comes from the command line (docs/performance.md)."""
+    code = (
+        "import builtins, sys\n"
+        "import PySide6.QtWidgets as widgets\n"
+        "real_print = builtins.print\n"
+        "def print_(*args, **kwargs):\n"
+        "    line = str(args[0]) if args else ''\n"
+        "    if line.startswith(('startup:', 'runtime: ready')):\n"
+        "        real_print(f'{line.split()[0]} QStyle made: {\"QStyle\" in vars(widgets)}', flush=True)\n"
+        "    real_print(*args, **kwargs)\n"
+        "builtins.print = print_\n"
+        "from desktop_app.__main__ import main\n"
+        "code = main(['--smoke-test'])\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication.instance()\n"
+        "app.setStyleSheet('')\n"  # the style-sheet style goes: the style under it is left
+        "real_print('style:', app.style().name(), flush=True)\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "SWITCHBOARD_HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert "startup: QStyle made: False" in proc.stdout, proc.stdout
+    assert "runtime: QStyle made: False" in proc.stdout, proc.stdout
+    assert "style: fusion" in proc.stdout.lower(), proc.stdout  # Fusion is in force all the same
+
+
 def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
     """An untouched window never imports what only a run needs; typing starts preparing it (once)."""
     from desktop_app.ui.window.main_window import MainWindow
@@ -144,12 +190,18 @@ def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
         async def prepare(self) -> None:
             Host.prepared += 1
 
+    runs: list[str] = []
+
+    async def prepare_runs() -> None:  # the run loop, the compactor and the hooks (Runtime.prepare_runs)
+        runs.append("prepared")
+
     fake_runtime.host = Host()
+    fake_runtime.prepare_runs = prepare_runs
     window = MainWindow()
     qtbot.addWidget(window)
     window.attach_runtime(fake_runtime)
-    assert Host.prepared == 0
+    assert (Host.prepared, runs) == (0, [])
     window.composer.edit.setPlainText("h")  # what a keystroke does
     qtbot.waitUntil(lambda: Host.prepared == 1, timeout=5000)
     window.composer.edit.setPlainText("hi")
-    assert window.tasks.pending == 0 and Host.prepared == 1
+    assert window.tasks.pending == 0 and (Host.prepared, runs) == (1, ["prepared"])

@@ -82,10 +82,13 @@ def test_wiring_forgets_the_runs_of_purged_conversations(tmp_path: Path) -> None
         for conversation in (kept, "purged"):
             records(ev.WorkflowStarted(conversation_id=conversation, run_id="r", workflow="greet", steps=["A"]))
         runtime, _provider, _seen = build([])
-        wire_workflows(
+        workflows, _problems = wire_workflows(
             Host({}), runtime, config_dir=tmp_path, data_dir=tmp_path / "data", project_dir=None, store=store
         )
         after = WorkflowRecords(tmp_path / "data" / FOLDER_NAME)
+        # Start-up does not read the records' folder: the records are made (and pruned) when first used.
+        assert [len(after.load(kept)), len(after.load("purged"))] == [1, 1]
+        assert workflows.records is not None
         assert [len(after.load(kept)), len(after.load("purged"))] == [1, 0]
     finally:
         store.close()

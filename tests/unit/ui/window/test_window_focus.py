@@ -109,6 +109,8 @@ def test_tab_follows_the_reading_order_and_every_stop_shows_a_ring(qtbot, qloop,
         plain = _top_edge(target.grab().toImage())
         widget.setFocus()
         qtbot.waitUntil(lambda widget=widget: QApplication.focusWidget() is widget)
+        # The composer's field is re-polished on the event loop's next turn (window/focus.py, issue 27).
+        qtbot.waitUntil(lambda target=target, plain=plain: _top_edge(target.grab().toImage()) != plain, timeout=2000)
         focused = _top_edge(target.grab().toImage())
         ring = RING_ON_ACCENT[name] if widget is win.composer.button else ACCENT[name]
         assert focused != plain, f"{widget.objectName()} looks the same focused ({name})"
