@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from desktop_app.runtime.context import human_size
 from desktop_app.runtime.errors import ConfigError, ProviderError, SwitchboardError
-from desktop_app.runtime.events import RetryInfo
+from desktop_app.runtime.events.parts import RetryInfo
 from desktop_app.runtime.files import file_kind, open_regular
 from desktop_app.runtime.messages import Attachment, SystemMessage, UserMessage
 from desktop_app.runtime.providers.base import ChatRequest, Provider, final_completion

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from desktop_app.runtime.attachments import AttachmentLimits
 from desktop_app.runtime.compaction.tool_digest import digest
-from desktop_app.runtime.events import TokenUsage
+from desktop_app.runtime.events.parts import TokenUsage
 from desktop_app.runtime.messages import AssistantMessage, Message, ToolCallRequest, ToolMessage, ToolSpec
 from desktop_app.runtime.settings import ProviderSettings
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from desktop_app.runtime.events import ConversationUsage, TokenUsage
+from desktop_app.runtime.events.parts import ConversationUsage, TokenUsage
 from desktop_app.runtime.providers.presets import Price, model_price
 
 

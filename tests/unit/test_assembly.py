@@ -57,7 +57,8 @@ def test_the_app_s_assembly_loads_neither_workflow_parsing_nor_the_tasks(tmp_pat
         " 'desktop_app.runtime.workflows.parser', 'desktop_app.runtime.tasks.model',"
         " 'desktop_app.runtime.workflows.runner', 'desktop_app.runtime.workflows.records',"
         " 'desktop_app.runtime.hooks.runner', 'desktop_app.runtime.hooks.model', 'desktop_app.runtime.run.loop',"
-        " 'desktop_app.runtime.compaction.compactor', 'desktop_app.runtime.extensions.archive')\n"
+        " 'desktop_app.runtime.compaction.compactor', 'desktop_app.runtime.events.protocol',"
+        " 'desktop_app.runtime.extensions.archive')\n"
         "built.runtime.new_conversation()\n"  # as attach_runtime does before ready
         "print(sorted(m for m in later if m in sys.modules), built.tasks_on_first_use.made)\n"
         "print(type(built.tasks).__name__, built.tasks is built.tasks, later[0] in sys.modules)\n"
@@ -73,7 +74,7 @@ def test_the_app_s_assembly_loads_neither_workflow_parsing_nor_the_tasks(tmp_pat
     assert done.stdout.splitlines() == [
         "[] None",
         "Tasks True True",  # the tasks are made when first asked for
-        "['compaction.compactor', 'hooks.model', 'hooks.runner', 'run.loop']",  # what a run needs, prepared
+        "['compaction.compactor', 'events.protocol', 'hooks.model', 'hooks.runner', 'run.loop']",  # prepared
     ]
 
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from desktop_app.runtime.apps.meta import APP_MIME_TYPE, UI_SCHEME, ResourceUi, resource_ui
 from desktop_app.runtime.errors import SwitchboardError
-from desktop_app.runtime.events import HostEvent
+from desktop_app.runtime.host_events import HostEvent
 
 log = logging.getLogger(__name__)
 

@@ -28,15 +28,6 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 from pydantic import ValidationError
 
 from desktop_app.runtime.errors import InvalidElicitationResponseError
-from desktop_app.runtime.events import (
-    ElicitationRequested,
-    HostEvent,
-    ResourcesChanged,
-    ResourceUpdated,
-    SamplingRequested,
-    ServerLog,
-    ServerRequestClosed,
-)
 from desktop_app.runtime.host.requests import (
     Answer,
     ElicitationAction,
@@ -46,6 +37,15 @@ from desktop_app.runtime.host.requests import (
     SamplingAnswer,
 )
 from desktop_app.runtime.host.sampling import declined, model_hints, sampling_messages
+from desktop_app.runtime.host_events import (
+    ElicitationRequested,
+    HostEvent,
+    ResourcesChanged,
+    ResourceUpdated,
+    SamplingRequested,
+    ServerLog,
+    ServerRequestClosed,
+)
 from desktop_app.runtime.redaction import redact_event
 from desktop_app.runtime.sdk_types import mtypes
 

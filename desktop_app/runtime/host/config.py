@@ -68,7 +68,7 @@ class OAuthConfig(BaseModel):
     registered with. ``scopes`` are requested in addition to those the server asks for.
     """
 
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True, defer_build=True)
 
     client_id: str | None = Field(default=None, alias="clientId")
     client_secret: str | None = Field(default=None, alias="clientSecret")
@@ -80,7 +80,7 @@ class OAuthConfig(BaseModel):
 class ServerConfig(BaseModel):
     """One MCP server entry. Unknown fields stay in ``model_extra`` and are ignored."""
 
-    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="allow", populate_by_name=True, defer_build=True)
 
     command: str | None = None
     args: list[str] = Field(default_factory=empty_list)

@@ -35,7 +35,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from desktop_app.runtime.apps.meta import CLIENT_SETTINGS, EXTENSION_ID
-from desktop_app.runtime.events import HostEvent
 from desktop_app.runtime.host.client_features import ClientCallbacks, ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.config import DEFAULT_TIMEOUT
 from desktop_app.runtime.host.connection_requests import describe_start_error
@@ -56,6 +55,7 @@ from desktop_app.runtime.host.transports import (
     streamable_http_streams,
     watch_eof,
 )
+from desktop_app.runtime.host_events import HostEvent
 
 logger = logging.getLogger(__name__)
 

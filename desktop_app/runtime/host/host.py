@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerRequestError
-from desktop_app.runtime.events import ServerLog
 from desktop_app.runtime.host.client_features import ClientFeatures, ProgressCallback
 from desktop_app.runtime.host.config import DEFAULT_TIMEOUT
 from desktop_app.runtime.host.host_features import HostFeatures
@@ -35,6 +34,7 @@ from desktop_app.runtime.host.registry import ServerRegistry
 from desktop_app.runtime.host.requests import ElicitationAction, RequestKind
 from desktop_app.runtime.host.servers import BuiltinFactory, HostServers, ServerState, ServerStatus
 from desktop_app.runtime.host.tool_table import HostTool, ToolTable, normalize_schema, tool_spec
+from desktop_app.runtime.host_events import ServerLog
 from desktop_app.runtime.messages import ToolSpec
 from desktop_app.runtime.sdk_types import mtypes
 

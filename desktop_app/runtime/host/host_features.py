@@ -13,9 +13,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from desktop_app.runtime.events import ServerLog
 from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.requests import ElicitationAction, RequestKind
+from desktop_app.runtime.host_events import ServerLog
 from desktop_app.runtime.sdk_types import mtypes
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from desktop_app.runtime.events import HostEvent, ServerStateChanged
+from desktop_app.runtime.host_events import HostEvent, ServerStateChanged
 from desktop_app.runtime.redaction import redact_event
 
 logger = logging.getLogger(__name__)

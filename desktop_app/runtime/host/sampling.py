@@ -12,7 +12,7 @@ import binascii
 from collections.abc import Sequence
 from typing import TypeAlias
 
-from desktop_app.runtime.events import SamplingMessageText
+from desktop_app.runtime.host_events import SamplingMessageText
 from desktop_app.runtime.messages import AssistantMessage, Message, SystemMessage, UserMessage
 from desktop_app.runtime.providers.base import ChatRequest, Completion
 from desktop_app.runtime.sdk_types import mtypes

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.errors import ServerNotFoundError, SwitchboardError
-from desktop_app.runtime.events import HostServerState, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.host.client_features import ClientFeatures
 from desktop_app.runtime.host.config import ServerConfig
 from desktop_app.runtime.host.lifecycle import EventBus, HostListener, RestartSupervisor, Sleep
@@ -24,6 +23,7 @@ from desktop_app.runtime.host.registry import ServerRegistry
 from desktop_app.runtime.host.sdk_import import import_sdk
 from desktop_app.runtime.host.server_status import ServerStatus, server_status
 from desktop_app.runtime.host.transport_memory import TransportMemory
+from desktop_app.runtime.host_events import HostServerState, ServerStateChanged, ToolsChanged
 from desktop_app.runtime.redaction import redact
 
 if TYPE_CHECKING:  # the SDK (client and server halves) loads with the first connection: see :mod:`.sdk_import`

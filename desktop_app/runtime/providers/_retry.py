@@ -40,7 +40,7 @@ from desktop_app.runtime.errors import (
     StreamStalled,
     UnexpectedResponseError,
 )
-from desktop_app.runtime.events import RetryInfo
+from desktop_app.runtime.events.parts import RetryInfo
 from desktop_app.runtime.providers.base import ProviderEvent, RetryChunk
 from desktop_app.runtime.providers.error_text import error_message, raw_details
 

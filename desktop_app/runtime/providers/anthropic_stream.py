@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.runtime.errors import EmptyCompletionError, ProviderError, StreamError
-from desktop_app.runtime.events import TokenUsage
+from desktop_app.runtime.events.parts import TokenUsage
 from desktop_app.runtime.messages import ToolCallRequest
 from desktop_app.runtime.providers._sse import DEFAULT_IDLE_TIMEOUT, assemble_stream
 from desktop_app.runtime.providers.base import (

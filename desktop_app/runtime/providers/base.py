@@ -7,7 +7,7 @@ from typing import Annotated, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from desktop_app.runtime.events import RetryInfo, TokenUsage
+from desktop_app.runtime.events.parts import RetryInfo, TokenUsage
 from desktop_app.runtime.messages import Message, ToolCallRequest, ToolSpec
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.runtime.errors import EmptyCompletionError, ProviderStreamError
-from desktop_app.runtime.events import TokenUsage
+from desktop_app.runtime.events.parts import TokenUsage
 from desktop_app.runtime.messages import ToolCallRequest
 from desktop_app.runtime.providers._sse import DEFAULT_FINISH_GRACE, DEFAULT_IDLE_TIMEOUT, assemble_stream
 from desktop_app.runtime.providers.base import (

@@ -17,7 +17,7 @@ from desktop_app.runtime.settings import ProviderSettings
 
 log = logging.getLogger("desktop_app.runtime.service")
 
-Listener = Callable[[ev.Event], None]
+Listener = Callable[["ev.Event"], None]  # a string: the protocol loads with its first event (events package)
 
 
 class EventHub:

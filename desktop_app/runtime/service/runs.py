@@ -62,10 +62,10 @@ class Runs:
         conversation id; taken when the prompt is sent."""
 
     async def prepare(self) -> None:
-        """Load what a run needs beyond what start-up loaded: the run loop, the compactor and the hooks' modules
-        (imported in a worker thread), then the hooks' runner and its files (a runner the host was told to build
-        on first use is built here, on the event loop's thread). The app calls it at the first keystroke, so a
-        prompt typed after start-up does not wait for them; a run started sooner loads them itself."""
+        """Load what a run needs beyond what start-up loaded: the event classes, the run loop, the compactor and
+        the hooks' modules (imported in a worker thread), then the hooks' runner and its files (a runner the host
+        was told to build on first use is built here, on the event loop's thread). The app calls it at the first
+        keystroke, so a prompt typed after start-up does not wait for them; a run started sooner loads them."""
         await asyncio.to_thread(_import_run_path)
         getattr(self._host, "hooks", None)
 
@@ -189,6 +189,7 @@ class Runs:
 
 def _import_run_path() -> None:
     import desktop_app.runtime.compaction.compactor
+    import desktop_app.runtime.events.protocol
     import desktop_app.runtime.hooks.lifecycle
     import desktop_app.runtime.hooks.sources
     import desktop_app.runtime.run.loop  # noqa: F401

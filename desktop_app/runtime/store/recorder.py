@@ -16,6 +16,7 @@ stays in the runtime's memory. Later runs try the store again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import sqlite3
 import time
@@ -106,7 +107,7 @@ class Recorder:
             return
         with self.store.transaction():  # the flush and the event: one commit
             self.flush()
-            handler = _HANDLERS.get(type(event))
+            handler = _handlers().get(type(event))
             if handler is not None:
                 handler(self, self._state(event), event)
 
@@ -391,17 +392,20 @@ class Recorder:
         self._runs.pop(state.run_id, None)
 
 
-_HANDLERS: dict[type, Callable[[Recorder, _RunState, ev.Event], None]] = {
-    ev.RunStarted: Recorder._run_started,  # type: ignore[dict-item]
-    ev.PromptSent: Recorder._prompt_sent,  # type: ignore[dict-item]
-    ev.ToolCall: Recorder._tool_call,  # type: ignore[dict-item]
-    ev.ApprovalRequired: Recorder._approval_required,  # type: ignore[dict-item]
-    ev.ApprovalDecided: Recorder._approval_decided,  # type: ignore[dict-item]
-    ev.ToolResult: Recorder._tool_result,  # type: ignore[dict-item]
-    ev.HookNoticeEvent: Recorder._hook_notice,  # type: ignore[dict-item]
-    ev.RetryScheduled: Recorder._retry,  # type: ignore[dict-item]
-    ev.Usage: Recorder._usage,  # type: ignore[dict-item]
-    ev.RunFinished: Recorder._run_finished,  # type: ignore[dict-item]
-    ev.Error: Recorder._error,  # type: ignore[dict-item]
-    ev.SubagentStarted: Recorder._subagent_started,  # type: ignore[dict-item]
-}
+@functools.cache
+def _handlers() -> dict[type, Callable[[Recorder, _RunState, ev.Event], None]]:
+    """The write for each event type; made with the first event (the protocol loads then, see ``events``)."""
+    return {
+        ev.RunStarted: Recorder._run_started,  # type: ignore[dict-item]
+        ev.PromptSent: Recorder._prompt_sent,  # type: ignore[dict-item]
+        ev.ToolCall: Recorder._tool_call,  # type: ignore[dict-item]
+        ev.ApprovalRequired: Recorder._approval_required,  # type: ignore[dict-item]
+        ev.ApprovalDecided: Recorder._approval_decided,  # type: ignore[dict-item]
+        ev.ToolResult: Recorder._tool_result,  # type: ignore[dict-item]
+        ev.HookNoticeEvent: Recorder._hook_notice,  # type: ignore[dict-item]
+        ev.RetryScheduled: Recorder._retry,  # type: ignore[dict-item]
+        ev.Usage: Recorder._usage,  # type: ignore[dict-item]
+        ev.RunFinished: Recorder._run_finished,  # type: ignore[dict-item]
+        ev.Error: Recorder._error,  # type: ignore[dict-item]
+        ev.SubagentStarted: Recorder._subagent_started,  # type: ignore[dict-item]
+    }

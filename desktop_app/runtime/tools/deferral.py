@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from desktop_app.runtime.conversation import ProgressCallback, ToolOutcome
-from desktop_app.runtime.events import PromotionReason
+from desktop_app.runtime.events.parts import PromotionReason
 from desktop_app.runtime.host.catalog import CATALOG_SERVER as TOOLS_SERVER
 from desktop_app.runtime.host.catalog import CATALOG_TOOL as TOOL_SEARCH
 from desktop_app.runtime.host.catalog import Catalog, make_entry

@@ -38,7 +38,7 @@ class FocusWithin(QObject):
                 # The ring is re-polished on the next turn of the event loop, not in the focus change: the text
                 # box gets focus as the runtime attaches, and the first Python wrapper of the style makes
                 # QStyle's ~300 enums (~4 ms) on the way to ready (issue 27); typing does not wait for the ring.
-                QTimer.singleShot(0, self._repolish)
+                QTimer.singleShot(0, self.frame, self._repolish)  # dropped if the field goes first
         return False
 
     def _repolish(self) -> None:

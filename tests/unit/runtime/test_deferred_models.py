@@ -18,7 +18,7 @@ DEFERRED = {
     "desktop_app.runtime.host.tool_table": ["HostTool"],
     "desktop_app.runtime.host.server_status": ["ServerStatus"],
     "desktop_app.runtime.run.approvals": ["Grant"],
-    "desktop_app.runtime.events": ["TokenUsage", "ConversationUsage", "RetryInfo"],
+    "desktop_app.runtime.events.parts": ["TokenUsage", "ConversationUsage", "RetryInfo"],
     "desktop_app.runtime.agents.server": ["AgentAttachment"],
 }
 

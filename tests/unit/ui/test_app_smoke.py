@@ -102,6 +102,7 @@ def test_the_window_is_painted_before_asyncio_and_the_hidden_docks_load(tmp_path
         # What a run needs beyond ready (the first keystroke loads it, Runtime.prepare_runs), and what is made
         # on first use: the run loop, the compactor, the hooks' runner (built then) and payloads, the workflows'
         # runner and records, the bundles' archive reader.
+        "desktop_app.runtime.events.protocol",  # the ~40 event classes: made with the first event's
         "desktop_app.runtime.run.loop",
         "desktop_app.runtime.compaction.compactor",
         "desktop_app.runtime.compaction.budget",
