@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from desktop_app.runtime.events.protocol import *  # noqa: F403
 
+_SUBMODULES = ("protocol", "parts")
+
 
 def __getattr__(name: str) -> Any:
     """The protocol's ``name``, the protocol loaded (and its names copied here) on the first ask."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    import importlib
+    if name.startswith("__") or name in _SUBMODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")  # the import system imports these
+    from desktop_app.runtime.events import protocol  # an import statement: `-X importtime` sees it
 
-    protocol = importlib.import_module("desktop_app.runtime.events.protocol")
     names = {key: value for key, value in vars(protocol).items() if not key.startswith("_")}
     globals().update(names)  # from now on a plain module attribute: no call per lookup
     try:
