@@ -18,7 +18,7 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QPoint, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QPoint, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QClipboard, QCursor, QGuiApplication, QIcon, QKeySequence, QPainter, QPixmap, QShortcut
 from PySide6.QtSvg import QSvgRenderer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
@@ -93,6 +93,9 @@ class QuickPrompt(QWidget):
         self.runtime: RuntimeLike | None = None
         self.controller: ChatController | None = None
         self.store: Store | None = None
+        self._fit_area: QRect | None = None
+        """The area the box was last fitted to; it is fitted again there when its contents change height."""
+        self._refit_pending = False
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
@@ -256,6 +259,7 @@ class QuickPrompt(QWidget):
         """Keep the whole box inside ``area``, its screen's available geometry (an 800×600 screen is shorter
         than the box with its answer view): the box is at most the area's width, the view gives up height
         down to ``MIN_VIEW_HEIGHT``, and a box still too tall moves up until its bottom edge is in the area."""
+        self._fit_area = QRect(area)
         self.setFixedWidth(min(self.box_width(), area.width()))
         if self.view.isVisible():
             rest = self.sizeHint().height() - self.view.height()  # the header, the composer, the status
@@ -265,6 +269,20 @@ class QuickPrompt(QWidget):
         self.adjustSize()
         y = min(self.y(), area.y() + area.height() - self.height())
         self.move(max(area.x(), min(self.x(), area.x() + area.width() - self.width())), max(area.y(), y))
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest and not self._refit_pending and self.isVisible():
+            # Something in the box changed height after it was fitted (a status line, the composer, a
+            # notice that came and went): fit it again, on the loop's next turn, where it was fitted.
+            self._refit_pending = True
+            QTimer.singleShot(0, self, self._refit)
+        return handled
+
+    def _refit(self) -> None:
+        self._refit_pending = False
+        if self._fit_area is not None and self.isVisible():
+            self.fit_to(self._fit_area)
 
     def dismiss(self) -> None:
         """Esc: stop a run first, then close the box (the conversation stays stored)."""

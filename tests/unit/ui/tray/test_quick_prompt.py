@@ -354,6 +354,30 @@ def test_the_box_with_its_answer_stays_inside_a_short_screen(qtbot, desk, llm_se
     assert quick.view.height() >= MIN_VIEW_HEIGHT  # the answer keeps a readable height
 
 
+def test_the_box_fits_again_when_its_contents_change_height(qtbot, desk, llm_server):
+    """Fitted while a part of it was taller (here a status line of several lines), the box kept that layout once
+    the part shrank: the answer view stayed short, and a box fitted while something taller showed stayed taller
+    than the screen (under load the end of a run could be caught so). It is fitted again, in the same area,
+    when its contents change height."""
+    llm_server.enqueue(text_reply(ANSWER))
+    quick = desk.quick
+    desk.shell.show_quick()
+    qtbot.waitExposed(quick)
+    qtbot.keyClicks(quick.composer.edit, "What time is it?")
+    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    short = quick.sizeHint().height()
+    quick.status.setWordWrap(True)
+    quick.set_status(" ".join(["A long status that wraps onto several lines."] * 12))
+    qtbot.waitUntil(lambda: quick.sizeHint().height() > short)
+    area = QRect(0, 0, 800, 600)
+    quick.move(quick.position_for(area.center()).x(), area.y() + int(area.height() * TOP_FRACTION))
+    quick.fit_to(area)
+    squeezed = quick.view.height()
+    quick.set_status("Ready")
+    qtbot.waitUntil(lambda: quick.view.height() > squeezed and area.contains(quick.geometry()))
+
+
 def test_the_answer_s_column_spans_the_box(qtbot, desk, llm_server):
     """The box was 720 px around a narrower reading column: a wide margin left of the answer and the composer."""
     llm_server.enqueue(text_reply(ANSWER))
