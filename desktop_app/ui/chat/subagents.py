@@ -94,6 +94,8 @@ class SubTranscript(QWidget):
 
     def _add(self, widget: QWidget) -> QWidget:
         self._layout.addWidget(widget)
+        if self.isVisible() and not widget.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide):
+            widget.show()  # now, as the chat view does: an approval asked with its card is answerable at once
         return widget
 
     # -- what replay uses (same names as ChatView) ----------------------------------------------------------

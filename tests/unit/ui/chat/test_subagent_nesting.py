@@ -236,3 +236,46 @@ def test_stopping_while_the_agent_waits_for_approval_settles_its_sub_conversatio
         win.controller.close()
         closing = qloop.create_task(runtime.aclose())
         qtbot.waitUntil(closing.done, timeout=5000)
+
+
+def test_a_nested_approval_is_answerable_as_soon_as_it_is_asked(qtbot, qloop):
+    """The nested card and its Approve button are on screen when the event that asks is handled, not a turn of
+    the event loop later (Qt shows a widget added to a shown parent on a later turn): a keystroke or a click that
+    comes first must find them."""
+    from desktop_app.runtime.settings import AgentSettings
+    from tests.support.fakes import answer, calls
+    from tests.unit.runtime.agents.test_agents import build, chat
+
+    helper = AgentSettings(name="helper", servers=["switchboard.t"], tools=["ping"])
+    runtime, _provider, _seen = build(
+        [helper], [chat("1", "helper"), calls(("p", "ping", "{}")), answer("pong seen"), answer("done")], mode="ask"
+    )
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.attach_runtime(runtime)
+    win.show()
+    qtbot.waitExposed(win)
+    seen: list[tuple[bool, bool]] = []
+
+    def on_nested(event: object) -> None:  # connected after the view: runs right after the view handled it
+        if getattr(event, "kind", "") == "approval_required":
+            card = win.view.nested.find_card(getattr(event, "tool_call_id", ""))
+            assert card is not None
+            seen.append((card.isVisible(), card.approve_button.isVisible()))
+
+    win.controller.subagent_event.connect(on_nested)
+    try:
+        send(qtbot, win, "start")
+        card_of = lambda: next((c for c in win.view.cards.values() if c.tool == "chat-with-helper"), None)  # noqa: E731
+        qtbot.waitUntil(lambda: card_of() is not None and card_of().pending, timeout=10_000)
+        qtbot.mouseClick(card_of().approve_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: bool(seen), timeout=10_000)
+        assert seen == [(True, True)]
+        [ping] = win.view.nested.pending_cards()
+        qtbot.mouseClick(ping.approve_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not win.controller.busy, timeout=10_000)
+        assert ping.status.text() == "Approved" and ping.has_result
+    finally:
+        win.controller.close()
+        closing = qloop.create_task(runtime.aclose())
+        qtbot.waitUntil(closing.done, timeout=5000)
