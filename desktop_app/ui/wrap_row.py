@@ -6,7 +6,7 @@ whole panel at its right edge, search field and tree included. :class:`WrapRow` 
 widget, and lays the second one under the first when the two do not fit beside each other. A widget that can
 be narrower than its size hint (its ``minimumSizeHint``, e.g. a row of buttons that wraps itself) is given the
 row's width when stacked, and as much height as it needs for it (``heightForWidth``): the Servers panel's
-action row is a ``WrapRow`` of the server's title and such a button row (``ui/servers/action_row.py``).
+action row is a ``WrapRow`` of the server's title and such a button row (``ui/flow.py``'s ``ButtonFlow``).
 """
 
 from __future__ import annotations

@@ -1,24 +1,16 @@
 """Chips above the composer: one per context item and per attachment, each removable with its × button.
 
-``ChipBar`` lays its chips out left to right and wraps them onto new lines (``FlowLayout``); it hides itself
+``ChipBar`` lays its chips out left to right and wraps them onto new lines (``ui/flow.FlowLayout``); it hides itself
 when it holds none. Chips are addressed by a key the owner chooses.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPixmap
-from PySide6.QtWidgets import (
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QLayout,
-    QLayoutItem,
-    QSizePolicy,
-    QToolButton,
-    QWidget,
-    QWidgetItem,
-)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QToolButton, QWidget
+
+from desktop_app.ui.flow import FlowLayout
 
 CHIP_STYLE = """
 QFrame#chip {
@@ -32,72 +24,6 @@ QToolButton#chipRemove { border: none; padding: 0px 2px; font-weight: bold; }
 QToolButton#chipRemove:hover { color: palette(highlight); }
 QToolButton#chipRemove:focus { background: palette(highlight); color: palette(highlighted-text); border-radius: 4px; }
 """
-
-
-class FlowLayout(QLayout):
-    """Lays out widgets in rows, wrapping to the next row when one is full (Qt's flow-layout example)."""
-
-    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
-        super().__init__(parent)
-        self._items: list[QLayoutItem] = []
-        self._spacing = spacing
-
-    def addItem(self, item: QLayoutItem) -> None:
-        self._items.append(item)
-
-    def addWidget(self, widget: QWidget) -> None:
-        self.addChildWidget(widget)
-        self.addItem(QWidgetItem(widget))
-        self.invalidate()
-
-    def count(self) -> int:
-        return len(self._items)
-
-    def itemAt(self, index: int) -> QLayoutItem | None:
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int) -> QLayoutItem | None:
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:
-        return Qt.Orientation(0)
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        return self._arrange(QRect(0, 0, width, 0), apply=False)
-
-    def setGeometry(self, rect: QRect) -> None:
-        super().setGeometry(rect)
-        self._arrange(rect, apply=True)
-
-    def sizeHint(self) -> QSize:
-        return self.minimumSize()
-
-    def minimumSize(self) -> QSize:
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
-        margins = self.contentsMargins()
-        return size + QSize(margins.left() + margins.right(), margins.top() + margins.bottom())
-
-    def _arrange(self, rect: QRect, *, apply: bool) -> int:
-        margins = self.contentsMargins()
-        area = rect.adjusted(margins.left(), margins.top(), -margins.right(), -margins.bottom())
-        x, y, row_height = area.x(), area.y(), 0
-        for item in self._items:
-            if item.isEmpty():
-                continue
-            hint = item.sizeHint()
-            if x + hint.width() > area.right() + 1 and row_height > 0:
-                x, y = area.x(), y + row_height + self._spacing
-                row_height = 0
-            if apply:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._spacing
-            row_height = max(row_height, hint.height())
-        return y + row_height - rect.y() + margins.bottom()
 
 
 class Chip(QFrame):
@@ -171,7 +97,7 @@ class ChipBar(QWidget):
         super().__init__(parent)
         self.setObjectName("chipBar")
         self.setStyleSheet(CHIP_STYLE)
-        self._layout = FlowLayout(self)
+        self._layout = FlowLayout(self, spacing=6)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._chips: dict[str, Chip] = {}
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)

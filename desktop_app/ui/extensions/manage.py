@@ -20,7 +20,7 @@ from typing import Any
 from PySide6.QtWidgets import QFileDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_app.ui.chat.common import MUTED_COLOR
-from desktop_app.ui.servers.action_row import ButtonFlow
+from desktop_app.ui.flow import ButtonFlow
 from desktop_app.ui.wrap_row import WrapRow
 
 

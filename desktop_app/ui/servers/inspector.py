@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import ERROR_COLOR, MUTED_COLOR
-from desktop_app.ui.servers.action_row import ButtonFlow, NarrowTabBar, ServerTitle
+from desktop_app.ui.flow import ButtonFlow
+from desktop_app.ui.servers.action_row import NarrowTabBar, ServerTitle
 from desktop_app.ui.servers.log_view import ServerInfo, ServerLogView, first_line, reason_text
 from desktop_app.ui.theme.tokens import SPACE
 from desktop_app.ui.wrap_row import WrapRow

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from desktop_app.ui.asyncqt import TaskRunner, async_slot
 from desktop_app.ui.chat.common import MUTED_COLOR
 from desktop_app.ui.dialogs.secret_prompt import SecretPrompt, missing_entry
-from desktop_app.ui.servers.action_row import ButtonFlow
+from desktop_app.ui.flow import ButtonFlow
 from desktop_app.ui.servers.inspector import ServerInspector
 from desktop_app.ui.servers.log_view import (
     LogLine,
