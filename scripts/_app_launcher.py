@@ -23,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
+from desktop_app.ui.widget_lists import all_widgets
+
 COMMANDS: queue.Queue[str] = queue.Queue()
 
 
@@ -32,7 +34,7 @@ def _read_stdin() -> None:
 
 
 def _visible(name: str) -> list[QWidget]:
-    widgets = [w for w in QApplication.allWidgets() if w.objectName() == name and w.isVisible()]
+    widgets = [w for w in all_widgets() if w.objectName() == name and w.isVisible()]
     return [w for w in widgets if not w.visibleRegion().isEmpty()]
 
 

@@ -80,11 +80,13 @@ its own in each theme, so a switch can find and swap it."""
 def retint(before: str, after: str) -> int:
     """Swap ``before``'s tone colours for ``after``'s in every widget's own stylesheet (a widget styled with
     ``f"color: {ERROR_COLOR}"`` built its sheet in the theme of that moment); returns how many changed. Runs
-    on a theme switch only."""
+    on a theme switch only (``widget_lists``: Qt's own list can crash when the collector runs)."""
+    from desktop_app.ui.widget_lists import all_widgets  # a theme switch only, never at start-up
+
     old, new = tokens(before), tokens(after)
     swaps = [(getattr(old, role), getattr(new, role)) for role in TONE_ROLES]
     changed = 0
-    for widget in QApplication.allWidgets():
+    for widget in all_widgets():
         sheet = widget.styleSheet()
         if not sheet or not any(colour in sheet for colour, _ in swaps):
             continue

@@ -10,13 +10,13 @@ import keyring
 import pytest
 from keyring.backends import fail
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from desktop_app.runtime.credentials import Credentials
 from desktop_app.runtime.host import Host, load_mcp_config
 from desktop_app.runtime.service import Runtime
 from desktop_app.runtime.settings import ProviderSettings, Settings
 from desktop_app.runtime.store import Store
+from desktop_app.ui.widget_lists import top_level_widgets
 from desktop_app.ui.window.main_window import MainWindow
 
 LOCAL = ProviderSettings(base_url="http://127.0.0.1:9/v1", model="m")
@@ -39,7 +39,7 @@ def _window(qtbot, tmp_path: Path, settings: Settings, credentials: Credentials 
 
 
 def _close_dialogs() -> None:
-    for widget in QApplication.topLevelWidgets():
+    for widget in top_level_widgets():
         if widget.isWindow() and widget.isVisible() and not isinstance(widget, MainWindow):
             widget.close()
 
