@@ -45,6 +45,19 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
 
 
 @pytest.fixture
+def restore_app_look(qapp: QApplication) -> Iterator[None]:
+    """The application's palette and stylesheet as they were, and no theme installed, after the test (a test
+    that applies a theme calls ``apply_theme`` itself)."""
+    from desktop_app.ui.theme import themes
+
+    palette, sheet = QApplication.palette(), qapp.styleSheet()
+    yield
+    qapp.setStyleSheet(sheet)
+    QApplication.setPalette(palette)
+    themes.uninstall()
+
+
+@pytest.fixture
 def fake_runtime() -> FakeRuntime:
     return FakeRuntime()
 

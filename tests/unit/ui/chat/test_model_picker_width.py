@@ -32,13 +32,8 @@ def fake_runtime() -> FakeRuntime:
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
+def themed(restore_app_look):
     theme.apply_theme("dark")
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
 
 
 def _settle(window: MainWindow, width: int, height: int) -> None:

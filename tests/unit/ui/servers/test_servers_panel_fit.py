@@ -25,6 +25,7 @@ from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.window.docks import DOCK_MIN
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider
+from tests.support.qt_layout import settle_size
 from tests.support.synthetic_tools import factory
 from tests.unit.ui.tools.test_tool_panel import make_runtime, run
 
@@ -34,21 +35,9 @@ SCREENSHOT_800 = 130
 
 
 @pytest.fixture(params=["light", "dark"])
-def themed(qapp: Any, request: Any) -> Any:
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
+def themed(restore_app_look: None, request: Any) -> str:
     theme.apply_theme(request.param)
-    yield request.param
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
-
-
-def _resize(qtbot: Any, window: MainWindow, width: int, height: int) -> None:
-    window.resize(width, height)
-    qtbot.waitUntil(lambda: window.width() == width)
-    for _ in range(3):  # the layout passes and the docks' fitting (posted and zero-time timers)
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
-        QApplication.processEvents()
+    return str(request.param)
 
 
 def _whole_in(area: QScrollArea, widget: QWidget) -> bool:
@@ -80,7 +69,7 @@ def test_the_servers_panel_fits_its_dock_with_a_failed_server(
     qtbot.waitExposed(window)
     try:
         run(qtbot, qloop, host.start())
-        _resize(qtbot, window, 1400, 900)
+        settle_size(qtbot, window, 1400, 900)
         dock, panel = window.servers_dock, window.servers_dock.panel
         dock.toggle()  # the status bar's MCP indicator, as the scene does
         qtbot.waitUntil(lambda: "analytics" in panel.rows and panel.servers["analytics"].state == "failed")
@@ -118,7 +107,7 @@ def test_the_servers_panel_fits_its_dock_with_a_failed_server(
                 )
 
         for size in ((1400, 900), (1920, 1080), (800, 600)):
-            _resize(qtbot, window, *size)
+            settle_size(qtbot, window, *size)
             fits(size)
             if size == (1400, 900):  # room: the title says the kind, each row's Restart says its word
                 assert inspector.title.kind.isVisible() and inspector.title.text() == "analytics MCP server"

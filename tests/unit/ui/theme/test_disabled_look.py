@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QApplication, QPushButton
+from PySide6.QtWidgets import QPushButton
 
 from desktop_app.ui.servers.log_view import ServerInfo
 from desktop_app.ui.theme import themes as theme
@@ -27,12 +27,8 @@ class Host:
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
+def themed(restore_app_look):
+    """The app's look restored after the test (each test applies its theme)."""
 
 
 def _text_coloured(image: QImage, hex_colour: str, tolerance: int = 48) -> int:

@@ -30,12 +30,8 @@ INPUTS = (QAbstractButton, QLineEdit, QComboBox, QAbstractSpinBox, QTextEdit, QP
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
+def themed(restore_app_look):
+    """The app's look restored after the test (each test applies its theme)."""
 
 
 @pytest.fixture

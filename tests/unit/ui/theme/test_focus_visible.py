@@ -15,12 +15,8 @@ from tests.support.fake_runtime import Content
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
+def themed(restore_app_look):
+    """The app's look restored after the test (each test applies its theme)."""
 
 
 def _ring_share(image: QImage, ring: str) -> float:

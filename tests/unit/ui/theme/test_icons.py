@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QAction, QColor, QIcon
-from PySide6.QtWidgets import QApplication
 
 from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.theme.icons import ACTION_ICONS, ICON_NAMES, icon
@@ -14,12 +13,8 @@ from desktop_app.ui.theme.tokens import tokens
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
+def themed(restore_app_look):
+    """The app's look restored after the test (each test applies its theme)."""
 
 
 def _ink(qicon: QIcon, scale: float, mode: QIcon.Mode = QIcon.Mode.Normal) -> tuple[int, QColor]:

@@ -16,16 +16,6 @@ from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.theme.tokens import DARK, tokens
 
 
-@pytest.fixture
-def restore_app_look():
-    app = QApplication.instance()
-    palette, sheet = QApplication.palette(), app.styleSheet()
-    yield
-    app.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
-
-
 def test_each_theme_has_its_own_stylesheet_and_palette(qapp, restore_app_look):
     theme.apply_theme("dark")
     assert is_dark(QApplication.palette())

@@ -4,19 +4,7 @@ switch: one more re-polish of every widget)."""
 
 from __future__ import annotations
 
-import pytest
-from PySide6.QtWidgets import QApplication
-
 from desktop_app.ui.theme import themes as theme
-
-
-@pytest.fixture
-def restore_app_look(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
 
 
 def test_a_theme_switch_keeps_the_style_and_sets_only_palette_and_sheet(qapp, restore_app_look):

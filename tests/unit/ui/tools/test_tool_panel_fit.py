@@ -16,25 +16,13 @@ from desktop_app.ui.theme import themes as theme
 from desktop_app.ui.window.docks import DOCK_MIN, PREFERRED_WIDTH
 from desktop_app.ui.window.main_window import MainWindow
 from tests.support.fakes import FakeProvider, answer
+from tests.support.qt_layout import settle_size
 from tests.unit.ui.tools.test_tool_panel import MCP_JSON, make_host, make_runtime, run
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
+def themed(restore_app_look):
     theme.apply_theme("dark")
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
-
-
-def _resize(qtbot: Any, window: MainWindow, width: int, height: int) -> None:
-    window.resize(width, height)
-    qtbot.waitUntil(lambda: window.width() == width)
-    for _ in range(3):  # the layout passes and the docks' fitting (posted and zero-time timers)
-        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
-        QApplication.processEvents()
 
 
 def test_the_tools_panel_fits_its_dock_at_every_width(qtbot: Any, qloop: Any, themed: None, tmp_path: Path) -> None:
@@ -51,7 +39,7 @@ def test_the_tools_panel_fits_its_dock_at_every_width(qtbot: Any, qloop: Any, th
     try:
         run(qtbot, qloop, host.start())
         run(qtbot, qloop, host.ensure_builtins())
-        _resize(qtbot, window, 1400, 900)
+        settle_size(qtbot, window, 1400, 900)
         dock, panel = window.tools_dock, window.tools_dock.panel
         dock.open_search()  # Ctrl+K, as the scene does
         qtbot.waitUntil(lambda: panel.overview is not None and panel.overview.total >= 81, timeout=5000)
@@ -67,7 +55,7 @@ def test_the_tools_panel_fits_its_dock_at_every_width(qtbot: Any, qloop: Any, th
                 assert panel.footer.rect().contains(part.geometry()), (case, part.objectName(), part.geometry())
 
         for size in ((800, 600), (1400, 900), (1920, 1080)):
-            _resize(qtbot, window, *size)
+            settle_size(qtbot, window, *size)
             fits(size)
             if size != (800, 600):  # room again: the dock takes its width back, the tree's columns all fit
                 assert dock.width() >= PREFERRED_WIDTH - 2, (size, dock.width())

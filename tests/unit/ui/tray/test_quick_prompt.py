@@ -338,15 +338,21 @@ def test_quick_with_files_attaches_them_to_the_quick_prompt(qtbot, tmp_path):
     assert app.shell.quick.isVisible() and window.composer.attachments == []
 
 
-def test_the_box_with_its_answer_stays_inside_a_short_screen(qtbot, desk, llm_server):
-    """At 800×600 the box with its 420 px answer view was taller than the screen, its bottom cut off."""
-    llm_server.enqueue(text_reply(ANSWER))
+def _ask_in_the_box(qtbot, desk: Desk, llm_server: Any, prompt: str, reply: Any) -> Any:
+    """Open the quick prompt from the tray, type ``prompt``, press Enter, and wait for the answered run."""
+    llm_server.enqueue(reply)
     quick = desk.quick
     desk.shell.show_quick()
     qtbot.waitExposed(quick)
-    qtbot.keyClicks(quick.composer.edit, "What time is it?")
+    qtbot.keyClicks(quick.composer.edit, prompt)
     qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    return quick
+
+
+def test_the_box_with_its_answer_stays_inside_a_short_screen(qtbot, desk, llm_server):
+    """At 800×600 the box with its 420 px answer view was taller than the screen, its bottom cut off."""
+    quick = _ask_in_the_box(qtbot, desk, llm_server, "What time is it?", text_reply(ANSWER))
     area = QRect(0, 0, 800, 600)  # the available geometry of an 800×600 screen
     quick.move(quick.position_for(area.center()).x(), area.y() + int(area.height() * TOP_FRACTION))
     quick.fit_to(area)
@@ -359,13 +365,7 @@ def test_the_box_fits_again_when_its_contents_change_height(qtbot, desk, llm_ser
     the part shrank: the answer view stayed short, and a box fitted while something taller showed stayed taller
     than the screen (under load the end of a run could be caught so). It is fitted again, in the same area,
     when its contents change height."""
-    llm_server.enqueue(text_reply(ANSWER))
-    quick = desk.quick
-    desk.shell.show_quick()
-    qtbot.waitExposed(quick)
-    qtbot.keyClicks(quick.composer.edit, "What time is it?")
-    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    quick = _ask_in_the_box(qtbot, desk, llm_server, "What time is it?", text_reply(ANSWER))
     short = quick.sizeHint().height()
     quick.status.setWordWrap(True)
     quick.set_status(" ".join(["A long status that wraps onto several lines."] * 12))
@@ -380,13 +380,7 @@ def test_the_box_fits_again_when_its_contents_change_height(qtbot, desk, llm_ser
 
 def test_the_answer_s_column_spans_the_box(qtbot, desk, llm_server):
     """The box was 720 px around a narrower reading column: a wide margin left of the answer and the composer."""
-    llm_server.enqueue(text_reply(ANSWER))
-    quick = desk.quick
-    desk.shell.show_quick()
-    qtbot.waitExposed(quick)
-    qtbot.keyClicks(quick.composer.edit, "What time is it?")
-    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    quick = _ask_in_the_box(qtbot, desk, llm_server, "What time is it?", text_reply(ANSWER))
     column = quick.view.column
     qtbot.waitUntil(lambda: column.width() > 0)
     left = column.mapTo(quick, column.rect().topLeft()).x()
@@ -403,13 +397,8 @@ def test_a_long_answer_with_reasoning_starts_in_view_under_the_header(qtbot, des
     from desktop_app.ui.chat.blocks import ReasoningBlock
 
     long_answer = "\n\n".join(f"Step {n}: " + "a line of the answer that goes on " * 4 for n in range(1, 16))
-    llm_server.enqueue(text_reply(long_answer, reasoning="They want the steps; list them in order."))
-    quick = desk.quick
-    desk.shell.show_quick()
-    qtbot.waitExposed(quick)
-    qtbot.keyClicks(quick.composer.edit, "How do I do it?")
-    qtbot.keyClick(quick.composer.edit, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: quick.view.isVisible() and not quick.controller.busy)
+    reply = text_reply(long_answer, reasoning="They want the steps; list them in order.")
+    quick = _ask_in_the_box(qtbot, desk, llm_server, "How do I do it?", reply)
     view = quick.view
     bar = view.verticalScrollBar()
     qtbot.waitUntil(lambda: bar.maximum() > 0)  # the answer is taller than the view: it scrolls

@@ -20,12 +20,8 @@ RING_ON_ACCENT = {"light": "#1f2328", "dark": "#e6e8eb"}  # around the (accent-c
 
 
 @pytest.fixture
-def themed(qapp):
-    palette, sheet = QApplication.palette(), qapp.styleSheet()
-    yield
-    qapp.setStyleSheet(sheet)
-    QApplication.setPalette(palette)
-    theme.uninstall()
+def themed(restore_app_look):
+    """The app's look restored after the test (each test applies its theme)."""
 
 
 @pytest.fixture
