@@ -52,9 +52,14 @@ class DockRoom(QObject):
         self._quiet = False
         self._widths: dict[QDockWidget, int] = {}
         self._given: dict[QDockWidget, int] = {}
-        self._last: tuple[QSize, int | None] = (window.size(), None)
+        self._last: tuple[QSize, int | None] = (
+            window.size(),
+            None if conversations.isHidden() else conversations.width(),
+        )
         """The window's size and the list's width while no right dock was open (kept as they change: the
-        main window's layout squeezes the list as soon as a dock shows, before the dock hears of it)."""
+        main window's layout squeezes the list as soon as a dock shows, before the dock hears of it). Taken
+        now too: the app makes the room after ``runtime: ready``, the window shown and sized, and with no
+        event since the first dock squeezed the list to ``CONVERSATIONS_MIN`` in a 1920 px window."""
         self._before: tuple[QSize, int | None] | None = None  # ``_last`` when the first right dock opened
         self._fitted: QSize | None = None  # the window's size once a dock was fitted (a later change: the user's)
         conversations.setMinimumWidth(CONVERSATIONS_MIN)

@@ -81,3 +81,29 @@ def test_a_dock_opened_in_a_narrow_window_takes_its_width_when_the_window_grows(
     QCoreApplication.processEvents()  # the give-back runs on the loop's next turn
     QCoreApplication.processEvents()
     assert window.width() == 1600
+
+
+def test_a_dock_opened_after_ready_in_a_wide_window_leaves_the_list_its_width(qtbot, qloop, fake_runtime):
+    """As in the app: the window is shown and sized, the docks come with the later parts built after
+    ``runtime: ready``, with no resize since; opening the Servers dock at 1920 px squeezed the list from its
+    width to ``CONVERSATIONS_MIN`` (the room took "no list width known" for the list's minimum: the design
+    screenshots' servers-failed scene)."""
+    window = MainWindow(defer_rest=True)  # as ``app.py`` builds it
+    qtbot.addWidget(window)
+    window.resize(1920, 1080)
+    window.show()
+    qtbot.waitExposed(window)
+    window.wait_for_ready = True
+    window.build_rest()
+    window.attach_runtime(fake_runtime)
+    list_dock = window.conversations_dock
+    _settled(qtbot, window, lambda: window.width() == 1920 and list_dock.width() >= 240)
+    list_width = list_dock.width()
+    assert not window.later_parts.built
+    window.build_later()  # what runtime: ready does
+    room = window.findChild(DockRoom, "dockRoom")
+    _view_entry(window, "Servers").trigger()
+    _settled(qtbot, window, lambda: window.servers_dock in room._given)
+    QCoreApplication.processEvents()
+    assert window.servers_dock.width() >= PREFERRED_WIDTH - 2
+    assert list_dock.width() == list_width and window.width() == 1920
