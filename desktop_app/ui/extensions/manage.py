@@ -69,8 +69,6 @@ class ExtensionBar(QWidget):
     def show_for(self, name: str | None, entry: Any) -> None:
         """Show the strip for server ``name`` with its mcp.json ``entry`` (hidden unless it is an extension or
         a plugin's server)."""
-        from desktop_app.runtime.extensions.install import installed
-
         self.name = None
         if not isinstance(entry, dict) or name is None:
             self.hide()
@@ -85,7 +83,11 @@ class ExtensionBar(QWidget):
             self.show()
             return
         bundle = entry.get("extension")
-        manifest = installed(self.places()).get(str(bundle)) if bundle else None
+        manifest = None
+        if bundle:  # the bundle reader and its manifest models load for an extension's server only (~1 MB)
+            from desktop_app.runtime.extensions.install import installed
+
+            manifest = installed(self.places()).get(str(bundle))
         if manifest is None:
             self.hide()
             return
