@@ -47,8 +47,9 @@ def listing(found: WorkflowSet) -> str:
     return "\n\n".join(parts)
 
 
-def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunner) -> MCPServer:
-    """A new ``switchboard.workflows`` server over the workflows ``load()`` finds."""
+def make_workflows_server(load: Callable[[], WorkflowSet], runner: Callable[[], WorkflowRunner]) -> MCPServer:
+    """A new ``switchboard.workflows`` server over the workflows ``load()`` finds; ``runner()`` gives the runner
+    when a workflow first runs (the server starts with the first request's tool list: listing needs no runner)."""
     import mcp_types as mtypes
     from mcp.server.mcpserver.exceptions import ResourceError, ToolError
     from mcp.server.mcpserver.resources import FunctionResource
@@ -56,8 +57,6 @@ def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunne
     from desktop_app import __version__
     from desktop_app.runtime.hooks.context import current_tool_call
     from desktop_app.runtime.in_process import in_process_server
-    from desktop_app.runtime.workflows.runner import WorkflowBusyError
-    from desktop_app.runtime.workflows.template import InputError
 
     server = in_process_server(SERVER_NAME, version=__version__, log_level="WARNING")
     read_only = mtypes.ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
@@ -86,12 +85,15 @@ def make_workflows_server(load: Callable[[], WorkflowSet], runner: WorkflowRunne
                 )
             known = ", ".join(w.name for w in found.sorted()) or "none"
             raise ToolError(f"There is no workflow named {name!r}. Workflows: {known}.")
+        from desktop_app.runtime.workflows.runner import WorkflowBusyError
+        from desktop_app.runtime.workflows.template import InputError
+
         parent = current_tool_call.get()
-        runtime = runner.runtime
+        running = runner()
         conversation = parent.conversation_id if parent is not None and parent.conversation_id else ""
-        conversation = conversation or runtime.new_conversation()
+        conversation = conversation or running.runtime.new_conversation()
         try:
-            result = await runner.run(workflow, dict(inputs or {}), conversation)
+            result = await running.run(workflow, dict(inputs or {}), conversation)
         except (InputError, WorkflowBusyError) as exc:
             raise ToolError(str(exc)) from None
         if result.status != "finished":

@@ -103,7 +103,7 @@ class Workflows:
         def factory() -> Any:
             from desktop_app.runtime.workflows.server import make_workflows_server  # the SDK: on first use
 
-            return make_workflows_server(self.load, self.runner)
+            return make_workflows_server(self.load, lambda: self.runner)
 
         try:
             host.register_builtin(SERVER_NAME, factory, call_timeout=RUN_TIMEOUT)

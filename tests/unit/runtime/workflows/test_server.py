@@ -28,7 +28,7 @@ async def test_list_run_and_read(tmp_path: Path) -> None:
         shutil.copytree(FIXTURES / kind / name, folder / name)
     runtime, provider, _seen = build([answer("x.py"), answer("Clean.")])
     workflows = Workflows(runtime, config_dir=tmp_path / "config", project_dir=None)
-    server = make_workflows_server(workflows.load, workflows.runner)
+    server = make_workflows_server(workflows.load, lambda: workflows.runner)
     async with Client(server) as client:
         listed = tool_text(await client.call_tool("list_workflows", {}))
         assert "pr-review: Review the changed files" in listed
@@ -93,3 +93,33 @@ async def test_a_step_cannot_start_the_workflow_it_belongs_to(tmp_path: Path) ->
     assert refused.is_error and "Workflow cycle refused: greet → greet" in refused.text
     assert (result.status, result.output) == ("finished", "Goodbye.")
     assert [e.workflow for e in seen if isinstance(e, ev.WorkflowStarted)] == ["greet"]  # never started inside
+
+
+class Registry:
+    """What ``Workflows.register`` needs of a Host: the lazy built-in's factory, kept."""
+
+    def __init__(self) -> None:
+        self.factories: dict[str, object] = {}
+
+    def register_builtin(self, name: str, factory: object, call_timeout: float | None = None) -> None:
+        self.factories[name] = factory
+
+
+@pytest.mark.asyncio
+async def test_the_server_lists_without_a_runner_and_makes_it_for_the_first_run(tmp_path: Path) -> None:
+    """The server starts with the first request's tool list (the built-ins' tools are offered): that needs no
+    runner, whose module, the template's and the records' load with the first workflow run (issue 27: memory
+    after first use)."""
+    shutil.copytree(FIXTURES / "good" / "pr-review", tmp_path / "config" / "workflows" / "pr-review")
+    runtime, _provider, _seen = build([answer("x.py"), answer("Clean.")])
+    workflows = Workflows(runtime, config_dir=tmp_path / "config", project_dir=None)
+    host = Registry()
+    assert workflows.register(host) == []
+    [factory] = host.factories.values()
+    async with Client(factory()) as client:  # type: ignore[operator]
+        listed = await client.list_tools()
+        assert {t.name for t in listed.tools} == {"list_workflows", "run_workflow"}
+        assert "pr-review" in tool_text(await client.call_tool("list_workflows", {}))
+        assert workflows._runner is None
+        result = await client.call_tool("run_workflow", {"name": "pr-review", "inputs": {"target": "app/"}})
+        assert not result.is_error and workflows._runner is not None
