@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
     from desktop_app.assembly import Assembly
     from desktop_app.runtime.service import Runtime
-    from desktop_app.ui.main_thread_gc import UiThreadCollector
     from desktop_app.ui.tray.desktop import DesktopShell
     from desktop_app.ui.window.main_window import MainWindow
 
@@ -77,8 +76,6 @@ class App:
         self._quit_requested = False  # asked before run() was waiting for it (a signal during start-up)
         self.state_file: Path | None = None
         """The window's saved layout (docks, splitters), restored with the docks after ready; None: not kept."""
-        self.collector: UiThreadCollector | None = None
-        """Garbage collection on the UI thread only, from ready on (``ui/main_thread_gc``)."""
 
     def request_quit(self) -> None:
         """Quit the app (tray menu, File → Quit, SIGINT/SIGTERM/SIGHUP): the same ordered shutdown as closing
@@ -133,11 +130,7 @@ class App:
             print(f"runtime: ready {time.perf_counter() - self.t0:.3f} s after start", flush=True)
             await asyncio.sleep(0)  # input that came during start-up is handled before the rest below
             self._after_ready()
-            from desktop_app.ui.main_thread_gc import collect_on_ui_thread
-
-            # Collections from here on, on this thread when the loop is about to wait, never in a worker thread
-            # (which would free the UI thread's Qt objects there: a crash).
-            self.collector = collect_on_ui_thread(self.window)
+            gc.enable()
             self.qapp.setApplicationVersion(_version())  # importlib.metadata: not on the way to ready
             from desktop_app.ui.asyncqt import freeze_startup_objects
 
@@ -155,7 +148,8 @@ class App:
 
                 traceback.print_exc()
         finally:
-            await self.shutdown()  # the collector, if installed, still collects on this thread
+            gc.enable()
+            await self.shutdown()
         return status
 
     async def _start_runtime(self) -> None:
@@ -361,9 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             exit_code: int = loop.run_until_complete(app.run())  # qasync's loop is untyped
             return exit_code
     finally:
-        if app.collector is not None:
-            app.collector.stop()
-        gc.enable()  # the loop is over: automatic collection again
+        gc.enable()
         quit_signals.close()
         if instance is not None:
             instance.close()

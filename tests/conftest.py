@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any QApplication exists
@@ -39,28 +38,6 @@ class MemoryKeyring(KeyringBackend):
             del self.store[(service, username)]
         except KeyError:
             raise keyring.errors.PasswordDeleteError("not found") from None
-
-
-@pytest.fixture(autouse=True, scope="session")
-def no_automatic_collection() -> Iterator[None]:
-    """As the app runs (``ui/main_thread_gc``): no automatic garbage collection, which a worker thread (qasync's
-    executor, ``asyncio.to_thread``) could start and so free the main thread's Qt objects there, a crash of the
-    whole run. Collections happen between tests (``collect_when_due``) and, in the UI tests, when the Qt event
-    loop is about to wait (``tests/unit/ui/conftest.py``)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    yield
-    if was_on:
-        gc.enable()
-
-
-@pytest.fixture(autouse=True)
-def collect_when_due(no_automatic_collection: None) -> Iterator[None]:
-    """After each test, on the main thread: the collections the automatic collector would have made."""
-    yield
-    from desktop_app.ui.main_thread_gc import collect_due
-
-    collect_due()
 
 
 @pytest.fixture(autouse=True)

@@ -44,16 +44,6 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     sys.set_asyncgen_hooks(*old_hooks)
 
 
-@pytest.fixture(autouse=True, scope="session")
-def ui_thread_collector(qapp: QApplication) -> Iterator[None]:
-    """Collections on the main thread when Qt's event loop is about to wait, as in the app (``ui/main_thread_gc``)."""
-    from desktop_app.ui.main_thread_gc import collect_on_ui_thread
-
-    collector = collect_on_ui_thread(qapp)
-    yield
-    collector.stop()
-
-
 @pytest.fixture
 def restore_app_look(qapp: QApplication) -> Iterator[None]:
     """The application's palette and stylesheet as they were, and no theme installed, after the test (a test
