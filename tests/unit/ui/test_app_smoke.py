@@ -203,6 +203,6 @@ def test_the_first_keystroke_prepares_the_first_run(qtbot, qloop, fake_runtime):
     window.attach_runtime(fake_runtime)
     assert (Host.prepared, runs) == (0, [])
     window.composer.edit.setPlainText("h")  # what a keystroke does
-    qtbot.waitUntil(lambda: Host.prepared == 1, timeout=5000)
-    window.composer.edit.setPlainText("hi")
+    qtbot.waitUntil(lambda: (Host.prepared, runs, window.tasks.pending) == (1, ["prepared"], 0), timeout=5000)
+    window.composer.edit.setPlainText("hi")  # the next keystroke starts nothing more
     assert window.tasks.pending == 0 and (Host.prepared, runs) == (1, ["prepared"])
